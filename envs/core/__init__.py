@@ -1,0 +1,18 @@
+"""The shared core: engine interface, the AEC adapter and game records."""
+
+from envs.core.game import CHANCE, TERMINAL, Game, GameInfo, IllegalActionError, Option, State, rank_returns
+from envs.core.record import GameRecord, load_record, save_record
+
+__all__ = [
+    "CHANCE",
+    "TERMINAL",
+    "Game",
+    "GameInfo",
+    "GameRecord",
+    "IllegalActionError",
+    "Option",
+    "State",
+    "load_record",
+    "rank_returns",
+    "save_record",
+]

@@ -1,0 +1,214 @@
+"""``GameAECEnv``: the one PettingZoo AEC adapter that drives every game engine.
+
+Chance nodes are resolved with the environment's own seeded generator right after ``reset`` and after
+each ``step``, so agents never see them. Rewards are changes of the engine's ``returns()`` (plus its
+``scores()`` with ``reward="score"``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+
+from envs.core.game import CHANCE, TERMINAL, Game, IllegalActionError, State
+
+REWARD_MODES = ("outcome", "score")
+ILLEGAL_ACTION_MODES = ("raise", "penalize")
+RENDER_MODES = ("ansi", "rgb_array", "human")
+
+
+class GameAECEnv(AECEnv):  # type: ignore[misc]
+    """PettingZoo AEC environment over a ``Game``. Build it with ``envs.make(id, **options)``."""
+
+    metadata: dict[str, Any] = {"render_modes": list(RENDER_MODES), "is_parallelizable": False, "render_fps": 2}
+
+    def __init__(
+        self,
+        env_id: str,
+        render_mode: str | None = None,
+        reward: str = "outcome",
+        illegal_action: str = "raise",
+        **options: Any,
+    ) -> None:
+        super().__init__()
+        from envs.registration import make_game
+
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(
+                f"render_mode={render_mode!r} is not allowed; allowed values: {list(RENDER_MODES)} or None"
+            )
+        if reward not in REWARD_MODES:
+            raise ValueError(f"reward={reward!r} is not allowed; allowed values: {list(REWARD_MODES)}")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(
+                f"illegal_action={illegal_action!r} is not allowed; allowed values: {list(ILLEGAL_ACTION_MODES)}"
+            )
+        self.env_id = env_id
+        self.game: Game = make_game(env_id, **options)
+        self.render_mode = render_mode
+        self.reward_mode = reward
+        self.illegal_action = illegal_action
+        self.metadata = {**type(self).metadata, "name": env_id}
+
+        info = self.game.info
+        self.possible_agents = [f"player_{i}" for i in range(info.num_players)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        mask_space = spaces.Box(0, 1, (info.num_actions,), np.int8)
+        obs_space = spaces.Box(
+            info.observation_low, info.observation_high, info.observation_shape, info.observation_dtype
+        )
+        self.observation_spaces = {
+            a: spaces.Dict({"observation": obs_space, "action_mask": mask_space}) for a in self.possible_agents
+        }
+        self.action_spaces = {a: spaces.Discrete(info.num_actions) for a in self.possible_agents}
+        self._zero_mask = np.zeros(info.num_actions, dtype=np.int8)
+        self.state_space = spaces.Box(
+            info.observation_low,
+            info.observation_high,
+            (info.num_players, *info.observation_shape),
+            info.observation_dtype,
+        )
+        self.game_state: State | None = None
+        self.np_random, _ = seeding.np_random(None)
+
+    # ---- PettingZoo API -----------------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None or not hasattr(self, "_seeded"):
+            self.np_random, _ = seeding.np_random(seed)
+            self._seeded = True
+        state = self.game.new_initial_state()
+        self._resolve_chance(state)
+        self.game_state = state
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.num_moves = 0
+        self._last_values = self._values(state)
+        self._finish_if_over()
+        if not self.agents or all(self.terminations.values()):
+            self.agent_selection = self.agents[0]
+        else:
+            self.agent_selection = self.possible_agents[state.current_player()]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        state = self._require_state()
+        seat = self.agent_name_mapping[agent]
+        obs = state.observation(seat)
+        if state.current_player() == seat and not (self.terminations[agent] or self.truncations[agent]):
+            mask = state.legal_action_mask().astype(np.int8)
+        else:
+            mask = self._zero_mask.copy()
+        return {"observation": obs, "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        return self._require_state().global_observation()
+
+    def step(self, action: Any) -> None:
+        state = self._require_state()
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise ValueError(f"{agent} is done; the only valid step is step(None), got {action!r}")
+            self._was_dead_step(action)
+            return
+        action = self._check_action(action)
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {a: 0.0 for a in self.agents}
+        if not state.legal_action_mask()[action]:
+            if self.illegal_action == "raise":
+                raise IllegalActionError(
+                    f"action {action} ({state.action_to_string(action)}) is not legal for {agent}; "
+                    f"legal actions: {state.legal_actions()}"
+                )
+            self._penalize(agent)
+            return
+        state.apply_action(action)
+        self._resolve_chance(state)
+        self.num_moves += 1
+        values = self._values(state)
+        for a, delta in zip(self.possible_agents, values - self._last_values, strict=True):
+            self.rewards[a] = float(delta)
+        self._last_values = values
+        self._finish_if_over()
+        if state.current_player() >= 0 and not all(self.terminations.values()):
+            self.agent_selection = self.possible_agents[state.current_player()]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> Any:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode= to make().")
+            return None
+        state = self._require_state()
+        if self.render_mode == "rgb_array":
+            return state.render_image()
+        text = state.to_text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    # ---- helpers ------------------------------------------------------------------------------
+    def _require_state(self) -> State:
+        if self.game_state is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self.game_state
+
+    def _check_action(self, action: Any) -> int:
+        if action is None:
+            raise ValueError(f"{self.agent_selection} is still playing; step(None) is only for finished agents")
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            if isinstance(action, np.ndarray) and action.ndim == 0 and np.issubdtype(action.dtype, np.integer):
+                action = int(action)
+            else:
+                raise TypeError(
+                    f"an action is an int in [0, {self.game.info.num_actions}), got {type(action).__name__} {action!r}"
+                )
+        action = int(action)
+        if not 0 <= action < self.game.info.num_actions:
+            raise ValueError(f"action {action} is out of range [0, {self.game.info.num_actions})")
+        return action
+
+    def _resolve_chance(self, state: State) -> None:
+        while state.current_player() == CHANCE:
+            state.apply_action(state.sample_chance(self.np_random))
+
+    def _values(self, state: State) -> np.ndarray:
+        values = state.returns()
+        if self.reward_mode == "score":
+            values = values + state.scores()
+        return np.asarray(values, dtype=np.float64)
+
+    def _finish_if_over(self) -> None:
+        state = self._require_state()
+        if state.current_player() == TERMINAL:
+            self.terminations = {a: True for a in self.agents}
+        elif self.num_moves >= self.game.info.max_game_length:
+            self.truncations = {a: True for a in self.agents}
+
+    def _penalize(self, agent: str) -> None:
+        """PettingZoo's TerminateIllegalWrapper: the offender gets -1 and the game ends for everyone."""
+        self.rewards = {a: 0.0 for a in self.agents}
+        self.rewards[agent] = -1.0
+        self.terminations = {a: True for a in self.agents}
+        self.infos[agent] = {**self.infos[agent], "illegal_action": True}
+        self._accumulate_rewards()

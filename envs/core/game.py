@@ -1,0 +1,281 @@
+"""The engine interface every game implements: ``Game`` (options, static facts) and ``State``.
+
+Modelled on OpenSpiel's Python games. A ``State`` is a pure rules object: no RL, no I/O, no global
+random generator. Chance nodes expose their outcomes; whoever drives the state (the AEC adapter, a test,
+a search) chooses them.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+CHANCE = -1
+"""``current_player()`` at a chance node."""
+TERMINAL = -4
+"""``current_player()`` once the game is over."""
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the current state. The state is left unchanged."""
+
+
+@dataclass(frozen=True)
+class Option:
+    """One constructor option of a game: its default and what values are allowed.
+
+    Either ``choices`` (a finite set) or ``check`` (a predicate with a description in ``allowed``).
+    """
+
+    default: Any
+    choices: tuple[Any, ...] | None = None
+    check: Callable[[Any], bool] | None = None
+    allowed: str = ""
+    doc: str = ""
+
+    def validate(self, name: str, value: Any) -> Any:
+        if self.choices is not None:
+            # bool is an int: refuse True for 1 and 1 for True unless the types agree.
+            for choice in self.choices:
+                if value == choice and type(value) is type(choice):
+                    return value
+            raise ValueError(f"option {name}={value!r} is not allowed; allowed values: {list(self.choices)}")
+        if self.check is not None and not self.check(value):
+            raise ValueError(f"option {name}={value!r} is not allowed; allowed values: {self.allowed}")
+        return value
+
+
+def int_at_least(low: int) -> Callable[[Any], bool]:
+    """Predicate for an integer option (bools refused) with a lower bound."""
+    return lambda v: isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= low
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """Static facts of a game instance (after options are applied)."""
+
+    name: str
+    num_players: int
+    num_actions: int
+    observation_shape: tuple[int, ...]
+    observation_dtype: Any
+    max_game_length: int
+    """Upper bound on the number of player decisions (chance nodes not counted)."""
+    has_chance: bool
+    has_hidden_info: bool
+    min_return: float = -1.0
+    max_return: float = 1.0
+    observation_low: float = 0.0
+    observation_high: float = 1.0
+    max_players: int = 0
+    """Largest player count of the game (observations are padded to it); 0 means num_players."""
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Game(abc.ABC):
+    """A game with fixed options. Subclasses declare ``OPTIONS`` and implement ``new_initial_state``."""
+
+    name: ClassVar[str] = ""
+    OPTIONS: ClassVar[Mapping[str, Option]] = {}
+
+    def __init__(self, **options: Any) -> None:
+        self.options: dict[str, Any] = validate_options(self.name, self.OPTIONS, options)
+        self.info: GameInfo = self._make_info()
+
+    @property
+    def num_players(self) -> int:
+        return self.info.num_players
+
+    @property
+    def num_actions(self) -> int:
+        return self.info.num_actions
+
+    @abc.abstractmethod
+    def _make_info(self) -> GameInfo:
+        """Build the static facts; called once, after ``self.options`` is set."""
+
+    @abc.abstractmethod
+    def new_initial_state(self) -> State:
+        """The state before the first action (may be a chance node)."""
+
+    def string_to_action(self, state: State, text: str) -> int:
+        """Parse a move name as written by ``state.action_to_string``, or a plain action number."""
+        text = text.strip()
+        legal = state.legal_actions()
+        for action in legal:
+            if state.action_to_string(action).lower() == text.lower():
+                return action
+        if text.lstrip("-").isdigit() and int(text) in legal:
+            return int(text)
+        names = ", ".join(f"{a}: {state.action_to_string(a)}" for a in legal[:40])
+        more = " ..." if len(legal) > 40 else ""
+        raise IllegalActionError(f"{text!r} is not a legal move here; legal moves: {names}{more}")
+
+    def state_from_history(self, history: Sequence[int]) -> State:
+        """Rebuild a state by replaying an action history (chance outcomes included)."""
+        state = self.new_initial_state()
+        for action in history:
+            state.apply_action(int(action))
+        return state
+
+    def __repr__(self) -> str:
+        opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
+        return f"{type(self).__name__}({opts})"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.options == self.options  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, tuple(sorted(self.options.items()))))
+
+
+def validate_options(game: str, spec: Mapping[str, Option], given: Mapping[str, Any]) -> dict[str, Any]:
+    """Fill defaults and check every option; unknown or bad options raise ``ValueError``."""
+    unknown = sorted(set(given) - set(spec))
+    if unknown:
+        raise ValueError(f"{game}: unknown option(s) {unknown}; known options: {sorted(spec)}")
+    return {name: opt.validate(name, given[name]) if name in given else opt.default for name, opt in spec.items()}
+
+
+class State(abc.ABC):
+    """A game position. Mutated in place by ``apply_action``; ``clone`` gives an independent copy.
+
+    Subclasses implement the ``_``-prefixed hooks and the read-only queries. ``apply_action`` here
+    validates the action (``IllegalActionError`` leaves the state unchanged), records it in
+    ``history`` and calls ``_apply``.
+    """
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.history: list[int] = []
+
+    # ---- whose turn -------------------------------------------------------------------------
+    @abc.abstractmethod
+    def current_player(self) -> int:
+        """A seat ``0..N-1``, ``CHANCE`` or ``TERMINAL``."""
+
+    def is_terminal(self) -> bool:
+        return self.current_player() == TERMINAL
+
+    def is_chance_node(self) -> bool:
+        return self.current_player() == CHANCE
+
+    # ---- actions ----------------------------------------------------------------------------
+    @abc.abstractmethod
+    def legal_action_mask(self) -> np.ndarray:
+        """Boolean array of length ``num_actions`` (all False at chance and terminal nodes)."""
+
+    def legal_actions(self) -> list[int]:
+        if self.current_player() < 0:
+            return []
+        return np.flatnonzero(self.legal_action_mask()).tolist()
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """``[(outcome, probability), ...]`` at a chance node; probabilities sum to 1."""
+        return []
+
+    def sample_chance(self, rng: np.random.Generator) -> int:
+        """Draw a chance outcome with ``rng``; engines may override with a faster sampler."""
+        outcomes = self.chance_outcomes()
+        u = rng.random()
+        acc = 0.0
+        for outcome, p in outcomes:
+            acc += p
+            if u < acc:
+                return outcome
+        return outcomes[-1][0]
+
+    def apply_action(self, action: int) -> None:
+        """Apply a player action or a chance outcome; illegal ones raise and change nothing."""
+        player = self.current_player()
+        if player == TERMINAL:
+            raise IllegalActionError("the game is over; no action can be applied")
+        if player == CHANCE:
+            if action not in {o for o, _ in self.chance_outcomes()}:
+                raise IllegalActionError(
+                    f"chance outcome {action} is not possible here; possible: {[o for o, _ in self.chance_outcomes()]}"
+                )
+        else:
+            if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
+                raise TypeError(f"an action is an int, got {type(action).__name__} {action!r}")
+            if not 0 <= action < self.game.info.num_actions or not self.legal_action_mask()[action]:
+                raise IllegalActionError(
+                    f"action {action} is not legal for seat {player}; legal actions: {self.legal_actions()}"
+                )
+        action = int(action)
+        self._apply(action)
+        self.history.append(action)
+
+    @abc.abstractmethod
+    def _apply(self, action: int) -> None:
+        """Mutate the state by a validated action (or chance outcome)."""
+
+    # ---- results ----------------------------------------------------------------------------
+    @abc.abstractmethod
+    def returns(self) -> np.ndarray:
+        """Outcome return of every seat: zeros until the end, then by ranking (see ``rank_returns``)."""
+
+    def scores(self) -> np.ndarray:
+        """Running game score of every seat (used by ``reward="score"``); zeros if the game has none."""
+        return np.zeros(self.game.info.num_players, dtype=np.float64)
+
+    # ---- observations and text ----------------------------------------------------------------
+    @abc.abstractmethod
+    def observation(self, seat: int) -> np.ndarray:
+        """The observation tensor of ``seat``; only what that seat may know."""
+
+    def global_observation(self) -> np.ndarray:
+        """Omniscient tensor for centralized critics: every seat's observation stacked."""
+        return np.stack([self.observation(s) for s in range(self.game.info.num_players)])
+
+    @abc.abstractmethod
+    def action_to_string(self, action: int) -> str:
+        """Readable name of an action (or chance outcome) in this state."""
+
+    @abc.abstractmethod
+    def to_text(self) -> str:
+        """Plain-text rendering of the whole public situation."""
+
+    def render_image(self) -> np.ndarray:
+        """``HxWx3 uint8`` picture (games override; Pillow is imported lazily by their renderer)."""
+        from envs.core.drawing import text_image
+
+        return text_image(self.to_text())
+
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> State:
+        """A state ``seat`` cannot tell apart from this one; games without hidden info return a clone."""
+        return self.clone()
+
+    @abc.abstractmethod
+    def clone(self) -> State:
+        """An independent copy (cheap: no deepcopy on hot paths)."""
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+def rank_returns(keys: Sequence[Any]) -> np.ndarray:
+    """Outcome returns from comparable final keys (higher is better), ties averaged.
+
+    Rank 1 of N gets +1, last gets -1, linear in between, so the sum is 0. One player: 0.
+    """
+    n = len(keys)
+    out = np.zeros(n, dtype=np.float64)
+    if n < 2:
+        return out
+    order = sorted(range(n), key=lambda i: keys[i], reverse=True)
+    values = [1.0 - 2.0 * pos / (n - 1) for pos in range(n)]
+    pos = 0
+    while pos < n:
+        end = pos
+        while end + 1 < n and keys[order[end + 1]] == keys[order[pos]]:
+            end += 1
+        shared = sum(values[pos : end + 1]) / (end - pos + 1)
+        for k in range(pos, end + 1):
+            out[order[k]] = shared
+        pos = end + 1
+    return out

@@ -1,0 +1,1 @@
+"""Agents, training with Stable-Baselines3, evaluation, ratings and human play."""
