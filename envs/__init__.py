@@ -11,9 +11,7 @@ from envs.core.game import IllegalActionError
 from envs.registration import EnvSpec, make, make_game, register, registered_ids, spec
 
 # id                    engine (module:Game class)                    player counts (first = default)
-register(
-    "level_x-v0", "envs.level_x.rules:LevelXGame", (2, 3, 4), description="Level X: dice grouping race on six tracks"
-)
+register("level_x-v0", "envs.level_x.rules:LevelXGame", (2, 3, 4), description="Level X: dice grouping race on six tracks")
 register("amoriax-v0", "envs.amoriax.rules:AmoriaxGame", (2,), description="Amoriax: abstract race to the crown square")
 register("koplus-v0", "envs.koplus.rules:KoPlusGame", (2, 3, 4), description="KoPlus: pentomino nets catching aliens")
 register("olenon-v0", "envs.olenon.rules:OlenonGame", (4,), description="Olenon: team shedding card game")

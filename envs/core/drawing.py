@@ -47,7 +47,5 @@ def text_image(text: str, size: int = 14, margin: int = 10) -> np.ndarray:
     return to_array(image)
 
 
-def centred_text(
-    draw: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, size: int = 14, fill: Any = INK
-) -> None:
+def centred_text(draw: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, size: int = 14, fill: Any = INK) -> None:
     draw.text(xy, text, fill=fill, font=font(size), anchor="mm")

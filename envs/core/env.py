@@ -38,15 +38,11 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]
         from envs.registration import make_game
 
         if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(
-                f"render_mode={render_mode!r} is not allowed; allowed values: {list(RENDER_MODES)} or None"
-            )
+            raise ValueError(f"render_mode={render_mode!r} is not allowed; allowed values: {list(RENDER_MODES)} or None")
         if reward not in REWARD_MODES:
             raise ValueError(f"reward={reward!r} is not allowed; allowed values: {list(REWARD_MODES)}")
         if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(
-                f"illegal_action={illegal_action!r} is not allowed; allowed values: {list(ILLEGAL_ACTION_MODES)}"
-            )
+            raise ValueError(f"illegal_action={illegal_action!r} is not allowed; allowed values: {list(ILLEGAL_ACTION_MODES)}")
         self.env_id = env_id
         self.game: Game = make_game(env_id, **options)
         self.render_mode = render_mode
@@ -58,9 +54,7 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]
         self.possible_agents = [f"player_{i}" for i in range(info.num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         mask_space = spaces.Box(0, 1, (info.num_actions,), np.int8)
-        obs_space = spaces.Box(
-            info.observation_low, info.observation_high, info.observation_shape, info.observation_dtype
-        )
+        obs_space = spaces.Box(info.observation_low, info.observation_high, info.observation_shape, info.observation_dtype)
         self.observation_spaces = {
             a: spaces.Dict({"observation": obs_space, "action_mask": mask_space}) for a in self.possible_agents
         }

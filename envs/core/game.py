@@ -203,9 +203,7 @@ class State(abc.ABC):
             if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
                 raise TypeError(f"an action is an int, got {type(action).__name__} {action!r}")
             if not 0 <= action < self.game.info.num_actions or not self.legal_action_mask()[action]:
-                raise IllegalActionError(
-                    f"action {action} is not legal for seat {player}; legal actions: {self.legal_actions()}"
-                )
+                raise IllegalActionError(f"action {action} is not legal for seat {player}; legal actions: {self.legal_actions()}")
         action = int(action)
         self._apply(action)
         self.history.append(action)
