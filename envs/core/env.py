@@ -15,6 +15,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
 from envs.core.game import CHANCE, TERMINAL, Game, IllegalActionError, State
+from envs.core.record import GameRecord
 
 REWARD_MODES = ("outcome", "score")
 ILLEGAL_ACTION_MODES = ("raise", "penalize")
@@ -112,6 +113,8 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]
 
     def step(self, action: Any) -> None:
         state = self._require_state()
+        if not self.agents:
+            raise RuntimeError("the game is over and every agent is done; call reset() to play again")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             if action is not None:
@@ -160,6 +163,10 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]
 
     def close(self) -> None:
         pass
+
+    def record(self) -> GameRecord:
+        """The game so far as a record (options and every action, chance outcomes included)."""
+        return GameRecord.from_state(self.env_id, self._require_state())
 
     # ---- helpers ------------------------------------------------------------------------------
     def _require_state(self) -> State:

@@ -1,0 +1,197 @@
+"""Unit tests of the shared core (adapter, options, rewards, records, registry) on a toy game."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import envs
+from envs.core.game import CHANCE, IllegalActionError, rank_returns
+from envs.core.record import GameRecord, load_record, save_record
+from envs.registration import _REGISTRY
+
+TOY = "toy_kuhn-v0"
+
+
+@pytest.fixture(autouse=True)
+def toy_registered():
+    envs.register(TOY, "tests.toy_kuhn:ToyKuhnGame", (2,))
+    yield
+    _REGISTRY.pop(TOY, None)
+
+
+def scripted_env(cards, **kwargs):
+    """A toy env whose deal is forced to ``cards``."""
+    env = envs.make(TOY, **kwargs)
+    env.reset(seed=0)
+    state = env.game.new_initial_state()
+    for c in cards:
+        state.apply_action(c)
+    env.game_state = state
+    env.agent_selection = "player_0"
+    env._last_values = env._values(state)
+    return env
+
+
+@pytest.mark.parametrize(
+    ("keys", "expected"),
+    [
+        ([3, 1], [1, -1]),
+        ([1, 1], [0, 0]),
+        ([5, 9, 7], [-1, 1, 0]),
+        ([2, 2, 1], [0.5, 0.5, -1]),
+        ([4, 1, 4, 0], [2 / 3, -1 / 3, 2 / 3, -1]),
+        ([(1, 2), (1, 3)], [-1, 1]),
+        ([7], [0]),
+    ],
+)
+def test_rank_returns(keys, expected):
+    out = rank_returns(keys)
+    assert np.allclose(out, expected)
+    assert abs(out.sum()) < 1e-9
+
+
+def test_unknown_id_lists_known_ids():
+    with pytest.raises(KeyError, match="level_x-v0"):
+        envs.make("unknown-v0")
+
+
+def test_register_rejects_malformed_ids():
+    with pytest.raises(ValueError):
+        envs.register("Bad Id", "x:y")
+    with pytest.raises(ValueError):
+        envs.register("ok-v0", "no_colon")
+
+
+def test_import_envs_is_light():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, envs; bad=[m for m in sys.modules if m.split('.')[0] in ('torch','PIL','envs.level_x')"
+        " or m.startswith(('envs.level_x','envs.amoriax','envs.koplus','envs.olenon'))]; print(bad)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "[]"
+
+
+def test_options_validation():
+    game = envs.make_game(TOY)
+    assert game.options == {"num_players": 2, "stake": 1}
+    with pytest.raises(ValueError, match="stake"):
+        envs.make_game(TOY, stake=3)
+    with pytest.raises(ValueError, match="stake"):
+        envs.make_game(TOY, stake=True)
+    with pytest.raises(ValueError, match="unknown option"):
+        envs.make_game(TOY, colour="red")
+    with pytest.raises(ValueError, match="render_mode"):
+        envs.make(TOY, render_mode="3d")
+    with pytest.raises(ValueError, match="illegal_action"):
+        envs.make(TOY, illegal_action="ignore")
+
+
+def test_options_survive_reset():
+    env = envs.make(TOY, stake=2, reward="score")
+    env.reset(seed=1)
+    env.reset(seed=2)
+    assert env.game.options["stake"] == 2 and env.reward_mode == "score"
+
+
+def test_chance_resolved_and_agents_never_see_it():
+    env = envs.make(TOY)
+    env.reset(seed=3)
+    assert env.game_state.current_player() != CHANCE
+    assert len(env.game_state.cards) == 2
+
+
+def test_outcome_reward_reaches_player_who_did_not_move_last():
+    env = scripted_env([2, 0])  # seat 0 holds the high card
+    env.step(0)  # bet
+    env.step(0)  # call -> seat 0 wins on seat 1's move
+    assert env.rewards == {"player_0": 1.0, "player_1": -1.0}
+    assert all(env.terminations.values())
+    _, reward, term, _, _ = env.last()
+    assert term and reward == env._cumulative_rewards[env.agent_selection]
+    assert env._cumulative_rewards["player_0"] == 1.0
+
+
+def test_cumulative_reward_since_last_turn():
+    env = scripted_env([0, 2])
+    env.step(0)
+    env.step(1)  # seat 1 folds: seat 0 wins
+    agent = env.agent_selection
+    _, reward, term, _, _ = env.last()
+    assert term and reward == {"player_0": 1.0, "player_1": -1.0}[agent]
+
+
+def test_score_reward_mode_adds_scores():
+    env = scripted_env([2, 1], reward="score", stake=2)
+    env.step(0)
+    env.step(0)
+    assert env.rewards["player_0"] == 1.0 + 20.0
+    assert env.rewards["player_1"] == -1.0 - 20.0
+
+
+def test_illegal_action_error_leaves_state():
+    game = envs.make_game(TOY)
+    state = game.new_initial_state()
+    with pytest.raises(IllegalActionError, match="possible"):
+        state.apply_action(5)
+    state.apply_action(1)
+    state.apply_action(2)
+    with pytest.raises(IllegalActionError, match="legal actions"):
+        state.apply_action(2)
+    with pytest.raises(TypeError):
+        state.apply_action(1.0)  # type: ignore[arg-type]
+    assert state.history == [1, 2]
+
+
+def test_string_to_action():
+    game = envs.make_game(TOY)
+    state = game.state_from_history([0, 1])
+    assert game.string_to_action(state, "fold") == 1
+    assert game.string_to_action(state, " BET ") == 0
+    assert game.string_to_action(state, "1") == 1
+    with pytest.raises(IllegalActionError, match="bet"):
+        game.string_to_action(state, "raise")
+
+
+def test_record_save_load_replay(tmp_path):
+    env = envs.make(TOY, stake=2)
+    env.reset(seed=4)
+    env.step(0)
+    record = env.record()
+    path = tmp_path / "game.json"
+    save_record(record, path)
+    loaded = load_record(path)
+    assert loaded == record
+    state = loaded.replay()
+    assert state.history == env.game_state.history
+    assert state.to_text() == env.game_state.to_text()
+    assert len(loaded.states()) == len(record.actions) + 1
+    with pytest.raises(ValueError, match="not a game record"):
+        GameRecord.from_json("{}")
+    with pytest.raises(ValueError, match="JSON"):
+        GameRecord.from_json("{nope")
+    with pytest.raises(ValueError, match="integers"):
+        GameRecord.from_json('{"format": "gameshelf-record/1", "env_id": "x", "actions": [1.5]}')
+    bad = GameRecord(TOY, {"stake": 2}, [0, 0])
+    with pytest.raises(IllegalActionError):
+        bad.replay()
+
+
+def test_truncation_at_max_game_length():
+    env = envs.make(TOY)
+    env.reset(seed=0)
+    object.__setattr__(env.game.info, "max_game_length", 1)
+    env.step(0)
+    assert all(env.truncations.values()) and not any(env.terminations.values())
+
+
+def test_observe_for_every_agent_and_zero_mask_for_others():
+    env = envs.make(TOY)
+    env.reset(seed=0)
+    assert env.observe("player_1")["action_mask"].tolist() == [0, 0]
+    assert env.observe("player_0")["action_mask"].tolist() == [1, 1]
+    assert env.observation_space("player_0") is env.observation_space("player_0")
+    assert env.state().shape == (2, 5)
