@@ -1,0 +1,30 @@
+"""The match runner: seat rotation, tallies and CLI errors."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from training.match import main, outcome, run_match
+
+
+def test_outcome_classification():
+    assert outcome(np.array([1.0, -1.0]), 0) == "win"
+    assert outcome(np.array([1.0, -1.0]), 1) == "loss"
+    assert outcome(np.array([0.0, 0.0]), 1) == "draw"
+    assert outcome(np.array([1.0, -1.0, 1.0, -1.0]), 2) == "win"  # partners share a team win
+    assert outcome(np.array([0.5, 0.5, -1.0]), 0) == "win"
+
+
+def test_every_agent_plays_every_seat():
+    tallies = run_match("level_x-v0", ["random", "random"], games=4, seed=1)
+    for tally in tallies.values():
+        assert tally.games == 4
+        assert set(tally.by_seat) == {0, 1}
+        assert all(sum(row) == 2 for row in tally.by_seat.values())
+
+
+def test_cli_reports_bad_input(capsys):
+    assert main(["nope-v0", "random"]) == 2
+    assert "known ids" in capsys.readouterr().err
+    assert main(["level_x-v0", "random", "genius"]) == 2
+    assert main(["level_x-v0", "random", "random", "random", "random", "random"]) == 2
