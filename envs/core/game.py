@@ -51,7 +51,7 @@ class Option:
 
 def int_at_least(low: int) -> Callable[[Any], bool]:
     """Predicate for an integer option (bools refused) with a lower bound."""
-    return lambda v: isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= low
+    return lambda v: isinstance(v, (int, np.integer)) and not isinstance(v, bool) and bool(v >= low)
 
 
 @dataclass(frozen=True)
