@@ -132,7 +132,7 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]
                 )
             self._penalize(agent)
             return
-        state.apply_action(action)
+        state.apply_checked_action(action)
         self._resolve_chance(state)
         self.num_moves += 1
         values = self._values(state)
@@ -191,7 +191,7 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]
 
     def _resolve_chance(self, state: State) -> None:
         while state.current_player() == CHANCE:
-            state.apply_action(state.sample_chance(self.np_random))
+            state.apply_checked_action(state.sample_chance(self.np_random))
 
     def _values(self, state: State) -> np.ndarray:
         values = state.returns()

@@ -208,6 +208,11 @@ class State(abc.ABC):
         self._apply(action)
         self.history.append(action)
 
+    def apply_checked_action(self, action: int) -> None:
+        """Apply an action the caller has already checked (from the mask or ``sample_chance``): no validation."""
+        self._apply(action)
+        self.history.append(action)
+
     @abc.abstractmethod
     def _apply(self, action: int) -> None:
         """Mutate the state by a validated action (or chance outcome)."""
