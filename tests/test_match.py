@@ -28,3 +28,26 @@ def test_cli_reports_bad_input(capsys):
     assert "known ids" in capsys.readouterr().err
     assert main(["level_x-v0", "random", "genius"]) == 2
     assert main(["level_x-v0", "random", "random", "random", "random", "random"]) == 2
+
+
+def test_human_play_with_scripted_input():
+    from training.play import play
+
+    out: list[str] = []
+    scripted = iter(["?", "not a move"])
+
+    def read(_prompt: str) -> str:
+        """Ask for the move list, try a bad move, then always pick the first listed legal move."""
+        answer = next(scripted, None)
+        if answer is not None:
+            return answer
+        start = max(i for i, line in enumerate(out) if line.startswith("Your move"))
+        return out[start + 1].split(":")[0].strip()
+
+    def write(text: str) -> None:
+        out.extend(text.splitlines())
+
+    final = play("amoriax-v0", 0, ["random"], seed=3, read=read, write=write)
+    assert final.is_terminal()
+    assert any("Your move" in line for line in out)
+    assert any("not a legal move" in line for line in out)
