@@ -1,0 +1,367 @@
+"""Amoriax rules engine: ``AmoriaxGame`` and ``AmoriaxState`` (see the package docstring for the card)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from envs.amoriax.board import (
+    BLACK,
+    CENTRE,
+    COLOUR_NAMES,
+    CORNER_TARGET,
+    EMPTY,
+    KIND_CORNER,
+    KIND_SLIDE,
+    KNIGHT_OFFSETS,
+    NUM_ACTIONS,
+    NUM_KINDS,
+    NUM_SQUARES,
+    PASS,
+    RED,
+    SIZE,
+    STONE_LETTERS,
+    WHITE,
+    Geometry,
+    geometry,
+    kind_name,
+    on_board,
+    square_name,
+    start_board,
+)
+from envs.core.game import TERMINAL, Game, GameInfo, IllegalActionError, Option, State, int_at_least, rank_returns
+
+NUM_PLANES = 10
+"""Observation planes (layout in the package docstring)."""
+
+END_REASONS = {
+    "crown": "reached the crown",
+    "repetition": "threefold repetition",
+    "max_plies": "move limit",
+    "passes": "two consecutive passes",
+}
+
+
+class AmoriaxGame(Game):
+    """Amoriax for 2 players: race one of your own stones onto the crown square."""
+
+    name = "amoriax"
+    OPTIONS = {
+        "num_players": Option(2, choices=(2,), doc="Amoriax is for exactly 2 players"),
+        "inner_size": Option(3, choices=(3, 5), doc="side of the marked inner area around the crown"),
+        "start": Option("corners", choices=("corners", "sides"), doc="start layout of the 24 stones"),
+        "red_lock": Option("ply", choices=("ply", "own_turns"), doc="what 'Red cannot be moved two times in a row' means"),
+        "max_plies": Option(300, check=int_at_least(1), allowed="an int >= 1", doc="plies after which the game is a draw"),
+    }
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.geometry: Geometry = geometry(self.options["inner_size"])
+        self.start_cells: bytes = start_board(self.options["start"])
+        self.max_plies: int = int(self.options["max_plies"])
+        self.lock_per_ply: bool = self.options["red_lock"] == "ply"
+        static = np.zeros((SIZE, SIZE, 2), dtype=np.float32)
+        static[..., 0] = np.asarray(self.geometry.inner, dtype=np.float32).reshape(SIZE, SIZE)
+        static[4, 4, 1] = 1.0
+        self.static_planes = static
+
+    def _make_info(self) -> GameInfo:
+        return GameInfo(
+            name=self.name,
+            num_players=2,
+            num_actions=NUM_ACTIONS,
+            observation_shape=(SIZE, SIZE, NUM_PLANES),
+            observation_dtype=np.float32,
+            max_game_length=int(self.options["max_plies"]),
+            has_chance=False,
+            has_hidden_info=False,
+            max_players=2,
+        )
+
+    def new_initial_state(self) -> AmoriaxState:
+        return AmoriaxState(self)
+
+    def state_from_board(self, board: str | Sequence[str], to_move: int = 0, red_frozen: bool = False) -> AmoriaxState:
+        """A position set up from an ASCII board (for tests, puzzles and analysis).
+
+        ``board``: 9 rows of 9 cells (``W`` White, ``B`` Black, ``R`` Red; ``.``, ``:``, ``+`` empty),
+        given as a list of strings or one text; spaces, a ``c012345678`` header and ``rN`` row labels (the
+        ``to_text`` layout) are ignored. Any number of stones is accepted. ``red_frozen``: the side to move
+        may not move Red on this move. The position is the first of its history (it counts once for
+        repetition), so it cannot be rebuilt by replaying ``history`` from the start position.
+        """
+        lines = board.splitlines() if isinstance(board, str) else list(board)
+        rows = []
+        for line in lines:
+            text = line.strip()
+            if not text or text.startswith("c"):
+                continue
+            if text[0] == "r" and len(text) > 1 and text[1].isdigit():
+                text = text[2:]
+            rows.append(text.replace(" ", ""))
+        if len(rows) != SIZE or any(len(r) != SIZE for r in rows):
+            raise ValueError(f"a board is {SIZE} rows of {SIZE} cells, got {[len(r) for r in rows]}")
+        cells = bytearray(NUM_SQUARES)
+        for r, row in enumerate(rows):
+            for c, ch in enumerate(row):
+                if ch in ".:+":
+                    continue
+                if ch not in "WBR":
+                    raise ValueError(f"unknown cell {ch!r} at ({r},{c}); use W, B, R or . : +")
+                cells[r * SIZE + c] = STONE_LETTERS.index(ch)
+        if to_move not in (0, 1):
+            raise ValueError(f"to_move={to_move!r}; use 0 (White) or 1 (Black)")
+        return AmoriaxState(self, bytes(cells), to_move, (1 << to_move) if red_frozen else 0)
+
+
+class AmoriaxState(State):
+    """An Amoriax position: 81 cells, the side to move, the Red lock, ply and repetition counts."""
+
+    game: AmoriaxGame
+
+    def __init__(self, game: AmoriaxGame, cells: bytes | None = None, to_move: int = 0, lock: int = 0) -> None:
+        super().__init__(game)
+        self.board = bytearray(game.start_cells if cells is None else cells)
+        self.player = to_move
+        """Seat to move (0 White, 1 Black); after the end, the seat that would have moved next."""
+        self.lock = lock
+        """Bit ``s`` set: seat ``s`` may not move Red on its current or next move."""
+        self.ply = 0
+        self.passes = 0
+        """Consecutive passes just played."""
+        self.winner = -1
+        self.end = ""
+        """Why the game ended: ``""`` (not over) or a key of ``END_REASONS``."""
+        self.last_move: tuple[int, int] | None = None
+        """``(from, to)`` squares of the last stone move (None at the start and after a pass)."""
+        self.counts: dict[bytes, int] = {self.position_key(): 1}
+        """How often each position (cells, side to move, Red lock) has occurred."""
+        self._legal: list[int] | None = None
+        self._mask: np.ndarray | None = None
+
+    # ---- queries ------------------------------------------------------------------------------
+    def position_key(self) -> bytes:
+        """The position compared for repetition: every cell, the side to move and the Red lock."""
+        return bytes(self.board) + bytes((self.player, self.lock))
+
+    def current_player(self) -> int:
+        return TERMINAL if self.end else self.player
+
+    def red_frozen(self) -> bool:
+        """Whether the side to move may not move Red now."""
+        return bool(self.lock >> self.player & 1)
+
+    def legal_actions(self) -> list[int]:
+        if self.end:
+            return []
+        if self._legal is None:
+            self._legal = self._generate()
+        return list(self._legal)
+
+    def legal_action_mask(self) -> np.ndarray:
+        if self._mask is None:
+            mask = np.zeros(NUM_ACTIONS, dtype=bool)
+            mask[self.legal_actions()] = True
+            self._mask = mask
+        return self._mask.copy()
+
+    def _generate(self) -> list[int]:
+        board = self.board
+        geo = self.game.geometry
+        knights, rays = geo.knight_targets, geo.rays
+        own = self.player + 1
+        red_ok = not self.red_frozen()
+        out = []
+        for sq in range(NUM_SQUARES):
+            v = board[sq]
+            if v != own and not (v == RED and red_ok):
+                continue
+            base = sq * NUM_KINDS
+            corner = CORNER_TARGET[sq]
+            if corner >= 0 and board[corner] == EMPTY:
+                out.append(base + KIND_CORNER)
+            for kind, dest in knights[sq]:
+                if board[dest] == EMPTY:
+                    out.append(base + kind)
+            for d, ray in enumerate(rays[sq]):
+                if ray and board[ray[0]] == EMPTY:
+                    out.append(base + KIND_SLIDE + d)
+        return out or [PASS]
+
+    def destination(self, action: int) -> int:
+        """Square a stone would land on with ``action`` here (-1 for a pass or a move that cannot be made)."""
+        if action == PASS:
+            return -1
+        sq, kind = divmod(action, NUM_KINDS)
+        board = self.board
+        if kind == KIND_CORNER:
+            dest = CORNER_TARGET[sq]
+        elif kind < KIND_SLIDE:
+            dr, dc = KNIGHT_OFFSETS[kind - 1]
+            r, c = divmod(sq, SIZE)
+            r, c = r + dr, c + dc
+            dest = r * SIZE + c if on_board(r, c) and not self.game.geometry.inner[r * SIZE + c] else -1
+        else:
+            dest = -1
+            for nxt in self.game.geometry.rays[sq][kind - KIND_SLIDE]:
+                if board[nxt] != EMPTY:
+                    break
+                dest = nxt
+        return dest if dest >= 0 and board[dest] == EMPTY else -1
+
+    def crown_moves(self, seat: int) -> list[int]:
+        """The actions that would put one of ``seat``'s stones on the crown if ``seat`` were to move now.
+
+        Only a slide can end on the crown: the crown is empty, the stone is the first one on a line out of
+        the crown, and the square on the other side of the crown is occupied (it stops the slide).
+        """
+        board = self.board
+        if board[CENTRE] != EMPTY:
+            return []
+        rays = self.game.geometry.rays[CENTRE]
+        out = []
+        for d, ray in enumerate(rays):
+            stopper = rays[d ^ 1][0]  # the neighbour of C on the opposite side (up<->down, left<->right)
+            if board[stopper] == EMPTY:
+                continue
+            for sq in ray:
+                if board[sq] != EMPTY:
+                    if board[sq] == seat + 1:
+                        out.append(sq * NUM_KINDS + KIND_SLIDE + (d ^ 1))
+                    break
+        return sorted(out)
+
+    # ---- playing ------------------------------------------------------------------------------
+    def apply_action(self, action: int) -> None:
+        if self.end:
+            raise IllegalActionError(f"the game is over ({END_REASONS[self.end]}); no action can be applied")
+        if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
+            raise TypeError(f"an action is an int, got {type(action).__name__} {action!r}")
+        if self._legal is None:
+            self._legal = self._generate()
+        if action not in self._legal:
+            raise IllegalActionError(f"action {action} is not legal for seat {self.player}; legal actions: {self._legal}")
+        action = int(action)
+        self._apply(action)
+        self.history.append(action)
+
+    def _apply(self, action: int) -> None:
+        player = self.player
+        moved_red = False
+        if action == PASS:
+            self.passes += 1
+            self.last_move = None
+        else:
+            src = action // NUM_KINDS
+            dest = self.destination(action)
+            stone = self.board[src]
+            self.board[dest] = stone
+            self.board[src] = EMPTY
+            self.passes = 0
+            self.last_move = (src, dest)
+            moved_red = stone == RED
+            if dest == CENTRE and stone == player + 1:
+                self.winner = player
+                self.end = "crown"
+        if self.game.lock_per_ply:  # Red frozen for the next ply only
+            self.lock = (1 << (1 - player)) if moved_red else 0
+        else:  # Red locked for the mover's own next turn
+            self.lock = (self.lock & ~(1 << player)) | (int(moved_red) << player)
+        self.player = 1 - player
+        self.ply += 1
+        self._legal = None
+        self._mask = None
+        if self.end:
+            return
+        key = self.position_key()
+        count = self.counts.get(key, 0) + 1
+        self.counts[key] = count
+        if self.passes >= 2:
+            self.end = "passes"
+        elif count >= 3:
+            self.end = "repetition"
+        elif self.ply >= self.game.max_plies:
+            self.end = "max_plies"
+
+    def clone(self) -> AmoriaxState:
+        copy = object.__new__(AmoriaxState)
+        copy.__dict__.update(self.__dict__)
+        copy.board = bytearray(self.board)
+        copy.history = list(self.history)
+        copy.counts = dict(self.counts)
+        # a cached move list is shared (it is never mutated in place); the mask cache is copied on read
+        return copy
+
+    # ---- results ------------------------------------------------------------------------------
+    def returns(self) -> np.ndarray:
+        if self.winner < 0:
+            return np.zeros(2, dtype=np.float64)
+        return rank_returns([int(seat == self.winner) for seat in range(2)])
+
+    def repetitions(self) -> int:
+        """How often the current position has occurred (1 the first time)."""
+        return self.counts.get(self.position_key(), 1)
+
+    # ---- observation and text -----------------------------------------------------------------
+    def observation(self, seat: int) -> np.ndarray:
+        cells = np.frombuffer(bytes(self.board), dtype=np.uint8).reshape(SIZE, SIZE)
+        obs = np.zeros((SIZE, SIZE, NUM_PLANES), dtype=np.float32)
+        obs[..., 0] = cells == seat + 1
+        obs[..., 1] = cells == 2 - seat
+        obs[..., 2] = cells == RED
+        obs[..., 3:5] = self.game.static_planes
+        obs[..., 5] = self.lock >> seat & 1
+        obs[..., 6] = self.lock >> (1 - seat) & 1
+        obs[..., 7] = float(self.player == seat and not self.end)
+        obs[..., 8] = min(self.repetitions() - 1, 2) / 2.0
+        obs[..., 9] = min(self.ply / self.game.max_plies, 1.0)
+        return obs
+
+    def action_to_string(self, action: int) -> str:
+        if action == PASS:
+            return "pass"
+        if not 0 <= action < PASS:
+            return f"action {action} (out of range)"
+        src, kind = divmod(action, NUM_KINDS)
+        letter = STONE_LETTERS[self.board[src]] if self.board[src] != EMPTY else "-"
+        dest = self.destination(action)
+        target = square_name(dest) if dest >= 0 else "(no move)"
+        return f"{letter} {square_name(src)} {kind_name(kind)} -> {target}"
+
+    def to_text(self) -> str:
+        inner = self.game.geometry.inner
+        lines = ["   c012345678"]
+        for r in range(SIZE):
+            row = []
+            for c in range(SIZE):
+                sq = r * SIZE + c
+                v = self.board[sq]
+                if v != EMPTY:
+                    row.append(STONE_LETTERS[v])
+                else:
+                    row.append("+" if sq == CENTRE else ":" if inner[sq] else ".")
+            lines.append(f"r{r}  " + "".join(row))
+        if self.end:
+            if self.winner >= 0:
+                lines.append(f"result: {COLOUR_NAMES[self.winner]} wins ({END_REASONS[self.end]})")
+            else:
+                lines.append(f"result: draw ({END_REASONS[self.end]})")
+        else:
+            lines.append(f"to move: {COLOUR_NAMES[self.player]} (player_{self.player})")
+        if self.game.lock_per_ply:
+            lines.append("red: frozen" if self.lock else "red: free")
+        else:
+            locked = [COLOUR_NAMES[s] for s in range(2) if self.lock >> s & 1]
+            lines.append(f"red: locked for {' and '.join(locked)}" if locked else "red: free")
+        lines.append(f"ply: {self.ply}/{self.game.max_plies}")
+        return "\n".join(lines)
+
+    def render_image(self) -> np.ndarray:
+        from envs.amoriax.render import draw
+
+        return draw(self)
+
+
+__all__ = ["BLACK", "NUM_PLANES", "PASS", "RED", "WHITE", "AmoriaxGame", "AmoriaxState"]
