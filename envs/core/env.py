@@ -102,7 +102,8 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]
         state = self._require_state()
         seat = self.agent_name_mapping[agent]
         obs = state.observation(seat)
-        if state.current_player() == seat and not (self.terminations[agent] or self.truncations[agent]):
+        done = self.terminations.get(agent, True) or self.truncations.get(agent, True)  # removed agents are done
+        if state.current_player() == seat and not done:
             mask = state.legal_action_mask().astype(np.int8)
         else:
             mask = self._zero_mask.copy()
