@@ -1,0 +1,487 @@
+"""Olenon rules engine: ``OlenonGame`` (options, static facts) and ``OlenonState``.
+
+See the environment card in ``envs/olenon/__init__.py`` for the rules as implemented, the action table
+and the observation layout. The engine draws no random numbers: the first player of round 1 (and of
+every round with ``first_player_rule="random"``) and every dealt card are chance nodes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from envs.core.game import CHANCE, TERMINAL, Game, GameInfo, IllegalActionError, Option, State, rank_returns
+from envs.olenon import observation as obs_mod
+from envs.olenon.cards import (
+    BEATERS,
+    DEALT,
+    DECK,
+    HAND_SIZE,
+    MAX_TABLE,
+    NUM_ACTIONS,
+    NUM_SEATS,
+    NUM_VALUES,
+    PASS,
+    REPLACE_BASE,
+    ROUNDS_TO_WIN,
+    TEAM_NAMES,
+    cards_text,
+    counts_of,
+    decode,
+    parse,
+    play_action,
+    replace_action,
+)
+
+FIRST_PLAYER_RULES = ("rotate", "winner", "loser_team", "random")
+
+# phases
+CHOOSE_FIRST = 0
+"""Chance node: the first player of the round (outcome = seat, uniform)."""
+DEAL = 1
+"""Chance node: the next dealt card (outcome = card value, weighted by the copies left)."""
+PLAY = 2
+OVER = 3
+
+MAX_GAME_LENGTH = 3000
+"""Truncation limit on player decisions (see "Readings of the spec": the rules allow endless play)."""
+
+
+class OlenonGame(Game):
+    """Olenon with fixed options (``num_players`` is always 4)."""
+
+    name = "olenon"
+    OPTIONS = {
+        "num_players": Option(4, choices=(4,), doc="two teams of two: seats 0 & 2 against 1 & 3"),
+        "first_player_rule": Option(
+            "rotate",
+            choices=FIRST_PLAYER_RULES,
+            doc="first player of rounds 2-3: rotate clockwise, the player who went out, "
+            "the losing-team player after him, or random",
+        ),
+        "open_team_info": Option(False, choices=(False, True), doc="every hand is public (unrestricted public talk)"),
+    }
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.first_player_rule: str = self.options["first_player_rule"]
+        self.open_team_info: bool = self.options["open_team_info"]
+
+    def _make_info(self) -> GameInfo:
+        return GameInfo(
+            name="olenon",
+            num_players=NUM_SEATS,
+            num_actions=NUM_ACTIONS,
+            observation_shape=(obs_mod.SIZE,),
+            observation_dtype=np.float32,
+            max_game_length=MAX_GAME_LENGTH,
+            has_chance=True,
+            has_hidden_info=not self.options["open_team_info"],
+            min_return=-1.0,
+            max_return=1.0,
+            max_players=NUM_SEATS,
+            extra={"teams": ((0, 2), (1, 3))},
+        )
+
+    def new_initial_state(self) -> OlenonState:
+        return OlenonState(self)
+
+    # ---- helpers for scripted positions (tests, examples) -------------------------------------
+    @staticmethod
+    def deal_outcomes(hands: Sequence[Sequence[int]]) -> list[int]:
+        """The 28 chance outcomes (card values, in deal order) that deal exactly ``hands``.
+
+        ``hands[s]`` lists the 7 card values of seat s. Cards are dealt one at a time clockwise from
+        seat 0, so the k-th card goes to seat ``k % 4``.
+        """
+        if len(hands) != NUM_SEATS:
+            raise ValueError(f"need {NUM_SEATS} hands, got {len(hands)}")
+        total = [0] * NUM_VALUES
+        for s, hand in enumerate(hands):
+            if len(hand) != HAND_SIZE:
+                raise ValueError(f"hand of seat {s} has {len(hand)} cards; each hand has {HAND_SIZE}")
+            for v, c in enumerate(counts_of(list(hand))):
+                total[v] += c
+        for v in range(NUM_VALUES):
+            if total[v] > DECK[v]:
+                raise ValueError(f"the hands hold {total[v]} cards of value {v}; the deck has {DECK[v]}")
+        ordered = [sorted(hand) for hand in hands]
+        return [ordered[k % NUM_SEATS][k // NUM_SEATS] for k in range(DEALT)]
+
+    def state_from_deal(self, hands: Sequence[Sequence[int]], first_player: int = 0) -> OlenonState:
+        """A round-1 state right after dealing ``hands`` with ``first_player`` to act (via chance outcomes)."""
+        if first_player not in range(NUM_SEATS):
+            raise ValueError(f"first_player must be a seat 0..3, got {first_player!r}")
+        state = self.new_initial_state()
+        state.apply_action(first_player)
+        for card in self.deal_outcomes(hands):
+            state.apply_action(card)
+        return state
+
+    def string_to_action(self, state: State, text: str) -> int:
+        """Parse ``play 2x5`` / ``play 5``, ``replace with 3x6`` / ``replace with 6``, ``pass`` /
+        ``pass (take a 4)``, or an action number; the move must be legal in ``state``."""
+        if not isinstance(state, OlenonState):
+            raise TypeError(f"expected an OlenonState, got {type(state).__name__}")
+        if state.current_player() < 0:
+            return super().string_to_action(state, text)
+        parsed = parse(text)
+        action: int | None = None
+        if parsed is not None:
+            kind, count, value = parsed
+            assert value is None or isinstance(value, int)
+            if kind == "play" and count is not None and value is not None and 1 <= count <= MAX_TABLE and value < NUM_VALUES:
+                action = play_action(count, value)
+            elif kind == "replace" and value is not None and value < NUM_VALUES:
+                if count is None or count == state.table_count:
+                    action = replace_action(value)
+            elif kind == "pass" and (value is None or value == state.table_value):
+                action = PASS
+        if action is not None and state.legal_action_mask()[action]:
+            return action
+        return super().string_to_action(state, text)
+
+
+class OlenonState(State):
+    """A position of an Olenon game (see the environment card for the rules)."""
+
+    game: OlenonGame
+
+    def __init__(self, game: OlenonGame) -> None:
+        super().__init__(game)
+        self.phase = CHOOSE_FIRST
+        self.round_index = 0
+        """0-based round number."""
+        self.wins = [0, 0]
+        """Rounds won by team A (seats 0, 2) and team B (seats 1, 3)."""
+        self.round_first = -1
+        """First player of the current round."""
+        self.out_player = -1
+        """The player who went out most recently (ended the previous round)."""
+        self.deal_start = 0
+        """Index in ``history`` of this round's first dealt card."""
+        self._new_round_fields()
+
+    def _new_round_fields(self) -> None:
+        self.hands = [[0] * NUM_VALUES for _ in range(NUM_SEATS)]
+        self.hand_sizes = [0] * NUM_SEATS
+        self.dealt = 0
+        self.table_value = -1
+        self.table_count = 0
+        self.passed = [-1] * NUM_SEATS
+        """Value of each seat's face-up passed card, or -1 when that seat is not passed."""
+        self.discards = [0] * NUM_VALUES
+        self.known = [[0] * NUM_VALUES for _ in range(NUM_SEATS)]
+        """Cards publicly known to be in each hand (picked-up passed cards not yet possibly played)."""
+        self.played = [[0] * NUM_VALUES for _ in range(NUM_SEATS)]
+        """Cards each seat played this round (to rebuild the deal in ``resample_hidden``)."""
+        self.picked = [[0] * NUM_VALUES for _ in range(NUM_SEATS)]
+        """Passed cards each seat took back into hand this round."""
+        self.turn = -1
+        self.last_player = -1
+        """The seat that most recently played cards this round (-1 before the first play)."""
+
+    # ---- whose turn ---------------------------------------------------------------------------
+    def current_player(self) -> int:
+        if self.phase == PLAY:
+            return self.turn
+        if self.phase == OVER:
+            return TERMINAL
+        return CHANCE
+
+    # ---- chance -------------------------------------------------------------------------------
+    def _undealt(self) -> list[int]:
+        return [DECK[v] - sum(h[v] for h in self.hands) for v in range(NUM_VALUES)]
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        if self.phase == CHOOSE_FIRST:
+            return [(s, 1.0 / NUM_SEATS) for s in range(NUM_SEATS)]
+        if self.phase == DEAL:
+            left = self._undealt()
+            total = sum(left)
+            return [(v, c / total) for v, c in enumerate(left) if c]
+        return []
+
+    def sample_chance(self, rng: np.random.Generator) -> int:
+        if self.phase == CHOOSE_FIRST:
+            return int(rng.integers(NUM_SEATS))
+        if self.phase == DEAL:
+            left = self._undealt()
+            u = int(rng.integers(sum(left)))
+            for v, c in enumerate(left):
+                if u < c:
+                    return v
+                u -= c
+        raise ValueError("not a chance node")
+
+    # ---- actions ------------------------------------------------------------------------------
+    def legal_action_mask(self) -> np.ndarray:
+        mask = np.zeros(NUM_ACTIONS, dtype=bool)
+        if self.phase != PLAY:
+            return mask
+        hand = self.hands[self.turn]
+        n = self.table_count
+        if n == 0:
+            for v in range(NUM_VALUES):
+                for k in range(1, min(MAX_TABLE, hand[v]) + 1):
+                    mask[(k - 1) * NUM_VALUES + v] = True
+            return mask
+        v = self.table_value
+        for k in range(1, min(MAX_TABLE - n, hand[v]) + 1):
+            mask[(k - 1) * NUM_VALUES + v] = True
+        for w in BEATERS[v]:
+            if hand[w] >= n:
+                mask[REPLACE_BASE + w] = True
+        mask[PASS] = True
+        return mask
+
+    def _apply(self, action: int) -> None:
+        if self.phase == CHOOSE_FIRST:
+            self.round_first = action
+            self.phase = DEAL
+            return
+        if self.phase == DEAL:
+            if self.dealt == 0:
+                self.deal_start = len(self.history)
+            seat = self.dealt % NUM_SEATS
+            self.hands[seat][action] += 1
+            self.hand_sizes[seat] += 1
+            self.dealt += 1
+            if self.dealt == DEALT:
+                self.phase = PLAY
+                self.turn = self.round_first
+            return
+        seat = self.turn
+        kind, count, value = decode(action)
+        if kind == "pass":
+            self.passed[seat] = self.table_value
+            self.table_count -= 1
+            if self.table_count == 0:
+                self.table_value = -1
+            if self.passed[(seat + 2) % NUM_SEATS] >= 0:
+                self._end_trick()  # both players of this team have passed
+            else:
+                self.turn = self._next_active(seat)
+            return
+        if kind == "replace":
+            count = self.table_count
+            self.discards[self.table_value] += count
+            self.table_count = 0
+        self._remove_from_hand(seat, value, count)
+        self.table_value = value
+        self.table_count += count
+        self.last_player = seat
+        if self.hand_sizes[seat] == 0:
+            self._end_round(seat)
+        elif self.table_count == MAX_TABLE:
+            self._end_trick()  # Olenon
+        else:
+            self.turn = self._next_active(seat)
+
+    def _remove_from_hand(self, seat: int, value: int, count: int) -> None:
+        self.hands[seat][value] -= count
+        self.hand_sizes[seat] -= count
+        self.played[seat][value] += count
+        known = self.known[seat]
+        known[value] = max(0, known[value] - count)
+
+    def _next_active(self, seat: int) -> int:
+        """The next seat clockwise after ``seat`` that has not passed (one always exists mid-trick)."""
+        for step in range(1, NUM_SEATS):
+            s = (seat + step) % NUM_SEATS
+            if self.passed[s] < 0:
+                return s
+        raise RuntimeError("no active player")  # unreachable: a team pass ends the trick
+
+    def _end_trick(self) -> None:
+        for s in range(NUM_SEATS):
+            card = self.passed[s]
+            if card >= 0:
+                self.hands[s][card] += 1
+                self.hand_sizes[s] += 1
+                self.known[s][card] += 1
+                self.picked[s][card] += 1
+                self.passed[s] = -1
+        if self.table_count:
+            self.discards[self.table_value] += self.table_count
+        self.table_count = 0
+        self.table_value = -1
+        self.turn = self.last_player
+
+    def _end_round(self, seat: int) -> None:
+        team = seat % 2
+        self.wins[team] += 1
+        self.out_player = seat
+        if self.wins[team] >= ROUNDS_TO_WIN:
+            self.phase = OVER  # the final position stays as it was (table, hands) for display
+            self.turn = -1
+            return
+        rule = self.game.first_player_rule
+        self.round_index += 1
+        self._new_round_fields()
+        if rule == "random":
+            self.round_first = -1
+            self.phase = CHOOSE_FIRST
+            return
+        if rule == "rotate":
+            self.round_first = (self.round_first + 1) % NUM_SEATS
+        elif rule == "winner":
+            self.round_first = seat
+        else:  # loser_team: the opponent seated next clockwise after the player who went out
+            self.round_first = (seat + 1) % NUM_SEATS
+        self.phase = DEAL
+
+    # ---- results ------------------------------------------------------------------------------
+    def returns(self) -> np.ndarray:
+        if self.phase != OVER:
+            return np.zeros(NUM_SEATS, dtype=np.float64)
+        team_returns = rank_returns(self.wins)
+        return np.array([team_returns[s % 2] for s in range(NUM_SEATS)], dtype=np.float64)
+
+    def scores(self) -> np.ndarray:
+        """Rounds won by each seat's team."""
+        return np.array([float(self.wins[s % 2]) for s in range(NUM_SEATS)], dtype=np.float64)
+
+    def winning_team(self) -> int:
+        """0 (A), 1 (B), or -1 while the game is on."""
+        if self.phase != OVER:
+            return -1
+        return 0 if self.wins[0] > self.wins[1] else 1
+
+    # ---- observation and text -----------------------------------------------------------------
+    def observation(self, seat: int) -> np.ndarray:
+        if not 0 <= seat < NUM_SEATS:
+            raise ValueError(f"seat {seat} is not one of 0..{NUM_SEATS - 1}")
+        return obs_mod.encode(self, seat)
+
+    def action_to_string(self, action: int) -> str:
+        if self.phase == CHOOSE_FIRST:
+            return f"first player: seat {action}"
+        if self.phase == DEAL:
+            return f"deal a {action} to seat {self.dealt % NUM_SEATS}"
+        kind, count, value = decode(action)
+        if kind == "play":
+            return f"play {count}x{value}"
+        if kind == "replace":
+            return f"replace with {self.table_count}x{value}" if self.table_count else f"replace with {value}"
+        return f"pass (take a {self.table_value})" if self.table_count else "pass"
+
+    def to_text(self, seat: int | None = None) -> str:
+        """The public situation; hands are shown only with ``open_team_info`` (all) or for ``seat`` (its own)."""
+        opts = self.game
+        lines = [
+            f"Olenon  round {self.round_index + 1}  |  rounds won: A (seats 0,2) {self.wins[0]} - B (seats 1,3) {self.wins[1]}"
+        ]
+        if self.phase == CHOOSE_FIRST:
+            lines.append("Choosing the first player of the round")
+        else:
+            lines.append(f"First player of the round: seat {self.round_first}")
+        if self.phase == DEAL:
+            lines.append(f"Dealing: {self.dealt}/{DEALT} cards dealt")
+        if self.table_count:
+            table = " ".join([str(self.table_value)] * self.table_count)
+            lines.append(f"Table: {table}  ({self.table_count} x {self.table_value})")
+        else:
+            lines.append("Table: empty")
+        lines.append(f"Last to play: {'seat ' + str(self.last_player) if self.last_player >= 0 else '-'}")
+        for s in range(NUM_SEATS):
+            mark = " <- to act" if self.current_player() == s else ""
+            passed = f"{self.passed[s]} (face up)" if self.passed[s] >= 0 else "-"
+            row = f"Seat {s} [{TEAM_NAMES[s % 2]}]  cards: {self.hand_sizes[s]:>2}  passed: {passed}"
+            if opts.open_team_info or seat == s:
+                row += f"  hand: {cards_text(self.hands[s])}"
+            elif any(self.known[s]):
+                row += f"  known in hand: {cards_text(self.known[s])}"
+            lines.append(row + mark)
+        lines.append(f"Discards: {cards_text(self.discards)}")
+        if self.phase == OVER:
+            team = self.winning_team()
+            score = f"{self.wins[team]}-{self.wins[1 - team]}"
+            lines.append(f"Game over: team {TEAM_NAMES[team]} wins {score} (seat {self.out_player} went out)")
+        elif self.round_index and self.out_player >= 0 and self.phase != PLAY:
+            lines.append(f"Previous round won by team {TEAM_NAMES[self.out_player % 2]} (seat {self.out_player} went out)")
+        return "\n".join(lines)
+
+    def render_image(self) -> np.ndarray:
+        from envs.olenon.render import draw
+
+        return draw(self)
+
+    # ---- hidden information -------------------------------------------------------------------
+    def unseen_cards(self, seat: int) -> list[int]:
+        """Per value: the cards ``seat`` cannot place (other hands beyond their known cards, plus the 4
+        set-aside cards, or the undealt cards during a deal)."""
+        pool = list(DECK)
+        for v in range(NUM_VALUES):
+            pool[v] -= self.hands[seat][v] + self.discards[v]
+            for s in range(NUM_SEATS):
+                if s != seat:
+                    pool[v] -= self.known[s][v]
+                if self.passed[s] == v:
+                    pool[v] -= 1
+        if self.table_count:
+            pool[self.table_value] -= self.table_count
+        return pool
+
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> OlenonState:
+        """A state ``seat`` cannot tell apart from this one: the other hands redealt from the unseen cards.
+
+        Each other hand keeps its size and its publicly known cards (passed cards it took back and may
+        not have played since); the remaining slots are filled by a uniform shuffle of the unseen cards
+        (the rest become the set-aside cards). The current round's deal in ``history`` is rewritten to
+        match, so the new state replays from its history.
+        """
+        new = self.clone()
+        if self.game.open_team_info:
+            return new
+        pool = self.unseen_cards(seat)
+        cards = np.repeat(np.arange(NUM_VALUES), pool)
+        rng.shuffle(cards)
+        pos = 0
+        for s in range(NUM_SEATS):
+            if s == seat:
+                continue
+            hand = list(self.known[s])
+            free = self.hand_sizes[s] - sum(hand)
+            for v in cards[pos : pos + free]:
+                hand[int(v)] += 1
+            pos += free
+            new.hands[s] = hand
+        # rewrite this round's deal: initial hand = hand now + played - picked up
+        initial = [
+            sorted(v for v in range(NUM_VALUES) for _ in range(new.hands[s][v] + self.played[s][v] - self.picked[s][v]))
+            for s in range(NUM_SEATS)
+        ]
+        deal = [initial[k % NUM_SEATS][k // NUM_SEATS] for k in range(self.dealt)]
+        new.history[self.deal_start : self.deal_start + self.dealt] = deal
+        return new
+
+    # ---- copying ------------------------------------------------------------------------------
+    def clone(self) -> OlenonState:
+        new = OlenonState.__new__(OlenonState)
+        new.game = self.game
+        new.history = list(self.history)
+        new.phase = self.phase
+        new.round_index = self.round_index
+        new.wins = list(self.wins)
+        new.round_first = self.round_first
+        new.out_player = self.out_player
+        new.deal_start = self.deal_start
+        new.hands = [list(h) for h in self.hands]
+        new.hand_sizes = list(self.hand_sizes)
+        new.dealt = self.dealt
+        new.table_value = self.table_value
+        new.table_count = self.table_count
+        new.passed = list(self.passed)
+        new.discards = list(self.discards)
+        new.known = [list(h) for h in self.known]
+        new.played = [list(h) for h in self.played]
+        new.picked = [list(h) for h in self.picked]
+        new.turn = self.turn
+        new.last_player = self.last_player
+        return new
+
+
+__all__ = ["FIRST_PLAYER_RULES", "IllegalActionError", "OlenonGame", "OlenonState"]
