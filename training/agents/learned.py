@@ -1,0 +1,103 @@
+"""``LearnedAgent``: a saved ``MaskablePPO`` policy behind the agent interface.
+
+    agent = LearnedAgent("runs/level_x-v0/demo/final_model.zip", "level_x-v0")
+    action = agent.act(state, seat, rng)
+
+It reads only ``state.observation(seat)`` and the legal-action mask, laid out as the policy was trained
+(as-is, flattened or channels-first). Deterministic (most likely legal action) by default; with
+``deterministic=False`` it samples from the policy with the caller's ``rng``. The model is loaded on first
+use and cached per process; pickling keeps only the path (so ``SubprocVecEnv`` workers load it themselves).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from envs.core.game import State
+
+_CACHE: dict[tuple[str, float], Any] = {}
+
+
+def model_path(path: str | os.PathLike[str]) -> Path:
+    """The saved model file of ``path`` (``.zip`` added when missing); ``FileNotFoundError`` if there is none."""
+    p = Path(path)
+    for candidate in (p, p.with_name(p.name + ".zip")):
+        if candidate.is_file():
+            return candidate
+    raise FileNotFoundError(f"no saved model at {str(path)!r}")
+
+
+def load_model(path: str | os.PathLike[str]) -> Any:
+    """Load a ``MaskablePPO`` model on the CPU (cached per process by path and modification time)."""
+    from sb3_contrib import MaskablePPO
+
+    p = model_path(path).resolve()
+    key = (str(p), p.stat().st_mtime)
+    model = _CACHE.get(key)
+    if model is None:
+        model = MaskablePPO.load(str(p), device="cpu")
+        model.policy.set_training_mode(False)
+        if len(_CACHE) > 32:
+            _CACHE.clear()
+        _CACHE[key] = model
+    return model
+
+
+class LearnedAgent:
+    """A trained ``MaskablePPO`` policy playing any seat of ``env_id``."""
+
+    def __init__(self, path: str | os.PathLike[str], env_id: str, deterministic: bool = True, name: str | None = None) -> None:
+        self.path = str(model_path(path))
+        self.env_id = env_id
+        self.deterministic = deterministic
+        self.name = name or f"model:{Path(self.path).stem}"
+        self._model: Any = None
+
+    @classmethod
+    def from_model(cls, model: Any, env_id: str, name: str = "learner", deterministic: bool = True) -> LearnedAgent:
+        """Wrap a model held in memory (e.g. the one being trained); such an agent does not pickle its model."""
+        agent = cls.__new__(cls)
+        agent.path, agent.env_id, agent.deterministic, agent.name = "", env_id, deterministic, name
+        agent._model = model
+        return agent
+
+    @property
+    def model(self) -> Any:
+        if self._model is None:
+            self._model = load_model(self.path)
+        return self._model
+
+    def action_probabilities(self, state: State, seat: int) -> np.ndarray:
+        """The policy's distribution over actions (zero on illegal ones) for ``seat`` in ``state``."""
+        import torch
+
+        from wrappers import to_policy_input
+
+        model = self.model
+        obs = to_policy_input(state.observation(seat), model.observation_space.shape)
+        mask = np.asarray(state.legal_action_mask(), dtype=bool)
+        with torch.no_grad():
+            obs_tensor, _ = model.policy.obs_to_tensor(obs)
+            dist = model.policy.get_distribution(obs_tensor, action_masks=mask[None])
+            probs = dist.distribution.probs[0].cpu().numpy().astype(np.float64)
+        probs[~mask] = 0.0
+        total = probs.sum()
+        return probs / total if total > 0 else mask / mask.sum()
+
+    def act(self, state: State, seat: int, rng: np.random.Generator) -> int:
+        probs = self.action_probabilities(state, seat)
+        if self.deterministic:
+            return int(np.argmax(probs))
+        return int(rng.choice(len(probs), p=probs))
+
+    def __getstate__(self) -> dict[str, Any]:
+        data = self.__dict__.copy()
+        data["_model"] = None
+        return data
+
+    def __repr__(self) -> str:
+        return f"LearnedAgent({self.path!r}, {self.env_id!r}, deterministic={self.deterministic})"

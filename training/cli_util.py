@@ -1,0 +1,71 @@
+"""Shared command-line plumbing: user errors print one message and exit with status 2 (no traceback)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import NoReturn
+
+
+class UserError(Exception):
+    """A mistake in the command line (bad id, bad option, unwritable path): message only, exit code 2."""
+
+
+def fail(parser: argparse.ArgumentParser | None, message: str) -> NoReturn:
+    prog = parser.prog if parser is not None else Path(sys.argv[0]).name
+    print(f"{prog}: error: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def run(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None = None) -> NoReturn:
+    """Run ``main(argv)``; a ``UserError`` becomes a message and exit status 2."""
+    try:
+        code = main(argv)
+    except UserError as err:
+        fail(None, str(err))
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        raise SystemExit(130) from None
+    raise SystemExit(code)
+
+
+def check_env_id(env_id: str, num_players: int | None = None) -> int:
+    """Validate an environment id (and player count); returns the player count to use."""
+    import envs
+
+    if env_id not in envs.registered_ids():
+        raise UserError(f"unknown environment id {env_id!r}; known ids: {', '.join(envs.registered_ids())}")
+    counts = envs.spec(env_id).player_counts
+    if num_players is not None and num_players not in counts:
+        raise UserError(f"{env_id} is played by {', '.join(map(str, counts))} players, not {num_players}")
+    try:
+        envs.make_game(env_id, **({} if num_players is None else {"num_players": num_players}))
+    except ImportError as err:
+        raise UserError(f"{env_id} is registered but its engine cannot be imported ({err})") from None
+    except ValueError as err:
+        raise UserError(f"{env_id}: {err}") from None
+    return num_players if num_players is not None else counts[0]
+
+
+def check_writable_dir(path: str | os.PathLike[str]) -> Path:
+    """Create ``path`` (and parents) if needed and check that files can be written in it."""
+    p = Path(path)
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+        probe = p / ".write_test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as err:
+        raise UserError(f"cannot write to {str(p)!r}: {err.strerror or err}") from None
+    return p
+
+
+def check_writable_file(path: str | os.PathLike[str]) -> Path:
+    p = Path(path)
+    if p.exists() and p.is_dir():
+        raise UserError(f"{str(p)!r} is a directory, expected a file path")
+    check_writable_dir(p.parent if str(p.parent) else ".")
+    return p

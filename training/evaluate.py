@@ -1,0 +1,454 @@
+"""Evaluate agents against each other over seeded games, every seat played, with ratings.
+
+    python -m training.evaluate level_x-v0 model:runs/level_x-v0/demo/final_model.zip heuristic random --games 200
+    python -m training.evaluate koplus-v0 heuristic random --players 3 --games 60 --plot runs/eval/koplus.png
+
+Two players: every pair of agents meets ``--games`` times, seats alternating, the two games of a couple
+sharing their chance seed; the table gives win/draw/loss with 95% Wilson intervals and ratings are Elo (a
+Bradley–Terry fit, random = 1000). More players: each agent plays against a field of copies of each other
+agent, its seat rotating; the table gives the mean rank, score and return with 95% intervals, and
+ratings are OpenSkill's (ordinal mu - 3 sigma). A "win" is a best final return not shared by every seat.
+
+The engine is ``evaluate(env_id, agents, ...) -> EvalResult`` for scripts, tests and notebooks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import envs
+from envs.core.game import CHANCE, TERMINAL, Game
+from training.agents import Agent, make_agent, observed_state
+from training.cli_util import UserError, check_env_id, check_writable_file, run
+from training.ratings import Rating, elo_ratings, openskill_ratings
+
+Z95 = 1.959963984540054
+
+
+# ---- statistics -----------------------------------------------------------------------------------
+def wilson(k: float, n: int) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion ``k / n``."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = k / n
+    denom = 1 + Z95**2 / n
+    centre = (p + Z95**2 / (2 * n)) / denom
+    half = Z95 * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def mean_ci(values: Sequence[float]) -> tuple[float, float]:
+    """Mean and the half-width of its 95% normal interval."""
+    a = np.asarray(values, dtype=np.float64)
+    if a.size == 0:
+        return (float("nan"), float("nan"))
+    half = Z95 * a.std(ddof=1) / math.sqrt(a.size) if a.size > 1 else float("inf")
+    return (float(a.mean()), float(half))
+
+
+def ranks_of(returns: np.ndarray) -> list[float]:
+    """Rank of every seat (1 best), ties averaged."""
+    r = np.asarray(returns, dtype=np.float64)
+    out = []
+    for v in r:
+        greater = int(np.sum(r > v + 1e-9))
+        equal = int(np.sum(np.abs(r - v) <= 1e-9))
+        out.append(1 + greater + (equal - 1) / 2)
+    return out
+
+
+def outcome(returns: np.ndarray, seat: int) -> str:
+    """``"win"``, ``"draw"`` or ``"loss"`` of one seat from the final returns."""
+    r = np.asarray(returns, dtype=np.float64)
+    if np.allclose(r, r[0]):
+        return "draw"
+    return "win" if r[seat] >= r.max() - 1e-9 else "loss"
+
+
+# ---- results --------------------------------------------------------------------------------------
+@dataclass
+class GameResult:
+    lineup: tuple[int, ...]
+    """Agent index at every seat."""
+    returns: list[float]
+    scores: list[float]
+    length: int
+    truncated: bool
+    seed: int
+
+
+@dataclass
+class PairResult:
+    """``agent`` against ``opponent`` (2 players) or against a field of ``opponent`` copies (more)."""
+
+    agent: str
+    opponent: str
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    mean_rank: float
+    rank_ci: float
+    mean_score: float
+    score_ci: float
+    mean_return: float
+    return_ci: float
+    win_rate_by_seat: dict[int, float] = field(default_factory=dict)
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else float("nan")
+
+    @property
+    def win_ci(self) -> tuple[float, float]:
+        return wilson(self.wins, self.games)
+
+    @property
+    def score_rate(self) -> float:
+        """Wins plus half the draws, per game."""
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else float("nan")
+
+
+@dataclass
+class EvalResult:
+    env_id: str
+    num_players: int
+    agents: list[str]
+    games_per_pairing: int
+    seed: int
+    games: list[GameResult]
+    pairs: list[PairResult]
+    ratings: dict[str, Rating]
+    rating_kind: str
+    wall_s: float
+
+    def pair(self, agent: str, opponent: str) -> PairResult:
+        for p in self.pairs:
+            if p.agent == agent and p.opponent == opponent:
+                return p
+        raise KeyError(f"no results for {agent!r} against {opponent!r}")
+
+    def table(self) -> str:
+        """The results as a plain-text table (what the command prints)."""
+        lines = [
+            f"{self.env_id}, {self.num_players} players, {self.games_per_pairing} games per pairing, seed {self.seed}, "
+            f"{len(self.games)} games in {self.wall_s:.1f} s"
+        ]
+        width = max(len(a) for a in self.agents) + 2
+        if self.num_players == 2:
+            lines.append(f"{'agent':<{width}}{'opponent':<{width}}{'games':>6}  {'win [95% CI]':<22}{'draw':>7}{'loss':>7}")
+            for p in self.pairs:
+                lo, hi = p.win_ci
+                lines.append(
+                    f"{p.agent:<{width}}{p.opponent:<{width}}{p.games:>6}  "
+                    f"{f'{100 * p.win_rate:5.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]':<22}"
+                    f"{100 * p.draws / p.games:6.1f}%{100 * p.losses / p.games:6.1f}%"
+                )
+        else:
+            lines.append(
+                f"{'agent':<{width}}{'field':<{width}}{'games':>6}  {'win':>6}  {'mean rank ± 95%':<16}"
+                f"{'mean score ± 95%':<20}{'mean return':>11}"
+            )
+            for p in self.pairs:
+                lines.append(
+                    f"{p.agent:<{width}}{p.opponent:<{width}}{p.games:>6}  {100 * p.win_rate:5.1f}%  "
+                    f"{f'{p.mean_rank:.2f} ± {p.rank_ci:.2f}':<16}{f'{p.mean_score:.1f} ± {p.score_ci:.1f}':<20}"
+                    f"{p.mean_return:>+11.3f}"
+                )
+        kind = (
+            "Elo (Bradley–Terry fit, random = 1000), ± 95%"
+            if self.rating_kind == "elo"
+            else "OpenSkill ordinal (mu - 3 sigma), mu ± sigma"
+        )
+        lines.append(f"ratings: {kind}")
+        for name, r in sorted(self.ratings.items(), key=lambda kv: -kv[1].value):
+            if self.rating_kind == "elo":
+                lines.append(f"  {name:<{width}}{r.value:7.0f} ± {r.uncertainty:.0f}")
+            else:
+                lines.append(f"  {name:<{width}}{r.value:7.2f}   ({r.mu:.2f} ± {r.uncertainty:.2f})")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "env_id": self.env_id,
+            "num_players": self.num_players,
+            "agents": self.agents,
+            "games_per_pairing": self.games_per_pairing,
+            "seed": self.seed,
+            "wall_s": self.wall_s,
+            "rating_kind": self.rating_kind,
+            "ratings": {k: asdict(v) for k, v in self.ratings.items()},
+            "pairs": [{**asdict(p), "win_rate": p.win_rate, "win_ci": p.win_ci} for p in self.pairs],
+            "games": [asdict(g) for g in self.games],
+        }
+
+    def plot(self, path: str | Path | None = None, title: str | None = None) -> Any:
+        """Win rates (or mean ranks) per pairing and the ratings; saved as PNG when ``path`` is given."""
+        import matplotlib
+
+        if path is not None:
+            matplotlib.use("Agg", force=False)
+        import matplotlib.pyplot as plt
+
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 0.5 * len(self.pairs) + 2.2), gridspec_kw={"width_ratios": [3, 2]})
+        labels = [f"{p.agent} vs {p.opponent}" for p in self.pairs]
+        y = np.arange(len(self.pairs))
+        if self.num_players == 2:
+            values = [100 * p.win_rate for p in self.pairs]
+            err = np.array([[100 * (p.win_rate - p.win_ci[0]), 100 * (p.win_ci[1] - p.win_rate)] for p in self.pairs]).T
+            ax1.barh(y, values, xerr=err, color="#4c72b0", capsize=3)
+            ax1.set_xlim(0, 100)
+            ax1.set_xlabel("win rate (%) with 95% interval")
+        else:
+            values = [p.mean_rank for p in self.pairs]
+            ax1.barh(y, values, xerr=[p.rank_ci for p in self.pairs], color="#55a868", capsize=3)
+            ax1.set_xlim(1, self.num_players)
+            ax1.set_xlabel(f"mean rank (1 best, {self.num_players} worst) with 95% interval")
+        ax1.set_yticks(y, labels)
+        ax1.invert_yaxis()
+        names = sorted(self.ratings, key=lambda n: -self.ratings[n].value)
+        ax2.barh(
+            np.arange(len(names)),
+            [self.ratings[n].value for n in names],
+            xerr=[self.ratings[n].uncertainty for n in names] if self.rating_kind == "elo" else None,
+            color="#c44e52",
+            capsize=3,
+        )
+        ax2.set_yticks(np.arange(len(names)), names)
+        ax2.invert_yaxis()
+        ax2.set_xlabel("Elo" if self.rating_kind == "elo" else "OpenSkill ordinal")
+        fig.suptitle(title or f"{self.env_id}, {self.num_players} players, {self.games_per_pairing} games per pairing")
+        fig.tight_layout()
+        if path is not None:
+            fig.savefig(path, dpi=110)
+            plt.close(fig)
+        return fig
+
+
+# ---- playing ------------------------------------------------------------------------------------------
+def play(game: Game, agents: Sequence[Agent], rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, int, bool]:
+    """One game: final returns, scores, number of decisions, and whether it hit ``max_game_length``."""
+    state = game.new_initial_state()
+    moves = 0
+    limit = game.info.max_game_length
+    while True:
+        player = state.current_player()
+        if player == TERMINAL:
+            break
+        if player == CHANCE:
+            state.apply_action(state.sample_chance(rng))
+            continue
+        if moves >= limit:
+            break
+        state.apply_action(int(agents[player].act(observed_state(state, player, rng), player, rng)))
+        moves += 1
+    truncated = not state.is_terminal()
+    return np.asarray(state.returns(), dtype=np.float64), np.asarray(state.scores(), dtype=np.float64), moves, truncated
+
+
+def _unique_names(agents: Sequence[Agent]) -> list[str]:
+    names: list[str] = []
+    for agent in agents:
+        base = str(getattr(agent, "name", type(agent).__name__))
+        name, k = base, 2
+        while name in names:
+            name, k = f"{base}#{k}", k + 1
+        names.append(name)
+    return names
+
+
+def build_agents(specs: Sequence[str | Agent], env_id: str, deterministic: bool = True) -> list[Agent]:
+    """Agents from names (``random``, ``heuristic``, ``model:PATH``) or agent objects."""
+    out: list[Agent] = []
+    for spec in specs:
+        if not isinstance(spec, str):
+            out.append(spec)
+            continue
+        try:
+            kwargs = {"deterministic": deterministic} if spec.startswith("model:") else {}
+            out.append(make_agent(spec, env_id, **kwargs))
+        except (ValueError, FileNotFoundError, ImportError) as err:
+            raise UserError(f"agent {spec!r}: {err}") from None
+    return out
+
+
+def lineups(
+    num_agents: int, num_players: int, games: int, first_only: bool = False
+) -> list[tuple[int, int, int, tuple[int, ...]]]:
+    """``(focal, opponent, deal, lineup)`` of every game: all seats played, paired deals.
+
+    ``first_only``: only the pairings of agent 0 against each other agent.
+    """
+    out = []
+    if num_players == 2:
+        for i, j in itertools.combinations(range(num_agents), 2):
+            if first_only and i != 0:
+                continue
+            for k in range(games):
+                out.append((i, j, k // 2, (i, j) if k % 2 == 0 else (j, i)))
+    else:
+        for i, j in itertools.permutations(range(num_agents), 2):
+            if first_only and i != 0:
+                continue
+            for k in range(games):
+                seat = k % num_players
+                out.append((i, j, k // num_players, tuple(i if s == seat else j for s in range(num_players))))
+    return out
+
+
+def evaluate(
+    env_id: str,
+    agents: Sequence[str | Agent],
+    games: int = 100,
+    seed: int = 0,
+    num_players: int | None = None,
+    options: dict[str, Any] | None = None,
+    progress: bool = False,
+    deterministic: bool = True,
+    first_only: bool = False,
+) -> EvalResult:
+    """Play seeded games between ``agents`` (every pairing, every seat) and summarize them.
+
+    ``games`` is the number of games per pairing (two players: per pair of agents; more players: per
+    agent against a field of another agent). Game ``k`` of a pairing uses a chance seed derived from
+    ``(seed, pairing, k // num_players)``, so results do not depend on the order of play.
+    ``first_only``: only the first agent against each of the others (for quick checks during training).
+    """
+    if len(agents) < 2:
+        raise ValueError("evaluate needs at least two agents")
+    if games < 1:
+        raise ValueError("games must be at least 1")
+    game_options = dict(options or {})
+    if num_players is not None:
+        game_options["num_players"] = num_players
+    game = envs.make_game(env_id, **game_options)
+    n = game.info.num_players
+    players = build_agents(agents, env_id, deterministic)
+    names = _unique_names(players)
+    start = time.perf_counter()
+    plan = lineups(len(players), n, games, first_only)
+    pair_index = {pair: k for k, pair in enumerate(sorted({(i, j) for i, j, _, _ in plan}))}
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(plan), desc=f"evaluate {env_id}", unit="game")
+    results: list[GameResult] = []
+    for i, j, deal, lineup in plan:
+        game_seed = int(np.random.SeedSequence([seed, pair_index[(i, j)], deal]).generate_state(1)[0])
+        rng = np.random.default_rng(game_seed)
+        returns, scores, length, truncated = play(game, [players[a] for a in lineup], rng)
+        results.append(GameResult(lineup, returns.tolist(), scores.tolist(), length, truncated, game_seed))
+        if bar is not None:
+            bar.update()
+    if bar is not None:
+        bar.close()
+    pairs = _summarize(names, n, results, plan)
+    if n == 2:
+        duels = []
+        for g in results:
+            a, b = g.lineup
+            result = outcome(np.asarray(g.returns), 0)
+            duels.append((a, b, {"win": 1.0, "draw": 0.5, "loss": 0.0}[result]))
+        ratings = elo_ratings(names, duels)
+        kind = "elo"
+    else:
+        ratings = openskill_ratings(names, [(g.lineup, ranks_of(np.asarray(g.returns))) for g in results], seed=seed)
+        kind = "openskill"
+    return EvalResult(env_id, n, names, games, seed, results, pairs, ratings, kind, time.perf_counter() - start)
+
+
+def _summarize(names: list[str], n: int, results: list[GameResult], plan: list[Any]) -> list[PairResult]:
+    per: dict[tuple[int, int], list[tuple[int, GameResult]]] = {}
+    for (i, j, _, lineup), g in zip(plan, results, strict=True):
+        if n == 2:
+            per.setdefault((i, j), []).append((lineup.index(i), g))
+            per.setdefault((j, i), []).append((lineup.index(j), g))
+        else:
+            per.setdefault((i, j), []).append((lineup.index(i), g))
+    pairs = []
+    for (i, j), items in per.items():
+        tally = {"win": 0, "draw": 0, "loss": 0}
+        seat_wins: dict[int, list[int]] = {}
+        ranks, scores, rets = [], [], []
+        for seat, g in items:
+            r = np.asarray(g.returns)
+            result = outcome(r, seat)
+            tally[result] += 1
+            seat_wins.setdefault(seat, []).append(int(result == "win"))
+            ranks.append(ranks_of(r)[seat])
+            scores.append(g.scores[seat])
+            rets.append(g.returns[seat])
+        rank, rank_ci = mean_ci(ranks)
+        score, score_ci = mean_ci(scores)
+        ret, ret_ci = mean_ci(rets)
+        pairs.append(
+            PairResult(
+                names[i], names[j], len(items), tally["win"], tally["draw"], tally["loss"],
+                rank, rank_ci, score, score_ci, ret, ret_ci,
+                {s: float(np.mean(v)) for s, v in sorted(seat_wins.items())},
+            )
+        )  # fmt: skip
+    pairs.sort(key=lambda p: (names.index(p.agent), names.index(p.opponent)))
+    return pairs
+
+
+# ---- command line -------------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m training.evaluate",
+        description="Play agents against each other over seeded games (every seat) and rate them.",
+    )
+    parser.add_argument("env_id", help="environment id, e.g. level_x-v0")
+    parser.add_argument("agents", nargs="+", help="agents: random, heuristic, model:PATH (at least two)")
+    parser.add_argument("--games", type=int, default=100, help="games per pairing (default 100)")
+    parser.add_argument("--players", type=int, default=None, help="number of players (default: the id's first count)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the chance draws (default 0)")
+    parser.add_argument("--stochastic", action="store_true", help="learned agents sample from their policy")
+    parser.add_argument("--plot", default=None, help="PNG path (default runs/eval/<env>-<players>p.png)")
+    parser.add_argument("--no-plot", action="store_true", help="do not save a plot")
+    parser.add_argument("--json", default=None, help="also write the full results as JSON to this path")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    players = check_env_id(args.env_id, args.players)
+    if len(args.agents) < 2:
+        raise UserError("give at least two agents")
+    if args.games < 1:
+        raise UserError("--games must be at least 1")
+    plot_path = None if args.no_plot else check_writable_file(args.plot or f"runs/eval/{args.env_id}-{players}p.png")
+    json_path = check_writable_file(args.json) if args.json else None
+    agents = build_agents(args.agents, args.env_id, deterministic=not args.stochastic)
+    for spec, agent in zip(args.agents, agents, strict=True):
+        if spec.startswith("model:"):
+            try:
+                _ = agent.model  # type: ignore[attr-defined]
+            except Exception as err:
+                raise UserError(f"agent {spec!r}: cannot load the model ({err})") from None
+    result = evaluate(args.env_id, agents, games=args.games, seed=args.seed, num_players=players, progress=not args.quiet)
+    print(result.table())
+    if plot_path is not None:
+        result.plot(plot_path)
+        print(f"plot: {plot_path}")
+    if json_path is not None:
+        json_path.write_text(json.dumps(result.to_dict(), indent=1))
+        print(f"results: {json_path}")
+    return 0
+
+
+if __name__ == "__main__":
+    run(main)

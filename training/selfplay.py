@@ -1,0 +1,45 @@
+"""Self-play: a pool of frozen snapshots of the learner, mixed with heuristic and random opponents.
+
+``OpponentPool`` keeps the newest ``size`` snapshot files and turns a mix such as
+``{"snapshots": 0.6, "heuristic": 0.2, "random": 0.2}`` into the weighted opponent list handed to every
+``SingleSeatEnv`` (``set_opponents``). Snapshots play stochastically (sampling from their policy), so the
+learner meets varied play; the newest snapshot gets half the snapshot share, the older ones share the rest.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from training.agents.learned import LearnedAgent
+
+
+class OpponentPool:
+    def __init__(self, env_id: str, mix: dict[str, float], size: int = 5, snapshots: list[str] | None = None) -> None:
+        unknown = set(mix) - {"snapshots", "heuristic", "random"}
+        if unknown:
+            raise ValueError(f"unknown opponent kinds {sorted(unknown)} in the self-play mix; use snapshots, heuristic, random")
+        self.env_id = env_id
+        self.mix = {k: float(v) for k, v in mix.items() if float(v) > 0}
+        self.size = size
+        self.snapshots: list[str] = list(snapshots or [])
+
+    def add(self, path: str | Path) -> None:
+        self.snapshots.append(str(path))
+        self.snapshots = self.snapshots[-self.size :]
+
+    def opponents(self) -> list[tuple[Any, float]]:
+        """``[(opponent, weight), ...]`` for ``SingleSeatEnv.set_opponents``."""
+        out: list[tuple[Any, float]] = []
+        share = self.mix.get("snapshots", 0.0)
+        if share > 0 and self.snapshots:
+            *older, newest = self.snapshots
+            weights = [share] if not older else [share / 2] + [share / 2 / len(older)] * len(older)
+            for path, w in zip([newest, *older], weights, strict=True):
+                out.append((LearnedAgent(path, self.env_id, deterministic=False, name=f"snapshot:{Path(path).stem}"), w))
+        for kind in ("heuristic", "random"):
+            if self.mix.get(kind, 0.0) > 0:
+                out.append((kind, self.mix[kind]))
+        if not out:
+            out.append(("random", 1.0))
+        return out
