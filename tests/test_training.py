@@ -1,0 +1,216 @@
+"""Evaluation, ratings, the learned agent and the training/evaluation commands, on tiny budgets."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import envs
+from tests.toy_nim import NIM, PerfectNim, register_nim, unregister_nim
+from training.cli_util import run
+from training.evaluate import evaluate, mean_ci, ranks_of, wilson
+from training.ratings import elo_ratings, openskill_ratings
+
+TINY = {
+    "n_envs": 2,
+    "timesteps": 512,
+    "selfplay": {"snapshot_every": 256, "pool_size": 2, "mix": {"snapshots": 0.5, "random": 0.5}},
+    "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
+    "eval": {"every": 256, "games": 4, "opponents": ["random"]},
+    "checkpoint_every": 256,
+}
+
+
+@pytest.fixture(autouse=True)
+def nim_registered():
+    register_nim()
+    yield
+    unregister_nim()
+
+
+def exit_code(main, argv, capsys):
+    with pytest.raises(SystemExit) as info:
+        run(main, argv)
+    return info.value.code, capsys.readouterr().err
+
+
+# ---- statistics and ratings -----------------------------------------------------------------------
+
+
+def test_wilson_interval():
+    lo, hi = wilson(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-3) and hi == pytest.approx(0.5962, abs=1e-3)
+    assert wilson(0, 10)[0] == 0.0 and wilson(10, 10)[1] == pytest.approx(1.0)
+    mean, half = mean_ci([1, 2, 3, 4])
+    assert mean == 2.5 and half > 0
+
+
+def test_ranks_average_ties():
+    assert ranks_of(np.array([1.0, -1.0])) == [1, 2]
+    assert ranks_of(np.array([0.5, 0.5, -1.0])) == [1.5, 1.5, 3]
+
+
+def test_elo_orders_agents_and_anchors_random():
+    games = [(0, 1, 1.0)] * 30 + [(0, 1, 0.0)] * 10 + [(1, 2, 1.0)] * 30 + [(1, 2, 0.0)] * 10
+    r = elo_ratings(["strong", "mid", "random"], games)
+    assert r["random"].value == pytest.approx(1000)
+    assert r["strong"].value > r["mid"].value > r["random"].value
+    assert r["mid"].value - r["random"].value == pytest.approx(191, abs=15)  # 75% expected score
+    perfect = elo_ratings(["a", "random"], [(0, 1, 1.0)] * 20)
+    assert np.isfinite(perfect["a"].value) and perfect["a"].value > 1000
+
+
+def test_openskill_orders_agents():
+    games = [((0, 1, 1), (1, 2.5, 2.5)) for _ in range(20)] + [((1, 0, 0), (3, 1.5, 1.5)) for _ in range(20)]
+    r = openskill_ratings(["a", "b"], games)
+    assert r["a"].value > r["b"].value and r["a"].mu is not None
+
+
+# ---- the evaluation engine -------------------------------------------------------------------------
+
+
+def test_evaluate_two_players_every_seat():
+    result = evaluate(NIM, [PerfectNim(), "random"], games=20, seed=3)
+    assert result.agents == ["perfect", "random"] and result.rating_kind == "elo"
+    pair = result.pair("perfect", "random")
+    assert pair.games == 20 and pair.wins + pair.draws + pair.losses == 20
+    assert set(pair.win_rate_by_seat) == {0, 1}
+    assert pair.win_rate_by_seat[0] == 1.0  # from 7 stones the first player wins with perfect play
+    mirror = result.pair("random", "perfect")
+    assert mirror.wins == pair.losses
+    assert result.ratings["perfect"].value > result.ratings["random"].value
+    table = result.table()
+    assert "perfect" in table and "Elo" in table
+    again = evaluate(NIM, [PerfectNim(), "random"], games=20, seed=3)
+    assert [g.returns for g in again.games] == [g.returns for g in result.games]
+
+
+def test_evaluate_more_players_mean_rank_and_openskill(tmp_path):
+    result = evaluate(NIM, ["random", PerfectNim()], games=6, seed=0, num_players=3, options={"pile": 10})
+    assert result.num_players == 3 and result.rating_kind == "openskill"
+    assert {(p.agent, p.opponent) for p in result.pairs} == {("random", "perfect"), ("perfect", "random")}
+    for p in result.pairs:
+        assert p.games == 6 and set(p.win_rate_by_seat) == {0, 1, 2} and 1 <= p.mean_rank <= 3
+    assert "mean rank" in result.table()
+    result.plot(tmp_path / "eval.png")
+    assert (tmp_path / "eval.png").stat().st_size > 1000
+    assert result.to_dict()["pairs"][0]["games"] == 6
+
+
+def test_evaluate_first_only_and_bad_arguments():
+    result = evaluate(NIM, ["random", PerfectNim(), "random"], games=4, first_only=True)
+    assert {(p.agent, p.opponent) for p in result.pairs} >= {("random", "perfect"), ("random", "random#2")}
+    assert len(result.games) == 8
+    with pytest.raises(ValueError):
+        evaluate(NIM, ["random"], games=4)
+
+
+# ---- training, the learned agent, resuming ---------------------------------------------------------
+
+
+def test_train_tiny_run_then_resume_and_play(tmp_path):
+    from training.agents import make_agent
+    from training.train import read_evaluations, train
+
+    out = tmp_path / "run"
+    result = train(NIM, config=TINY, out=out, progress=False)
+    assert result.timesteps >= 512 and result.model_path.is_file()
+    for name in ("config.yaml", "eval.csv", "learning_curve.png", "state.json"):
+        assert (out / name).is_file(), name
+    assert list((out / "tb").iterdir()) and list((out / "checkpoints").glob("model_*.zip"))
+    assert len(list((out / "pool").glob("snap_*.zip"))) >= 2
+    rows = read_evaluations(out)
+    assert rows[0]["timesteps"] == 0 and rows[-1]["timesteps"] >= 512 and "win_random" in rows[0]
+
+    resumed = train("", resume=out, timesteps=1024, progress=False)
+    assert resumed.timesteps >= 1024 and len(read_evaluations(out)) > len(rows)
+
+    agent = make_agent(f"model:{result.model_path}", NIM)
+    game = envs.make_game(NIM)
+    state = game.new_initial_state()
+    rng = np.random.default_rng(0)
+    while not state.is_terminal():
+        state.apply_action(agent.act(state, state.current_player(), rng))
+    sampler = make_agent(f"model:{result.model_path}", NIM, deterministic=False)
+    probs = sampler.action_probabilities(game.new_initial_state(), 0)
+    assert probs.sum() == pytest.approx(1.0) and probs[2] == 0.0  # pass is illegal
+    import pickle
+
+    assert pickle.loads(pickle.dumps(sampler)).act(game.new_initial_state(), 0, rng) in (0, 1)
+
+
+# ---- command-line errors ----------------------------------------------------------------------------
+
+
+def test_train_cli_user_errors(tmp_path, capsys):
+    from training.train import main
+
+    code, err = exit_code(main, ["nope-v0"], capsys)
+    assert code == 2 and "unknown environment id" in err and "Traceback" not in err
+    code, err = exit_code(main, [NIM, "--players", "5"], capsys)
+    assert code == 2 and "players" in err
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    code, err = exit_code(main, [NIM, "--out", str(blocker / "run")], capsys)
+    assert code == 2 and "cannot write" in err
+    code, err = exit_code(main, [NIM, "--config", str(tmp_path / "missing.yaml")], capsys)
+    assert code == 2 and "config" in err
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("ppo: {learning_rat: 1}\n")
+    code, err = exit_code(main, [NIM, "--config", str(bad)], capsys)
+    assert code == 2 and "learning_rat" in err
+    code, err = exit_code(main, ["--resume", str(tmp_path)], capsys)
+    assert code == 2 and "not a run directory" in err
+    code, _ = exit_code(main, [NIM, "--opponent", "nobody"], capsys)
+    assert code == 2
+    code, _ = exit_code(main, [NIM, "--timesteps", "0"], capsys)
+    assert code == 2
+
+
+def test_evaluate_cli(tmp_path, capsys):
+    from training.evaluate import main
+
+    code, err = exit_code(main, ["nope-v0", "random", "random"], capsys)
+    assert code == 2 and "unknown environment id" in err
+    code, err = exit_code(main, [NIM, "random", "wizard"], capsys)
+    assert code == 2 and "wizard" in err
+    code, err = exit_code(main, [NIM, "random", f"model:{tmp_path / 'none.zip'}"], capsys)
+    assert code == 2 and "no saved model" in err
+    code, err = exit_code(main, [NIM, "random", "random", "--plot", str(tmp_path)], capsys)
+    assert code == 2 and "directory" in err
+    plot, data = tmp_path / "e.png", tmp_path / "e.json"
+    code, _ = exit_code(
+        main, [NIM, "random", "random", "--games", "4", "--quiet", "--plot", str(plot), "--json", str(data)], capsys
+    )
+    assert code == 0 and plot.is_file() and data.is_file()
+
+
+def test_cli_runs_as_a_module_without_traceback():
+    out = subprocess.run(
+        [sys.executable, "-m", "training.evaluate", "nope-v0", "random", "random"], capture_output=True, text=True
+    )
+    assert out.returncode == 2 and "Traceback" not in out.stderr and "unknown environment id" in out.stderr
+
+
+# ---- slow: a short run beats random on a real game --------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_training_beats_random_on_level_x(tmp_path):
+    try:
+        envs.make_game("level_x-v0")
+    except ImportError:
+        pytest.skip("level_x-v0 is not available")
+    from training.train import train
+
+    config = {
+        "timesteps": 30_000,
+        "selfplay": {"snapshot_every": 10_000, "mix": {"snapshots": 0.3, "random": 0.7}},
+        "eval": {"every": 30_000, "games": 20},
+    }
+    result = train("level_x-v0", config=config, out=tmp_path / "run", progress=False)
+    evaluation = evaluate("level_x-v0", [f"model:{result.model_path}", "random"], games=100, seed=7)
+    assert evaluation.pair(evaluation.agents[0], "random").win_rate >= 0.9
