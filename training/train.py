@@ -216,7 +216,10 @@ def train(
     progress: bool = True,
     verbose: int = 0,
 ) -> TrainResult:
-    """Train (or resume) a run; returns where the model and the evaluations are. Raises ``UserError``."""
+    """Train (or resume) a run; returns where the model and the evaluations are. Raises ``UserError``.
+
+    ``config``: a YAML path replacing the game's config file, or a dict of settings overriding it.
+    """
     import torch
     import yaml
     from sb3_contrib import MaskablePPO
@@ -238,7 +241,7 @@ def train(
         if timesteps is not None:
             cfg["timesteps"] = timesteps
     else:
-        cfg = _merge(DEFAULTS, config, "config") if isinstance(config, dict) else load_config(env_id, config)
+        cfg = _merge(load_config(env_id), config, "config") if isinstance(config, dict) else load_config(env_id, config)
         check_env_id(env_id)
         for key, value in (("players", players), ("timesteps", timesteps), ("n_envs", n_envs), ("opponent", opponent)):
             if value is not None:
