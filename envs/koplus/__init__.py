@@ -1,0 +1,106 @@
+"""KoPlus (コプラス): place コ and ＋ pentomino NETs on a board of 4x4 sections to catch aliens.
+
+Spec: ``shared/rules/koplus.md`` (seed ``shared/seeds/002_3872f5aea81c7bf2.txt``, newest revision).
+
+| | |
+|---|---|
+| Id | `koplus-v0` |
+| Import | `envs.make("koplus-v0", num_players=2, board_mode="random")` |
+| Engine | `envs.koplus.rules:KoPlusGame` |
+| Agents | `player_0` … `player_{N-1}`, N = 2, 3, 4 |
+| Action space | `Discrete(1024)`: orientation × anchor cell on a 16×16 grid |
+| Observation | `Box(0, 1, (16, 16, 36), float32)`, egocentric, padded to 4 players and a 16×16 board |
+| Action mask | exact at every turn (`int8`, 1024) |
+| Chance | random boards only: section and rotation of each board position |
+| Hidden information | none |
+| Max decisions | 12 × N (every decision places a tile) |
+
+## Options
+
+| name | default | allowed | meaning |
+|---|---|---|---|
+| `num_players` | `2` | 2, 3, 4 | players; board of 3×3 / 3×4 (rows × cols) / 4×4 sections = 12×12 / 12×16 / 16×16 cells |
+| `board_mode` | `"random"` | `"random"`, `"standard"` | see below |
+
+`board_mode="random"` (PROPOSED default, for training): the required number of distinct sections drawn from
+the 16 and laid row-major, each turned by a random multiple of 90° (chance nodes, resolved by the
+environment's generator). `board_mode="standard"`: S00, S01, … row-major, unrotated (the spec's test board).
+
+Environment options (all games): `reward` (`"outcome"`, `"score"`), `illegal_action` (`"raise"`, `"penalize"`),
+`render_mode` (`"ansi"`, `"rgb_array"`, `"human"`).
+
+## Actions
+
+A player never chooses a shape: it always places the top tile of its fixed stack (seats 0 and 2:
+コ,＋,コ,…; seats 1 and 3: ＋,コ,＋,…). Action `a = orientation * 256 + row * 16 + col`: the anchor cell
+`(row, col)` on the fixed 16×16 grid (a smaller board occupies its top-left corner) and an orientation.
+
+| orientation | コ (opening faces …) | cells of a コ anchored at (r, c) | ＋ |
+|---|---|---|---|
+| 0 `up` | up | (r,c) (r,c+1) (r,c+2) (r-1,c) (r-1,c+2) | centre (r,c): (r,c) (r-1,c) (r+1,c) (r,c-1) (r,c+1) |
+| 1 `right` | right | (r,c) (r+1,c) (r+2,c) (r,c+1) (r+2,c+1) | never legal |
+| 2 `down` | down | (r,c) (r,c-1) (r,c-2) (r+1,c) (r+1,c-2) | never legal |
+| 3 `left` | left | (r,c) (r-1,c) (r-2,c) (r,c-1) (r-2,c-1) | never legal |
+
+The コ anchor is the base-left cell of the upward-opening tile; each orientation is the previous one turned
+90° clockwise about the anchor, so the anchor is always an end cell of the base. Names:
+`"place コ up at r7c5"`, `"place ＋ at r5c6"` (`string_to_action` also reads `ko`/`u` and `+`/`plus`).
+Chance outcomes (random boards; not agent actions): the section drawn for the next board position
+(0–15, uniform over the sections not used yet; positions row-major), then its clockwise rotation (0–3 ×
+90°, uniform). The cells, border cells and interior flag of every placement are precomputed once per
+player count, the alien sum of every placement once per board.
+
+## Observation
+
+Planes `(16, 16, 36)`, float32 in [0, 1]. "Slot k" is seat `(observer + k) % N`; slots ≥ N are zero
+(except where noted). Per-player scalars are broadcast over the whole plane.
+
+| channels | meaning | scaling |
+|---|---|---|
+| 0 | alien value of the cell (also under tiles) | value / 5 |
+| 1–4 | cell covered by a tile of slot k | 0/1 |
+| 5 | cell is on the board and empty | 0/1 |
+| 6 | cell is on the board | 0/1 |
+| 7 | cell is in the interior region (first-tile area) | 0/1 |
+| 8–11 | slot k's top tile is a コ | 0/1 |
+| 12–15 | slot k's top tile is a ＋ (both 0: stack empty) | 0/1 |
+| 16–19 | tiles left in slot k's stack | / 12 |
+| 20–23 | bonus turns left to slot k | / 3 |
+| 24–27 | slot k's score (placements, plus final scoring once over) | (score + 60) / 180 |
+| 28–31 | slot k is to move | 0/1 |
+| 32–35 | slot k is a seat of this game | 0/1 |
+
+## Rewards
+
+`reward="outcome"` (default): 0 until the end, then by final ranking (total score, then tiles left in the
+stack; still tied: shared, values averaged): 2 players +1/−1, N players +1 … −1 linearly.
+`reward="score"`: in addition, the change of the player's running score (placement points as they are
+made, the final group scoring at the end). `state.scores()` is that running score; `state.totals()` the
+same as ints.
+
+## Chance and hidden information
+
+Random boards are built by 2 chance nodes per board position (section, then rotation) before seat 0's
+first turn; standard boards have no chance node. The engine draws no random numbers. Everything is public.
+
+## Readings of the spec
+
+* Passing is automatic: a seat whose top tile has no legal placement (or whose stack is empty) is skipped;
+  there is no pass action. A skipped seat is asked again on its next turn (new tiles create new adjacent
+  cells). The game ends when no seat can place; if seat 0 cannot place its first tile the next seat that
+  can starts (with the interior rule).
+* Bonus turn (PROPOSED details of the spec): checked after every placement, bonus placements and
+  0-point placements included, whenever the score is exactly 20, 40 or 60 and an allowance is left; if
+  the player's new top tile has no legal placement the bonus turn is neither taken nor consumed.
+* Final scoring: tile groups are connected components of a player's tiles (orthogonal cell adjacency
+  between tiles); isolated tile −5; +5 to every player whose largest group (≥ 2 tiles) is not smaller than
+  any other player's; −3 per tile in a group of 2 or more smaller than its owner's largest group. A player
+  with only isolated tiles has no group and gets no +5.
+* 3-player board: 3 rows × 4 columns of sections (12×16 cells), interior rows 4–7 × cols 4–11 (PROPOSED).
+* Section layouts: the spec's PROPOSED table S00–S15, exactly as written.
+* Seating is not modelled: seat 0 always plays first.
+
+## Version history
+
+* v0: first version (spec revision of 2026-06-05 21:20).
+"""

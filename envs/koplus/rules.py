@@ -1,0 +1,433 @@
+"""KoPlus rules engine: ``KoPlusGame`` and ``KoPlusState`` (spec: ``shared/rules/koplus.md``)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from envs.core.game import CHANCE, TERMINAL, Game, GameInfo, IllegalActionError, Option, State, rank_returns
+from envs.koplus import board
+from envs.koplus.board import (
+    BONUS_SCORES,
+    BONUS_TURNS,
+    GRID,
+    KO,
+    MAX_PLAYERS,
+    MAX_TILE_POINTS,
+    NUM_ACTIONS,
+    NUM_CELLS,
+    NUM_ORIENTATIONS,
+    NUM_SECTIONS,
+    ORIENTATIONS,
+    PLUS,
+    SHAPE_NAMES,
+    STACKS,
+    TILES_PER_PLAYER,
+)
+from envs.koplus.scoring import FinalScore, final_scores, tile_groups
+
+# ---- observation layout (see the environment card) -------------------------------------------------
+OBS_ALIENS = 0
+OBS_TILES = 1  # 4 planes, one per seat slot (observer first)
+OBS_EMPTY = 5
+OBS_ON_BOARD = 6
+OBS_INTERIOR = 7
+OBS_TOP_KO = 8  # 4 planes
+OBS_TOP_PLUS = 12  # 4 planes
+OBS_TILES_LEFT = 16  # 4 planes
+OBS_BONUS_LEFT = 20  # 4 planes
+OBS_SCORE = 24  # 4 planes
+OBS_TO_MOVE = 28  # 4 planes
+OBS_SEATED = 32  # 4 planes
+NUM_PLANES = 36
+SCORE_OFFSET = 60
+"""Observed score = (score + SCORE_OFFSET) / SCORE_RANGE: final totals lie in [-60, 113]."""
+SCORE_RANGE = 180
+MAX_BONUS_TURNS = 3
+
+_MOVE = re.compile(
+    r"^\s*(?:place\s+)?(?P<shape>コ|ko|u|＋|\+|plus|x)\s*(?P<orient>up|right|down|left)?\s*(?:at\s+)?r(?P<row>\d+)\s*c(?P<col>\d+)\s*$",
+    re.IGNORECASE,
+)
+
+
+class KoPlusGame(Game):
+    """KoPlus for 2-4 players; ``board_mode`` is ``"random"`` (chance nodes build the board) or ``"standard"``."""
+
+    name = "koplus"
+    OPTIONS = {
+        "num_players": Option(2, choices=(2, 3, 4), doc="number of players (board of 9/12/16 sections)"),
+        "board_mode": Option(
+            "random",
+            choices=("random", "standard"),
+            doc="random: sections drawn and rotated at chance nodes; standard: S00.. row-major, unrotated",
+        ),
+    }
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        n = self.options["num_players"]
+        self.geometry = board.geometry(n)
+        self.standard_layout = board.standard_layout(n)
+        self.standard_aliens = board.aliens_of_layout(self.geometry, self.standard_layout)
+        self.standard_aliens.setflags(write=False)
+        self.standard_points = board.placement_points(self.geometry, self.standard_aliens)
+
+    def _make_info(self) -> GameInfo:
+        n = self.options["num_players"]
+        return GameInfo(
+            name=self.name,
+            num_players=n,
+            num_actions=NUM_ACTIONS,
+            observation_shape=(GRID, GRID, NUM_PLANES),
+            observation_dtype=np.float32,
+            max_game_length=TILES_PER_PLAYER * n,
+            has_chance=self.options["board_mode"] == "random",
+            has_hidden_info=False,
+            min_return=-1.0,
+            max_return=1.0,
+            observation_low=0.0,
+            observation_high=1.0,
+            max_players=MAX_PLAYERS,
+        )
+
+    def new_initial_state(self) -> KoPlusState:
+        return KoPlusState(self)
+
+    def string_to_action(self, state: State, text: str) -> int:
+        """Parse "place コ up at r7c5" / "place ＋ at r5c6" (also "ko", "+", "plus"), or a plain number."""
+        match = _MOVE.match(text)
+        if match is None or not isinstance(state, KoPlusState) or state.current_player() < 0:
+            return super().string_to_action(state, text)
+        shape = PLUS if match["shape"].lower() in ("＋", "+", "plus", "x") else KO
+        top = state.top_tile(state.current_player())
+        assert top is not None  # the player to move always has a tile
+        if shape != top:
+            raise IllegalActionError(f"{text!r}: the tile to place is {SHAPE_NAMES[top]}, not {SHAPE_NAMES[shape]}")
+        if shape == KO and match["orient"] is None:
+            raise IllegalActionError(f"{text!r}: a コ needs an orientation ({', '.join(ORIENTATIONS)})")
+        orientation = ORIENTATIONS.index(match["orient"].lower()) if shape == KO else 0
+        row, col = int(match["row"]), int(match["col"])
+        if row < GRID and col < GRID:
+            action = board.encode_action(orientation, row, col)
+            if state.legal_action_mask()[action]:
+                return action
+        return super().string_to_action(state, text)
+
+
+class KoPlusState(State):
+    """A KoPlus position. Chance nodes (random boards) come first; then seats place their top tiles."""
+
+    def __init__(self, game: KoPlusGame, _blank: bool = False) -> None:
+        super().__init__(game)
+        if _blank:
+            return
+        self.geo = game.geometry
+        n = game.num_players
+        self.num_players = n
+        self.owner = np.full(NUM_CELLS, -1, dtype=np.int8)
+        self.tile_at = np.full(NUM_CELLS, -1, dtype=np.int16)
+        self.empty = self.geo.on_board.copy()
+        self.near = np.zeros(NUM_CELLS, dtype=bool)
+        """Cells orthogonally adjacent to a placed tile."""
+        self.tiles: list[tuple[int, int, int]] = []
+        """Placed tiles in order: (seat, shape, action)."""
+        self.points = [0] * n
+        """Running score from placements."""
+        self.placed = [0] * n
+        self.bonus_left = list(BONUS_TURNS[n])
+        self.bonus_turn = False
+        """The player to move is taking a bonus turn."""
+        self.skipped: list[int] = []
+        """Seats passed over (no legal placement) since the last placement."""
+        self.final: list[FinalScore] | None = None
+        self._legal: list[np.ndarray | None] = [None, None]
+        self.pending_section: int | None = None
+        """Random boards: the section drawn for the next position, waiting for its rotation."""
+        if game.options["board_mode"] == "standard":
+            self.layout: list[tuple[int, int]] = list(game.standard_layout)
+            self.aliens = game.standard_aliens
+            self.points_of: tuple[np.ndarray, np.ndarray] | None = game.standard_points
+            self.player = 0
+            self._start()
+        else:
+            self.layout = []
+            self.aliens = np.zeros(NUM_CELLS, dtype=np.int8)
+            self.points_of = None
+            self.player = CHANCE
+
+    # ---- queries ------------------------------------------------------------------------------
+    def current_player(self) -> int:
+        return self.player
+
+    def top_tile(self, seat: int) -> int | None:
+        """Shape (``KO`` or ``PLUS``) on top of a seat's stack, or None once the stack is empty."""
+        i = self.placed[seat]
+        return STACKS[seat % 2][i] if i < TILES_PER_PLAYER else None
+
+    def tiles_left(self, seat: int) -> int:
+        return TILES_PER_PLAYER - self.placed[seat]
+
+    def board_complete(self) -> bool:
+        return self.points_of is not None
+
+    def shape_legal(self, shape: int) -> np.ndarray:
+        """bool[P] over ``geo.actions[shape]``: which placements of ``shape`` are legal now."""
+        cached = self._legal[shape]
+        if cached is not None:
+            return cached
+        assert self.points_of is not None
+        cells = self.geo.cells[shape]
+        ok = (self.points_of[shape] <= MAX_TILE_POINTS) & self.empty[cells].all(axis=1)
+        ok &= self.near[cells].any(axis=1) if self.tiles else self.geo.inside[shape]
+        ok.setflags(write=False)
+        self._legal[shape] = ok
+        return ok
+
+    def can_place(self, seat: int) -> bool:
+        shape = self.top_tile(seat)
+        return shape is not None and self.board_complete() and bool(self.shape_legal(shape).any())
+
+    def legal_action_mask(self) -> np.ndarray:
+        mask = np.zeros(NUM_ACTIONS, dtype=bool)
+        if self.player >= 0:
+            shape = self.top_tile(self.player)
+            assert shape is not None
+            mask[self.geo.actions[shape][self.shape_legal(shape)]] = True
+        return mask
+
+    def placement_cells(self, action: int, seat: int | None = None) -> tuple[int, ...]:
+        """The cells the top tile of ``seat`` (default: the player to move) would cover with ``action``."""
+        seat = self.player if seat is None else seat
+        shape = self.top_tile(seat)
+        if shape is None:
+            raise ValueError(f"seat {seat} has no tile left")
+        return self.geo.cells_of[shape][action]
+
+    def placement_points(self, action: int, seat: int | None = None) -> int:
+        return int(sum(int(self.aliens[c]) for c in self.placement_cells(action, seat)))
+
+    def _free_sections(self) -> list[int]:
+        used = {s for s, _ in self.layout}
+        return [s for s in range(NUM_SECTIONS) if s not in used]
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        if self.player != CHANCE:
+            return []
+        if self.pending_section is None:
+            free = self._free_sections()
+            return [(s, 1.0 / len(free)) for s in free]
+        return [(k, 0.25) for k in range(4)]
+
+    def sample_chance(self, rng: np.random.Generator) -> int:
+        if self.pending_section is None:
+            free = self._free_sections()
+            return free[int(rng.integers(len(free)))]
+        return int(rng.integers(4))
+
+    # ---- transitions --------------------------------------------------------------------------
+    def _apply(self, action: int) -> None:
+        if self.player == CHANCE:
+            self._apply_chance(action)
+        else:
+            self._place(action)
+
+    def _apply_chance(self, outcome: int) -> None:
+        if self.pending_section is None:
+            self.pending_section = outcome
+            return
+        position = len(self.layout)
+        board.write_section(self.aliens, self.geo, position, self.pending_section, outcome)
+        self.layout.append((self.pending_section, outcome))
+        self.pending_section = None
+        if len(self.layout) == self.geo.num_sections:
+            self.aliens.setflags(write=False)
+            self.points_of = board.placement_points(self.geo, self.aliens)
+            self._start()
+
+    def _start(self) -> None:
+        """The board is complete: the first seat able to place moves (seat 0 unless it cannot)."""
+        self._advance_from(0)
+
+    def _place(self, action: int) -> None:
+        seat = self.player
+        shape = self.top_tile(seat)
+        assert shape is not None
+        cells = self.geo.cells_of[shape][action]
+        index = len(self.tiles)
+        gain = 0
+        for cell in cells:
+            gain += int(self.aliens[cell])
+            self.owner[cell] = seat
+            self.tile_at[cell] = index
+            self.empty[cell] = False
+        for cell in self.geo.border_of[shape][action]:
+            self.near[cell] = True
+        self.tiles.append((seat, shape, action))
+        self.placed[seat] += 1
+        self.points[seat] += gain
+        self._legal = [None, None]
+        self.skipped = []
+        # Bonus turn: exact 20/40/60 after any placement, while the allowance lasts; not taken (and not
+        # consumed) when the next tile has no legal placement (PROPOSED details).
+        if self.points[seat] in BONUS_SCORES and self.bonus_left[seat] > 0 and self.can_place(seat):
+            self.bonus_left[seat] -= 1
+            self.bonus_turn = True
+            return
+        self._advance_from((seat + 1) % self.num_players)
+
+    def _advance_from(self, start: int) -> None:
+        """Give the turn to the first seat from ``start`` on (clockwise) that can place; else the game ends."""
+        self.bonus_turn = False
+        for k in range(self.num_players):
+            seat = (start + k) % self.num_players
+            if self.can_place(seat):
+                self.player = seat
+                return
+            self.skipped.append(seat)
+        self.player = TERMINAL
+        groups = tile_groups(self.tiles, self.tile_at, self.geo.border_of, self.num_players)
+        self.final = final_scores([[len(g) for g in seat_groups] for seat_groups in groups])
+
+    # ---- results ------------------------------------------------------------------------------
+    def totals(self) -> list[int]:
+        """Score of every seat: placement points, plus the final scoring once the game is over."""
+        if self.final is None:
+            return list(self.points)
+        return [p + f.total for p, f in zip(self.points, self.final, strict=True)]
+
+    def returns(self) -> np.ndarray:
+        if self.player != TERMINAL:
+            return np.zeros(self.num_players, dtype=np.float64)
+        totals = self.totals()
+        return rank_returns([(totals[s], self.tiles_left(s)) for s in range(self.num_players)])
+
+    def scores(self) -> np.ndarray:
+        return np.array(self.totals(), dtype=np.float64)
+
+    # ---- observation --------------------------------------------------------------------------
+    def observation(self, seat: int) -> np.ndarray:
+        n = self.num_players
+        obs = np.zeros((NUM_CELLS, NUM_PLANES), dtype=np.float32)
+        obs[:, OBS_ALIENS] = self.aliens / 5.0
+        obs[:, OBS_EMPTY] = self.empty
+        obs[:, OBS_ON_BOARD] = self.geo.on_board
+        obs[:, OBS_INTERIOR] = self.geo.interior
+        totals = self.totals()
+        for k in range(n):
+            s = (seat + k) % n
+            obs[:, OBS_TILES + k] = self.owner == s
+            top = self.top_tile(s)
+            if top is not None:
+                obs[:, (OBS_TOP_KO if top == KO else OBS_TOP_PLUS) + k] = 1.0
+            obs[:, OBS_TILES_LEFT + k] = self.tiles_left(s) / TILES_PER_PLAYER
+            obs[:, OBS_BONUS_LEFT + k] = self.bonus_left[s] / MAX_BONUS_TURNS
+            obs[:, OBS_SCORE + k] = (totals[s] + SCORE_OFFSET) / SCORE_RANGE
+            obs[:, OBS_TO_MOVE + k] = self.player == s
+            obs[:, OBS_SEATED + k] = 1.0
+        return obs.reshape(GRID, GRID, NUM_PLANES)
+
+    # ---- text ---------------------------------------------------------------------------------
+    def action_to_string(self, action: int) -> str:
+        if self.player == CHANCE:
+            if self.pending_section is None:
+                position = len(self.layout)
+                row, col = divmod(position, self.geo.section_cols)
+                return f"section S{action:02d} at position {position} (section row {row}, col {col})"
+            return f"rotate S{self.pending_section:02d} by {90 * action}°"
+        orientation, row, col = board.decode_action(action)
+        shape = self.top_tile(self.player) if self.player >= 0 else None
+        if shape == PLUS:
+            return f"place ＋ at r{row}c{col}" + (f" (orientation {orientation}: unused by ＋)" if orientation else "")
+        name = "コ" if shape == KO else "tile"
+        return f"place {name} {ORIENTATIONS[orientation]} at r{row}c{col}" if orientation < NUM_ORIENTATIONS else str(action)
+
+    def to_text(self) -> str:
+        geo = self.geo
+        n = self.num_players
+        mode = self.game.options["board_mode"]
+        sections = " ".join(f"S{s:02d}" + (f"@{90 * r}" if r else "") for s, r in self.layout)
+        lines = [f"KoPlus, {n} players, {mode} board: {sections or '(not drawn yet)'}"]
+        header = "     " + " ".join(("|" if c and c % board.SECTION == 0 else "") + f"{c:>2}" for c in range(geo.cols))
+        lines.append(header)
+        rule = "     " + "-" * (len(header) - 5)
+        drawn = len(self.layout)
+        for r in range(geo.rows):
+            if r and r % board.SECTION == 0:
+                lines.append(rule)
+            cells = []
+            for c in range(geo.cols):
+                idx = r * GRID + c
+                position = (r // board.SECTION) * geo.section_cols + c // board.SECTION
+                if self.owner[idx] >= 0:
+                    mark = "ABCD"[self.owner[idx]]
+                elif position >= drawn:
+                    mark = "?"
+                else:
+                    mark = str(self.aliens[idx]) if self.aliens[idx] else "."
+                cells.append(("|" if c and c % board.SECTION == 0 else "") + f"{mark:>2}")
+            lines.append(f"r{r:<3}" + " ".join(cells))
+        rows = f"{board.SECTION}-{geo.rows - board.SECTION - 1}"
+        cols = f"{board.SECTION}-{geo.cols - board.SECTION - 1}"
+        lines.append(f"digits: aliens, '.': empty, A-D: tiles of P0-P3; interior (first tile): rows {rows}, cols {cols}")
+        totals = self.totals()
+        for s in range(n):
+            stack = "".join(SHAPE_NAMES[t] for t in STACKS[s % 2][self.placed[s] :]) or "-"
+            line = (
+                f"P{s} ({'ABCD'[s]}): score {totals[s]:>3}  tiles left {self.tiles_left(s):>2}  "
+                f"bonus turns {self.bonus_left[s]}  stack {stack}"
+            )
+            if self.final is not None:
+                f = self.final[s]
+                line += (
+                    f"  [placements {self.points[s]}, largest group {f.largest_group}: +{f.bonus},"
+                    f" {f.isolated} isolated, {f.small} in smaller groups]"
+                )
+            lines.append(line)
+        if self.player == CHANCE:
+            lines.append("board set-up: drawing sections")
+        elif self.player == TERMINAL:
+            returns = self.returns()
+            best = max(returns)
+            winners = [f"P{s}" for s in range(n) if returns[s] == best]
+            lines.append(f"game over: {' and '.join(winners)} {'win' if len(winners) > 1 else 'wins'}")
+        else:
+            shape = self.top_tile(self.player)
+            assert shape is not None
+            extra = " (bonus turn)" if self.bonus_turn else ""
+            if self.skipped:
+                extra += f" (skipped: {', '.join(f'P{s}' for s in self.skipped)})"
+            lines.append(f"to move: P{self.player} places {SHAPE_NAMES[shape]}{extra}")
+        return "\n".join(lines)
+
+    def render_image(self) -> np.ndarray:
+        from envs.koplus.render import draw
+
+        return draw(self)
+
+    # ---- copies -------------------------------------------------------------------------------
+    def clone(self) -> KoPlusState:
+        other = KoPlusState(self.game, _blank=True)  # type: ignore[arg-type]
+        other.history = list(self.history)
+        other.geo = self.geo
+        other.num_players = self.num_players
+        other.owner = self.owner.copy()
+        other.tile_at = self.tile_at.copy()
+        other.empty = self.empty.copy()
+        other.near = self.near.copy()
+        other.tiles = list(self.tiles)
+        other.points = list(self.points)
+        other.placed = list(self.placed)
+        other.bonus_left = list(self.bonus_left)
+        other.bonus_turn = self.bonus_turn
+        other.skipped = list(self.skipped)
+        other.final = self.final
+        other._legal = list(self._legal)  # cached arrays are read-only
+        other.pending_section = self.pending_section
+        other.layout = list(self.layout)
+        other.aliens = self.aliens if self.points_of is not None else self.aliens.copy()
+        other.points_of = self.points_of
+        other.player = self.player
+        return other
