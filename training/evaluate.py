@@ -138,6 +138,13 @@ class EvalResult:
                 return p
         raise KeyError(f"no results for {agent!r} against {opponent!r}")
 
+    def listed_pairs(self) -> list[PairResult]:
+        """The pairings shown in the table: two players, each pair once (the first-listed agent's view)."""
+        if self.num_players != 2:
+            return list(self.pairs)
+        order = {name: k for k, name in enumerate(self.agents)}
+        return [p for p in self.pairs if order[p.agent] < order[p.opponent]]
+
     def table(self) -> str:
         """The results as a plain-text table (what the command prints)."""
         lines = [
@@ -147,7 +154,7 @@ class EvalResult:
         width = max(len(a) for a in self.agents) + 2
         if self.num_players == 2:
             lines.append(f"{'agent':<{width}}{'opponent':<{width}}{'games':>6}  {'win [95% CI]':<22}{'draw':>7}{'loss':>7}")
-            for p in self.pairs:
+            for p in self.listed_pairs():
                 lo, hi = p.win_ci
                 lines.append(
                     f"{p.agent:<{width}}{p.opponent:<{width}}{p.games:>6}  "
@@ -200,18 +207,20 @@ class EvalResult:
             matplotlib.use("Agg", force=False)
         import matplotlib.pyplot as plt
 
-        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 0.5 * len(self.pairs) + 2.2), gridspec_kw={"width_ratios": [3, 2]})
-        labels = [f"{p.agent} vs {p.opponent}" for p in self.pairs]
-        y = np.arange(len(self.pairs))
+        pairs = self.listed_pairs()
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 0.5 * len(pairs) + 2.2), gridspec_kw={"width_ratios": [3, 2]})
+        labels = [f"{p.agent} vs {p.opponent}" for p in pairs]
+        y = np.arange(len(pairs))
         if self.num_players == 2:
-            values = [100 * p.win_rate for p in self.pairs]
-            err = np.array([[100 * (p.win_rate - p.win_ci[0]), 100 * (p.win_ci[1] - p.win_rate)] for p in self.pairs]).T
+            values = [100 * p.win_rate for p in pairs]
+            err = np.array([[100 * (p.win_rate - p.win_ci[0]), 100 * (p.win_ci[1] - p.win_rate)] for p in pairs]).T
+            err = np.clip(err, 0, None)
             ax1.barh(y, values, xerr=err, color="#4c72b0", capsize=3)
             ax1.set_xlim(0, 100)
             ax1.set_xlabel("win rate (%) with 95% interval")
         else:
-            values = [p.mean_rank for p in self.pairs]
-            ax1.barh(y, values, xerr=[p.rank_ci for p in self.pairs], color="#55a868", capsize=3)
+            values = [p.mean_rank for p in pairs]
+            ax1.barh(y, values, xerr=[p.rank_ci for p in pairs], color="#55a868", capsize=3)
             ax1.set_xlim(1, self.num_players)
             ax1.set_xlabel(f"mean rank (1 best, {self.num_players} worst) with 95% interval")
         ax1.set_yticks(y, labels)
