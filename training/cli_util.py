@@ -14,18 +14,18 @@ class UserError(Exception):
     """A mistake in the command line (bad id, bad option, unwritable path): message only, exit code 2."""
 
 
-def fail(parser: argparse.ArgumentParser | None, message: str) -> NoReturn:
-    prog = parser.prog if parser is not None else Path(sys.argv[0]).name
+def fail(parser: argparse.ArgumentParser | str | None, message: str) -> NoReturn:
+    prog = parser.prog if isinstance(parser, argparse.ArgumentParser) else parser or Path(sys.argv[0]).name
     print(f"{prog}: error: {message}", file=sys.stderr)
     raise SystemExit(2)
 
 
-def run(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None = None) -> NoReturn:
+def run(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None = None, prog: str | None = None) -> NoReturn:
     """Run ``main(argv)``; a ``UserError`` becomes a message and exit status 2."""
     try:
         code = main(argv)
     except UserError as err:
-        fail(None, str(err))
+        fail(prog, str(err))
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         raise SystemExit(130) from None

@@ -460,4 +460,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    run(main)
+    run(main, prog="python -m training.evaluate")

@@ -389,4 +389,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    run(main)
+    run(main, prog="python -m training.train")
