@@ -214,3 +214,15 @@ def test_training_beats_random_on_level_x(tmp_path):
     result = train("level_x-v0", config=config, out=tmp_path / "run", progress=False)
     evaluation = evaluate("level_x-v0", [f"model:{result.model_path}", "random"], games=100, seed=7)
     assert evaluation.pair(evaluation.agents[0], "random").win_rate >= 0.9
+
+
+def test_train_with_board_planes_and_fixed_opponent(tmp_path):
+    from training.agents import make_agent
+    from training.train import train
+
+    config = {**TINY, "timesteps": 128, "observation": "planes", "opponent": "random", "eval": {"every": 128, "games": 2}}
+    result = train(NIM, config=config, out=tmp_path / "run", progress=False)
+    agent = make_agent(f"model:{result.model_path}", NIM)
+    state = envs.make_game(NIM).new_initial_state()
+    assert agent.act(state, 0, np.random.default_rng(0)) in (0, 1)
+    assert not list((tmp_path / "run" / "pool").iterdir())
