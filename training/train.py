@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 from stable_baselines3.common.monitor import Monitor
 
@@ -44,6 +45,7 @@ DEFAULTS: dict[str, Any] = {
     "n_envs": 8,
     "vec_env": "dummy",
     "reward": "outcome",
+    "reward_scale": 1.0,
     "observation": "flat",
     "opponent": "self",
     "torch_threads": 1,
@@ -112,6 +114,9 @@ def validate_config(config: dict[str, Any]) -> None:
             raise UserError(f"{name} must be a positive integer, got {value!r}")
 
     positive_int(config["timesteps"], "timesteps")
+    scale = config["reward_scale"]
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not scale > 0:
+        raise UserError(f"reward_scale must be a positive number, got {scale!r}")
     positive_int(config["n_envs"], "n_envs")
     for key in ("snapshot_every", "pool_size"):
         positive_int(config["selfplay"][key], f"selfplay.{key}")
@@ -134,7 +139,15 @@ def validate_config(config: dict[str, Any]) -> None:
 # ---- environments ----------------------------------------------------------------------------------
 def make_env_fn(env_id: str, config: dict[str, Any], opponents: Any) -> Any:
     """A picklable constructor of one wrapped ``SingleSeatEnv`` (for ``DummyVecEnv``/``SubprocVecEnv``)."""
-    return _EnvFactory(env_id, config["players"], config["reward"], config["observation"], config["game_options"], opponents)
+    return _EnvFactory(
+        env_id,
+        config["players"],
+        config["reward"],
+        config["observation"],
+        config["game_options"],
+        opponents,
+        float(config["reward_scale"]),
+    )
 
 
 @dataclass
@@ -145,6 +158,7 @@ class _EnvFactory:
     observation: str
     game_options: dict[str, Any]
     opponents: Any
+    reward_scale: float = 1.0
 
     def __call__(self) -> Any:
         from training.agents import make_agent
@@ -165,11 +179,26 @@ class _EnvFactory:
             **self.game_options,
         )
         env = ChannelsFirstObservation(env) if self.observation == "planes" else FlattenObservation(env)
-        return _MaskedMonitor(env)
+        env = _MaskedMonitor(env)
+        return env if self.reward_scale == 1.0 else _ScaledReward(env, self.reward_scale)
 
 
 class _MaskedMonitor(Monitor):  # type: ignore[misc]
     """SB3's ``Monitor`` (episode statistics) that forwards ``action_masks``."""
+
+    def action_masks(self) -> np.ndarray:
+        return np.asarray(self.env.get_wrapper_attr("action_masks")(), dtype=bool)
+
+
+class _ScaledReward(gym.RewardWrapper):  # type: ignore[misc]
+    """Rewards multiplied by a constant (for ``reward: score`` shaping); forwards ``action_masks``."""
+
+    def __init__(self, env: Any, scale: float) -> None:
+        super().__init__(env)
+        self.scale = scale
+
+    def reward(self, reward: Any) -> float:
+        return float(reward) * self.scale
 
     def action_masks(self) -> np.ndarray:
         return np.asarray(self.env.get_wrapper_attr("action_masks")(), dtype=bool)
