@@ -310,24 +310,27 @@ class KoPlusState(State):
     # ---- observation --------------------------------------------------------------------------
     def observation(self, seat: int) -> np.ndarray:
         n = self.num_players
-        obs = np.zeros((NUM_CELLS, NUM_PLANES), dtype=np.float32)
-        obs[:, OBS_ALIENS] = self.aliens / 5.0
-        obs[:, OBS_EMPTY] = self.empty
-        obs[:, OBS_ON_BOARD] = self.geo.on_board
-        obs[:, OBS_INTERIOR] = self.geo.interior
+        # filled plane by plane (contiguous rows), returned as an (H, W, C) view
+        planes = np.zeros((NUM_PLANES, NUM_CELLS), dtype=np.float32)
+        planes[OBS_ALIENS] = self.aliens
+        planes[OBS_ALIENS] /= 5.0
+        planes[OBS_EMPTY] = self.empty
+        planes[OBS_ON_BOARD] = self.geo.on_board
+        planes[OBS_INTERIOR] = self.geo.interior
         totals = self.totals()
         for k in range(n):
             s = (seat + k) % n
-            obs[:, OBS_TILES + k] = self.owner == s
+            planes[OBS_TILES + k] = self.owner == s
             top = self.top_tile(s)
             if top is not None:
-                obs[:, (OBS_TOP_KO if top == KO else OBS_TOP_PLUS) + k] = 1.0
-            obs[:, OBS_TILES_LEFT + k] = self.tiles_left(s) / TILES_PER_PLAYER
-            obs[:, OBS_BONUS_LEFT + k] = self.bonus_left[s] / MAX_BONUS_TURNS
-            obs[:, OBS_SCORE + k] = (totals[s] + SCORE_OFFSET) / SCORE_RANGE
-            obs[:, OBS_TO_MOVE + k] = self.player == s
-            obs[:, OBS_SEATED + k] = 1.0
-        return obs.reshape(GRID, GRID, NUM_PLANES)
+                planes[(OBS_TOP_KO if top == KO else OBS_TOP_PLUS) + k] = 1.0
+            planes[OBS_TILES_LEFT + k] = self.tiles_left(s) / TILES_PER_PLAYER
+            planes[OBS_BONUS_LEFT + k] = self.bonus_left[s] / MAX_BONUS_TURNS
+            planes[OBS_SCORE + k] = (totals[s] + SCORE_OFFSET) / SCORE_RANGE
+            if self.player == s:
+                planes[OBS_TO_MOVE + k] = 1.0
+            planes[OBS_SEATED + k] = 1.0
+        return planes.reshape(NUM_PLANES, GRID, GRID).transpose(1, 2, 0)
 
     # ---- text ---------------------------------------------------------------------------------
     def action_to_string(self, action: int) -> str:
