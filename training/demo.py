@@ -1,6 +1,6 @@
 """Train an agent on Level X, evaluate it against the random and heuristic agents, print the table.
 
-    python -m training.demo                      # about 3 minutes on a 2-core CPU
+    python -m training.demo                      # about a minute on a 2-core CPU
     python -m training.demo --timesteps 20000    # quicker, weaker
 
 Level X is the game where a policy learns fastest on a CPU (short games, small observation): within a
