@@ -226,3 +226,38 @@ def test_train_with_board_planes_and_fixed_opponent(tmp_path):
     state = envs.make_game(NIM).new_initial_state()
     assert agent.act(state, 0, np.random.default_rng(0)) in (0, 1)
     assert not list((tmp_path / "run" / "pool").iterdir())
+
+
+def test_fully_conv_policy_scores_moves_by_cell():
+    import gymnasium as gym
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.torch_layers import FlattenExtractor
+
+    from training.policies import FullyConvPolicy
+
+    class Grid(gym.Env):
+        """Pick the marked cell of a 3x3 grid (2 planes of actions: 18)."""
+
+        observation_space = gym.spaces.Box(0, 1, (2, 3, 3), np.float32)
+        action_space = gym.spaces.Discrete(18)
+
+        def reset(self, *, seed=None, options=None):
+            super().reset(seed=seed)
+            self.target = int(self.np_random.integers(9))
+            obs = np.zeros((2, 3, 3), np.float32)
+            obs[0].flat[self.target] = 1
+            return obs, {}
+
+        def step(self, action):
+            return self.reset()[0], float(action == self.target), True, False, {}
+
+        def action_masks(self):
+            return np.arange(18) < 9
+
+    kwargs = {"net_arch": {}, "features_extractor_class": FlattenExtractor}
+    model = MaskablePPO(FullyConvPolicy, Grid(), n_steps=32, batch_size=32, policy_kwargs=kwargs)
+    model.learn(64)
+    assert model.policy.action_net.__class__.__name__ == "Identity"
+    obs, _ = Grid().reset(seed=0)
+    action, _ = model.predict(obs, action_masks=Grid().action_masks())
+    assert 0 <= int(action) < 9

@@ -39,3 +39,69 @@ def policy_kwargs(observation: str, net_arch: list[int], features_dim: int = 256
         kwargs["features_extractor_class"] = SmallCNN
         kwargs["features_extractor_kwargs"] = {"features_dim": features_dim}
     return kwargs
+
+
+class _ConvHeads(nn.Module):
+    """Shared 3x3 convolutions; actor: a 1x1 convolution giving one logit per (plane, row, col); critic: pooled MLP."""
+
+    def __init__(self, shape: tuple[int, int, int], action_planes: int, channels: int = 32, layers: int = 2) -> None:
+        super().__init__()
+        c, h, w = shape
+        self.shape = shape
+        trunk: list[nn.Module] = []
+        for k in range(layers):
+            trunk += [nn.Conv2d(c if k == 0 else channels, channels, 3, padding=1), nn.ReLU()]
+        self.trunk = nn.Sequential(*trunk)
+        self.actor = nn.Conv2d(channels, action_planes, 1)
+        self.critic = nn.Sequential(nn.Linear(2 * channels, 64), nn.ReLU())
+        self.latent_dim_pi = action_planes * h * w
+        self.latent_dim_vf = 64
+
+    def _trunk(self, features: torch.Tensor) -> torch.Tensor:
+        return self.trunk(features.reshape(-1, *self.shape))
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        x = self._trunk(features)
+        return self._actor(x), self._critic(x)
+
+    def _actor(self, x: torch.Tensor) -> torch.Tensor:
+        return self.actor(x).flatten(1)
+
+    def _critic(self, x: torch.Tensor) -> torch.Tensor:
+        pooled = torch.cat([x.mean(dim=(2, 3)), x.amax(dim=(2, 3))], dim=1)
+        return self.critic(pooled)
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        return self._actor(self._trunk(features))
+
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        return self._critic(self._trunk(features))
+
+
+def _conv_policy_class() -> type:
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    class FullyConvPolicy(MaskableActorCriticPolicy):  # type: ignore[misc,valid-type]
+        """For board games whose actions are ``plane * H * W + row * W + col`` over the observation's grid.
+
+        Observations are channels-first planes ``(C, H, W)``; the logits come straight from a 1x1
+        convolution, so a move is scored from the cells around it (no dense layer over the board).
+        """
+
+        def _build_mlp_extractor(self) -> None:
+            shape = tuple(self.observation_space.shape)
+            n = int(self.action_space.n)
+            planes = n // (shape[1] * shape[2])
+            if planes * shape[1] * shape[2] != n:
+                raise ValueError(f"{n} actions do not tile a {shape[1]}x{shape[2]} grid")
+            self.mlp_extractor = _ConvHeads(shape, planes, **(self.net_arch if isinstance(self.net_arch, dict) else {}))
+
+        def _build(self, lr_schedule: Any) -> None:
+            super()._build(lr_schedule)
+            self.action_net = nn.Identity()
+            self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+    return FullyConvPolicy
+
+
+FullyConvPolicy = _conv_policy_class()

@@ -47,6 +47,7 @@ DEFAULTS: dict[str, Any] = {
     "reward": "outcome",
     "reward_scale": 1.0,
     "observation": "flat",
+    "policy": "default",
     "opponent": "self",
     "torch_threads": 1,
     "selfplay": {"snapshot_every": 25_000, "pool_size": 5, "mix": {"snapshots": 0.5, "heuristic": 0.25, "random": 0.25}},
@@ -130,6 +131,7 @@ def validate_config(config: dict[str, Any]) -> None:
         "vec_env": ("dummy", "subproc"),
         "reward": ("outcome", "score"),
         "observation": ("flat", "planes"),
+        "policy": ("default", "fully_conv"),
     }
     for key, allowed in choices.items():
         if config[key] not in allowed:
@@ -252,6 +254,7 @@ def train(
     import torch
     import yaml
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.torch_layers import FlattenExtractor
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     from training.callbacks import TrainingCallback
@@ -314,8 +317,15 @@ def train(
         if checkpoint is not None:
             model = MaskablePPO.load(str(checkpoint), env=vec, device="cpu", tensorboard_log=str(run_dir / "tb"))
         else:
+            if cfg["policy"] == "fully_conv":
+                from training.policies import FullyConvPolicy
+
+                policy: Any = FullyConvPolicy
+                kwargs = {"net_arch": {}, "features_extractor_class": FlattenExtractor}
+            else:
+                policy = "MlpPolicy"
             model = MaskablePPO(
-                "MlpPolicy",
+                policy,
                 vec,
                 policy_kwargs=kwargs,
                 tensorboard_log=str(run_dir / "tb"),
