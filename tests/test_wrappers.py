@@ -337,3 +337,19 @@ def test_real_games_random_episodes(env_id):
             base = env.unwrapped
             value = info["final_returns"][base.seat] + info["final_scores"][base.seat]
             assert sum(rewards) == pytest.approx(value)
+
+
+def test_illegal_actions_can_be_penalized():
+    env = SingleSeatEnv(NIM, pile=1, illegal_action="penalize")
+    env.reset(seed=0)
+    _, reward, terminated, truncated, info = env.step(1)
+    assert (reward, terminated, truncated, info["illegal_action"]) == (-1.0, True, False, True)
+    with pytest.raises(ValueError, match="illegal_action"):
+        SingleSeatEnv(NIM, illegal_action="ignore")
+
+
+@pytest.mark.parametrize("env_id", REAL_IDS)
+def test_gymnasium_env_checker(env_id):
+    from gymnasium.utils.env_checker import check_env
+
+    check_env(SingleSeatEnv(env_id, illegal_action="penalize"), skip_render_check=True)

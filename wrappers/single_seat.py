@@ -37,6 +37,7 @@ OpponentSpec = Any
 AgentFactory = Callable[[str, str], Any]
 
 REWARD_MODES = ("outcome", "score")
+ILLEGAL_ACTION_MODES = ("raise", "penalize")
 
 
 def _normalize_pool(opponents: OpponentSpec | Sequence[OpponentSpec] | Mapping[Any, float]) -> list[tuple[Any, float]]:
@@ -79,6 +80,9 @@ class SingleSeatEnv(gym.Env):  # type: ignore[type-arg]
             {"seat": k})`` fixes it for one episode.
         reward: ``"outcome"`` (changes of ``returns()``) or ``"score"`` (plus changes of ``scores()``).
         render_mode: ``"ansi"``, ``"rgb_array"`` or ``None``.
+        illegal_action: ``"raise"`` (``IllegalActionError``, the game unchanged) or ``"penalize"`` (reward
+            -1 and the episode ends, ``info["illegal_action"] = True``; like PettingZoo's
+            ``TerminateIllegalWrapper``).
         **options: game options (e.g. ``num_players=3``).
     """
 
@@ -92,12 +96,16 @@ class SingleSeatEnv(gym.Env):  # type: ignore[type-arg]
         agent_factory: AgentFactory | None = None,
         reward: str = "outcome",
         render_mode: str | None = None,
+        illegal_action: str = "raise",
         **options: Any,
     ) -> None:
         from envs.registration import make_game
 
         if reward not in REWARD_MODES:
             raise ValueError(f"reward={reward!r} is not allowed; allowed values: {list(REWARD_MODES)}")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"illegal_action={illegal_action!r} is not allowed; allowed values: {list(ILLEGAL_ACTION_MODES)}")
+        self.illegal_action = illegal_action
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode={render_mode!r} is not allowed; allowed values: {self.metadata['render_modes']} or None"
@@ -191,7 +199,14 @@ class SingleSeatEnv(gym.Env):  # type: ignore[type-arg]
             raise RuntimeError("call reset() before step()")
         if self._done:
             raise RuntimeError("the episode is over; call reset()")
-        action = self._check_action(action)
+        try:
+            action = self._check_action(action)
+        except IllegalActionError:
+            if self.illegal_action == "raise":
+                raise
+            self._done = True
+            info = {**self._info(), "illegal_action": True}
+            return self._observe(), -1.0, True, False, info
         state.apply_action(action)
         self.num_moves += 1
         self._resolve_chance()
