@@ -207,9 +207,9 @@ def test_training_beats_random_on_level_x(tmp_path):
     from training.train import train
 
     config = {
-        "timesteps": 30_000,
+        "timesteps": 40_000,
         "selfplay": {"snapshot_every": 10_000, "mix": {"snapshots": 0.3, "random": 0.7}},
-        "eval": {"every": 30_000, "games": 20},
+        "eval": {"every": 40_000, "games": 20},
     }
     result = train("level_x-v0", config=config, out=tmp_path / "run", progress=False)
     evaluation = evaluate("level_x-v0", [f"model:{result.model_path}", "random"], games=100, seed=7)
