@@ -27,9 +27,10 @@ from typing import Any
 import numpy as np
 
 import envs
-from envs.core.game import CHANCE, TERMINAL, Game
-from training.agents import Agent, make_agent, observed_state
+from envs.core.game import Game
+from training.agents import Agent, make_agent
 from training.cli_util import UserError, check_env_id, check_writable_file, run
+from training.match import outcome, play_game
 from training.ratings import Rating, elo_ratings, openskill_ratings
 
 Z95 = 1.959963984540054
@@ -65,14 +66,6 @@ def ranks_of(returns: np.ndarray) -> list[float]:
         equal = int(np.sum(np.abs(r - v) <= 1e-9))
         out.append(1 + greater + (equal - 1) / 2)
     return out
-
-
-def outcome(returns: np.ndarray, seat: int) -> str:
-    """``"win"``, ``"draw"`` or ``"loss"`` of one seat from the final returns."""
-    r = np.asarray(returns, dtype=np.float64)
-    if np.allclose(r, r[0]):
-        return "draw"
-    return "win" if r[seat] >= r.max() - 1e-9 else "loss"
 
 
 # ---- results --------------------------------------------------------------------------------------
@@ -247,22 +240,9 @@ class EvalResult:
 # ---- playing ------------------------------------------------------------------------------------------
 def play(game: Game, agents: Sequence[Agent], rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, int, bool]:
     """One game: final returns, scores, number of decisions, and whether it hit ``max_game_length``."""
-    state = game.new_initial_state()
-    moves = 0
-    limit = game.info.max_game_length
-    while True:
-        player = state.current_player()
-        if player == TERMINAL:
-            break
-        if player == CHANCE:
-            state.apply_action(state.sample_chance(rng))
-            continue
-        if moves >= limit:
-            break
-        state.apply_action(int(agents[player].act(observed_state(state, player, rng), player, rng)))
-        moves += 1
-    truncated = not state.is_terminal()
-    return np.asarray(state.returns(), dtype=np.float64), np.asarray(state.scores(), dtype=np.float64), moves, truncated
+    state, moves = play_game(game, agents, rng)
+    returns = np.asarray(state.returns(), dtype=np.float64)
+    return returns, np.asarray(state.scores(), dtype=np.float64), moves, not state.is_terminal()
 
 
 def _unique_names(agents: Sequence[Agent]) -> list[str]:

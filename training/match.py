@@ -21,23 +21,33 @@ from envs.core.game import CHANCE, Game, State
 from training.agents import Agent, make_agent, observed_state
 
 
-def play_game(game: Game, agents: Sequence[Agent], rng: np.random.Generator) -> State:
-    """Play one game; ``agents[seat]`` acts for each seat; chance drawn from ``rng``. Returns the final state."""
+def play_game(game: Game, agents: Sequence[Agent], rng: np.random.Generator) -> tuple[State, int]:
+    """Play one game; ``agents[seat]`` acts for each seat, seeing only its seat's view; chance from ``rng``.
+
+    Stops at the end or after ``max_game_length`` decisions (a truncated game). Returns the final state and
+    the number of decisions.
+    """
     state = game.new_initial_state()
+    moves = 0
+    limit = game.info.max_game_length
     while not state.is_terminal():
         seat = state.current_player()
         if seat == CHANCE:
             state.apply_action(state.sample_chance(rng))
-        else:
-            state.apply_action(agents[seat].act(observed_state(state, seat, rng), seat, rng))
-    return state
+            continue
+        if moves >= limit:
+            break
+        state.apply_action(int(agents[seat].act(observed_state(state, seat, rng), seat, rng)))
+        moves += 1
+    return state, moves
 
 
 def outcome(returns: np.ndarray, seat: int) -> str:
     """``"win"``, ``"draw"`` or ``"loss"`` of one seat from the final returns."""
-    if np.allclose(returns, returns[0]):
+    r = np.asarray(returns, dtype=np.float64)
+    if np.allclose(r, r[0]):
         return "draw"
-    return "win" if returns[seat] >= returns.max() - 1e-9 else "loss"
+    return "win" if r[seat] >= r.max() - 1e-9 else "loss"
 
 
 @dataclass
@@ -74,7 +84,7 @@ def run_match(
         rng = np.random.default_rng([seed, g])
         shift = g % n
         by_seat = [agents[(s + shift) % n] for s in range(n)]
-        final = play_game(game, by_seat, rng)
+        final, _ = play_game(game, by_seat, rng)
         returns = final.returns()
         for s in range(n):
             label = labels[(s + shift) % n]
