@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 import envs
+from envs.core import random_playout
 
 
 def bench_aec(make_env: Callable[[], Any], seconds: float, seed: int = 0) -> tuple[float, float]:
@@ -52,14 +53,7 @@ def bench_engine(env_id: str, num_players: int, seconds: float, seed: int = 0) -
     start = time.perf_counter()
     deadline = start + seconds
     while time.perf_counter() < deadline:
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                state.apply_action(state.sample_chance(rng))
-                continue
-            legal = state.legal_actions()
-            state.apply_action(legal[rng.integers(len(legal))])
-            steps += 1
+        steps += random_playout(game.new_initial_state(), rng)
         games += 1
     elapsed = time.perf_counter() - start
     return steps / elapsed, games / elapsed

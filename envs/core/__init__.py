@@ -1,6 +1,6 @@
 """The shared core: engine interface, the AEC adapter and game records."""
 
-from envs.core.game import CHANCE, TERMINAL, Game, GameInfo, IllegalActionError, Option, State, rank_returns
+from envs.core.game import CHANCE, TERMINAL, Game, GameInfo, IllegalActionError, Option, State, random_playout, rank_returns
 from envs.core.record import GameRecord, load_record, save_record
 
 __all__ = [
@@ -13,6 +13,7 @@ __all__ = [
     "Option",
     "State",
     "load_record",
+    "random_playout",
     "rank_returns",
     "save_record",
 ]

@@ -261,6 +261,22 @@ class State(abc.ABC):
         return self.to_text()
 
 
+def random_playout(state: State, rng: np.random.Generator, max_decisions: int | None = None) -> int:
+    """Play ``state`` on in place with uniformly random legal actions and chance drawn from ``rng``.
+
+    Stops at the end (or after ``max_decisions`` player decisions); returns the number of decisions made.
+    """
+    decisions = 0
+    while not state.is_terminal() and (max_decisions is None or decisions < max_decisions):
+        if state.is_chance_node():
+            state.apply_checked_action(state.sample_chance(rng))
+            continue
+        legal = state.legal_actions()
+        state.apply_checked_action(legal[rng.integers(len(legal))])
+        decisions += 1
+    return decisions
+
+
 def rank_returns(keys: Sequence[Any]) -> np.ndarray:
     """Outcome returns from comparable final keys (higher is better), ties averaged.
 

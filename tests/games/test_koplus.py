@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import envs
-from envs.core.game import CHANCE, TERMINAL, IllegalActionError
+from envs.core.game import CHANCE, TERMINAL, IllegalActionError, random_playout
 from envs.koplus.board import (
     GRID,
     KO,
@@ -185,12 +185,7 @@ def random_games(n: int, mode: str, seed: int, games: int):
 
 
 def run_to_end(state: KoPlusState, rng: np.random.Generator) -> KoPlusState:
-    while not state.is_terminal():
-        if state.is_chance_node():
-            state.apply_action(state.sample_chance(rng))
-        else:
-            legal = state.legal_actions()
-            state.apply_action(legal[rng.integers(len(legal))])
+    random_playout(state, rng)
     return state
 
 
@@ -820,7 +815,7 @@ def test_heuristic_beats_random(n):
     for i in range(games):
         seat = i % n
         agents = [KoPlusHeuristic() if s == seat else RandomAgent() for s in range(n)]
-        returns = play_game(game, agents, rng).returns()
+        returns = play_game(game, agents, rng)[0].returns()
         wins += returns[seat] == returns.max()
     assert wins >= games - 1
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import envs
-from envs.core.game import CHANCE, TERMINAL, IllegalActionError
+from envs.core.game import CHANCE, TERMINAL, IllegalActionError, random_playout
 from envs.olenon.cards import (
     BEATERS,
     DECK,
@@ -714,14 +714,7 @@ def test_random_games_are_far_below_the_truncation_limit():
     g = game()
     rng = np.random.default_rng(7)
     for _ in range(30):
-        state, decisions = g.new_initial_state(), 0
-        while not state.is_terminal():
-            if state.is_chance_node():
-                state.apply_action(state.sample_chance(rng))
-            else:
-                legal = state.legal_actions()
-                state.apply_action(legal[rng.integers(len(legal))])
-                decisions += 1
+        decisions = random_playout(g.new_initial_state(), rng)
         assert decisions < g.info.max_game_length // 5
 
 
