@@ -30,14 +30,20 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from envs.core.game import CHANCE, TERMINAL, Game, IllegalActionError, State
+from envs.core.driving import (
+    ILLEGAL_ACTION_MODES,
+    REWARD_MODES,
+    check_action,
+    check_choice,
+    observed_state,
+    resolve_chance,
+    reward_values,
+)
+from envs.core.game import TERMINAL, Game, IllegalActionError, State
 
 OpponentSpec = Any
 """An agent object (``act(state, seat, rng)``) or a name for ``agent_factory``."""
 AgentFactory = Callable[[str, str], Any]
-
-REWARD_MODES = ("outcome", "score")
-ILLEGAL_ACTION_MODES = ("raise", "penalize")
 
 
 def _normalize_pool(opponents: OpponentSpec | Sequence[OpponentSpec] | Mapping[Any, float]) -> list[tuple[Any, float]]:
@@ -101,15 +107,10 @@ class SingleSeatEnv(gym.Env):  # type: ignore[type-arg]
     ) -> None:
         from envs.registration import make_game
 
-        if reward not in REWARD_MODES:
-            raise ValueError(f"reward={reward!r} is not allowed; allowed values: {list(REWARD_MODES)}")
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(f"illegal_action={illegal_action!r} is not allowed; allowed values: {list(ILLEGAL_ACTION_MODES)}")
+        check_choice("reward", reward, REWARD_MODES)
+        check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+        check_choice("render_mode", render_mode, self.metadata["render_modes"], none_ok=True)
         self.illegal_action = illegal_action
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode={render_mode!r} is not allowed; allowed values: {self.metadata['render_modes']} or None"
-            )
         self.env_id = env_id
         self.options = dict(options)
         self.game: Game = make_game(env_id, **options)
@@ -125,7 +126,6 @@ class SingleSeatEnv(gym.Env):  # type: ignore[type-arg]
         )
         self.action_space = spaces.Discrete(info.num_actions)
         self.max_game_length = info.max_game_length
-        self._hidden = bool(info.has_hidden_info)
         self.agent_factory = agent_factory
         self._pool = _normalize_pool(opponents)
         for spec, _ in self._pool:
@@ -249,13 +249,7 @@ class SingleSeatEnv(gym.Env):  # type: ignore[type-arg]
 
     # ---- helpers ------------------------------------------------------------------------------
     def _check_action(self, action: Any) -> int:
-        if isinstance(action, np.ndarray) and action.size == 1:
-            action = action.reshape(()).item()
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise TypeError(f"an action is an int in [0, {self.game.info.num_actions}), got {type(action).__name__} {action!r}")
-        action = int(action)
-        if not 0 <= action < self.game.info.num_actions:
-            raise ValueError(f"action {action} is out of range [0, {self.game.info.num_actions})")
+        action = check_action(action, self.game.info.num_actions)
         assert self.state is not None
         if not self.state.legal_action_mask()[action]:
             raise IllegalActionError(
@@ -265,10 +259,8 @@ class SingleSeatEnv(gym.Env):  # type: ignore[type-arg]
         return action
 
     def _resolve_chance(self) -> None:
-        state = self.state
-        assert state is not None
-        while state.current_player() == CHANCE:
-            state.apply_action(state.sample_chance(self.np_random))
+        assert self.state is not None
+        resolve_chance(self.state, self.np_random)
 
     def _play_opponents(self) -> None:
         """Let the other seats move until it is the learner's turn, the game ends or it is truncated."""
@@ -279,8 +271,7 @@ class SingleSeatEnv(gym.Env):  # type: ignore[type-arg]
             if player == TERMINAL or player == self.seat or self.num_moves >= self.max_game_length:
                 return
             agent = self.seat_opponents[player]
-            shown = state.resample_hidden(player, self.np_random) if self._hidden else state.clone()
-            action = int(agent.act(shown, player, self.np_random))
+            action = int(agent.act(observed_state(state, player, self.np_random), player, self.np_random))
             state.apply_action(action)
             self.num_moves += 1
             self._resolve_chance()
@@ -288,10 +279,7 @@ class SingleSeatEnv(gym.Env):  # type: ignore[type-arg]
     def _value(self) -> float:
         state = self.state
         assert state is not None
-        value = float(state.returns()[self.seat])
-        if self.reward_mode == "score":
-            value += float(state.scores()[self.seat])
-        return value
+        return float(reward_values(state, self.reward_mode)[self.seat])
 
     def _observe(self) -> np.ndarray:
         assert self.state is not None

@@ -14,11 +14,10 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
-from envs.core.game import CHANCE, TERMINAL, Game, IllegalActionError, State
+from envs.core.driving import ILLEGAL_ACTION_MODES, REWARD_MODES, check_action, check_choice, resolve_chance, reward_values
+from envs.core.game import TERMINAL, Game, IllegalActionError, State
 from envs.core.record import GameRecord
 
-REWARD_MODES = ("outcome", "score")
-ILLEGAL_ACTION_MODES = ("raise", "penalize")
 RENDER_MODES = ("ansi", "rgb_array", "human")
 
 
@@ -38,12 +37,9 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]
         super().__init__()
         from envs.registration import make_game
 
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode={render_mode!r} is not allowed; allowed values: {list(RENDER_MODES)} or None")
-        if reward not in REWARD_MODES:
-            raise ValueError(f"reward={reward!r} is not allowed; allowed values: {list(REWARD_MODES)}")
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(f"illegal_action={illegal_action!r} is not allowed; allowed values: {list(ILLEGAL_ACTION_MODES)}")
+        check_choice("render_mode", render_mode, RENDER_MODES, none_ok=True)
+        check_choice("reward", reward, REWARD_MODES)
+        check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
         self.env_id = env_id
         self.game: Game = make_game(env_id, **options)
         self.render_mode = render_mode
@@ -178,27 +174,13 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]
     def _check_action(self, action: Any) -> int:
         if action is None:
             raise ValueError(f"{self.agent_selection} is still playing; step(None) is only for finished agents")
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            if isinstance(action, np.ndarray) and action.ndim == 0 and np.issubdtype(action.dtype, np.integer):
-                action = int(action)
-            else:
-                raise TypeError(
-                    f"an action is an int in [0, {self.game.info.num_actions}), got {type(action).__name__} {action!r}"
-                )
-        action = int(action)
-        if not 0 <= action < self.game.info.num_actions:
-            raise ValueError(f"action {action} is out of range [0, {self.game.info.num_actions})")
-        return action
+        return check_action(action, self.game.info.num_actions)
 
     def _resolve_chance(self, state: State) -> None:
-        while state.current_player() == CHANCE:
-            state.apply_checked_action(state.sample_chance(self.np_random))
+        resolve_chance(state, self.np_random)
 
     def _values(self, state: State) -> np.ndarray:
-        values = state.returns()
-        if self.reward_mode == "score":
-            values = values + state.scores()
-        return np.asarray(values, dtype=np.float64)
+        return reward_values(state, self.reward_mode)
 
     def _finish_if_over(self) -> None:
         state = self._require_state()

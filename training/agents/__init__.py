@@ -9,7 +9,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from training.agents.base import Agent, RandomAgent, observed_state
+from envs.core.driving import observed_state
+from training.agents.base import Agent, RandomAgent
 
 # env id        heuristic agent (module:Class), loaded lazily
 HEURISTICS: dict[str, str] = {

@@ -1,7 +1,7 @@
 """The agent interface: ``act(state, seat, rng) -> action``.
 
 An agent sees a state from its seat's point of view only: for games with hidden information the caller
-hands it ``state.resample_hidden(seat, rng)`` (see ``observed_state``), so no agent can peek.
+hands it ``state.resample_hidden(seat, rng)`` (``envs.core.driving.observed_state``), so no agent can peek.
 """
 
 from __future__ import annotations
@@ -20,13 +20,6 @@ class Agent(Protocol):
     name: str
 
     def act(self, state: State, seat: int, rng: np.random.Generator) -> int: ...
-
-
-def observed_state(state: State, seat: int, rng: np.random.Generator) -> State:
-    """What an agent at ``seat`` may be shown: hidden information redealt, otherwise a copy."""
-    if state.game.info.has_hidden_info:
-        return state.resample_hidden(seat, rng)
-    return state.clone()
 
 
 class RandomAgent:
