@@ -64,6 +64,8 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]
             info.observation_dtype,
         )
         self.game_state: State | None = None
+        self._mask_key: tuple[State, int] | None = None
+        self._mask = self._zero_mask.astype(bool)
         self.np_random, _ = seeding.np_random(None)
 
     # ---- PettingZoo API -----------------------------------------------------------------------
@@ -99,10 +101,8 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]
         seat = self.agent_name_mapping[agent]
         obs = state.observation(seat)
         done = self.terminations.get(agent, True) or self.truncations.get(agent, True)  # removed agents are done
-        if state.current_player() == seat and not done:
-            mask = state.legal_action_mask().astype(np.int8)
-        else:
-            mask = self._zero_mask.copy()
+        to_act = state.current_player() == seat and not done
+        mask = self._legal_mask(state).astype(np.int8) if to_act else self._zero_mask.copy()
         return {"observation": obs, "action_mask": mask}
 
     def state(self) -> np.ndarray:
@@ -121,7 +121,7 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]
         action = self._check_action(action)
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: 0.0 for a in self.agents}
-        if not state.legal_action_mask()[action]:
+        if not self._legal_mask(state)[action]:
             if self.illegal_action == "raise":
                 raise IllegalActionError(
                     f"action {action} ({state.action_to_string(action)}) is not legal for {agent}; "
@@ -175,6 +175,14 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]
         if action is None:
             raise ValueError(f"{self.agent_selection} is still playing; step(None) is only for finished agents")
         return check_action(action, self.game.info.num_actions)
+
+    def _legal_mask(self, state: State) -> np.ndarray:
+        """The legal mask of the position, computed once per position (observe() and step() both need it)."""
+        key = (state, len(state.history))
+        if self._mask_key is None or self._mask_key[0] is not state or self._mask_key[1] != key[1]:
+            self._mask = state.legal_action_mask()
+            self._mask_key = key
+        return self._mask
 
     def _resolve_chance(self, state: State) -> None:
         resolve_chance(state, self.np_random)

@@ -144,6 +144,7 @@ class KoPlusState(State):
         """Seats passed over (no legal placement) since the last placement."""
         self.final: list[FinalScore] | None = None
         self._legal: list[np.ndarray | None] = [None, None]
+        self._static: np.ndarray | None = None
         self.pending_section: int | None = None
         """Random boards: the section drawn for the next position, waiting for its rotation."""
         if game.options["board_mode"] == "standard":
@@ -310,27 +311,39 @@ class KoPlusState(State):
     # ---- observation --------------------------------------------------------------------------
     def observation(self, seat: int) -> np.ndarray:
         n = self.num_players
-        # filled plane by plane (contiguous rows), returned as an (H, W, C) view
+        # planes filled as contiguous (C, cells) rows and returned as an (H, W, C) view
+        planes = self._static_planes().copy()
+        planes[OBS_EMPTY] = self.empty
+        order = [(seat + k) % n for k in range(n)]
+        planes[OBS_TILES : OBS_TILES + n] = self.owner == np.array(order)[:, None]
+        # per-seat facts are the same on every cell: one broadcast row each
+        row = np.zeros(NUM_PLANES, dtype=np.float32)
+        totals = self.totals()
+        for k, s in enumerate(order):
+            top = self.top_tile(s)
+            if top is not None:
+                row[(OBS_TOP_KO if top == KO else OBS_TOP_PLUS) + k] = 1.0
+            row[OBS_TILES_LEFT + k] = self.tiles_left(s) / TILES_PER_PLAYER
+            row[OBS_BONUS_LEFT + k] = self.bonus_left[s] / MAX_BONUS_TURNS
+            row[OBS_SCORE + k] = (totals[s] + SCORE_OFFSET) / SCORE_RANGE
+            row[OBS_TO_MOVE + k] = self.player == s
+            row[OBS_SEATED + k] = 1.0
+        planes[OBS_TOP_KO:] = row[OBS_TOP_KO:, None]
+        return planes.reshape(NUM_PLANES, GRID, GRID).transpose(1, 2, 0)
+
+    def _static_planes(self) -> np.ndarray:
+        """Planes that only depend on the board (aliens, on-board, interior), cached once the board is complete."""
+        if self._static is not None:
+            return self._static
         planes = np.zeros((NUM_PLANES, NUM_CELLS), dtype=np.float32)
         planes[OBS_ALIENS] = self.aliens
         planes[OBS_ALIENS] /= 5.0
-        planes[OBS_EMPTY] = self.empty
         planes[OBS_ON_BOARD] = self.geo.on_board
         planes[OBS_INTERIOR] = self.geo.interior
-        totals = self.totals()
-        for k in range(n):
-            s = (seat + k) % n
-            planes[OBS_TILES + k] = self.owner == s
-            top = self.top_tile(s)
-            if top is not None:
-                planes[(OBS_TOP_KO if top == KO else OBS_TOP_PLUS) + k] = 1.0
-            planes[OBS_TILES_LEFT + k] = self.tiles_left(s) / TILES_PER_PLAYER
-            planes[OBS_BONUS_LEFT + k] = self.bonus_left[s] / MAX_BONUS_TURNS
-            planes[OBS_SCORE + k] = (totals[s] + SCORE_OFFSET) / SCORE_RANGE
-            if self.player == s:
-                planes[OBS_TO_MOVE + k] = 1.0
-            planes[OBS_SEATED + k] = 1.0
-        return planes.reshape(NUM_PLANES, GRID, GRID).transpose(1, 2, 0)
+        if self.points_of is not None:
+            planes.setflags(write=False)
+            self._static = planes
+        return planes
 
     # ---- text ---------------------------------------------------------------------------------
     def action_to_string(self, action: int) -> str:
@@ -428,6 +441,7 @@ class KoPlusState(State):
         other.skipped = list(self.skipped)
         other.final = self.final
         other._legal = list(self._legal)  # cached arrays are read-only
+        other._static = self._static
         other.pending_section = self.pending_section
         other.layout = list(self.layout)
         other.aliens = self.aliens if self.points_of is not None else self.aliens.copy()
