@@ -1,7 +1,7 @@
 """Throughput of random legal play: every registered id, beside PettingZoo's classic environments.
 
-    python benchmarks/bench.py                 # all ids, 3 s each
-    python benchmarks/bench.py --seconds 10 --ids level_x-v0
+    python benchmarks/bench.py                 # all ids, median of 3 interleaved rounds of 2 s
+    python benchmarks/bench.py --seconds 5 --rounds 5 --ids level_x-v0
 
 For each environment it prints agent-steps/s and games/s through ``envs.make()`` (the PettingZoo AEC loop:
 ``last()`` then ``step()``) and through the bare engine (``legal_actions`` / ``apply_action``, chance
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import platform
+import statistics
 import time
 from collections.abc import Callable
 from typing import Any
@@ -73,27 +74,49 @@ def pettingzoo_references() -> dict[str, Callable[[], Any]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; the median is reported")
     parser.add_argument("--ids", nargs="*", default=None, help="environment ids (default: all registered)")
     args = parser.parse_args()
     ids = args.ids or envs.registered_ids()
-    print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}; {args.seconds:g} s each")
-    header = f"{'environment':<30}{'make() steps/s':>16}{'games/s':>10}{'engine steps/s':>16}{'games/s':>10}"
-    print(header)
-    print("-" * len(header))
+    rows: dict[str, tuple[Callable[[], Any] | None, Callable[[], tuple[float, float]] | None]] = {}
     for name, fn in pettingzoo_references().items():
-        steps, games = bench_aec(fn, args.seconds)
-        print(f"{name:<30}{steps:>16,.0f}{games:>10,.1f}{'-':>16}{'-':>10}", flush=True)
+        rows[name] = (fn, None)
     for env_id in ids:
         for n in envs.spec(env_id).player_counts:
-            label = f"{env_id} ({n}p)"
-            try:
-                steps, games = bench_aec(lambda env_id=env_id, n=n: envs.make(env_id, num_players=n), args.seconds)
-                esteps, egames = bench_engine(env_id, n, args.seconds)
-            except ImportError as err:
-                print(f"{label:<30}  not available: {err}")
-                continue
-            print(f"{label:<30}{steps:>16,.0f}{games:>10,.1f}{esteps:>16,.0f}{egames:>10,.1f}", flush=True)
+            rows[f"{env_id} ({n}p)"] = (
+                lambda env_id=env_id, n=n: envs.make(env_id, num_players=n),
+                lambda env_id=env_id, n=n: bench_engine(env_id, n, args.seconds),
+            )
+    results: dict[str, list[tuple[float, ...]]] = {name: [] for name in rows}
+    # rounds interleave every environment, so load changes on the machine hit all of them alike
+    for _ in tqdm_or_plain(range(args.rounds), "rounds"):
+        for name, (make_env, engine) in rows.items():
+            aec = bench_aec(make_env, args.seconds) if make_env else (float("nan"),) * 2
+            eng = engine() if engine else (float("nan"),) * 2
+            results[name].append((*aec, *eng))
+    reference = statistics.median(r[0] for r in results.get("pettingzoo connect_four_v3", [(float("nan"),)]))
+    print(
+        f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}; "
+        f"median of {args.rounds} rounds of {args.seconds:g} s"
+    )
+    header = f"{'environment':<30}{'make() steps/s':>16}{'vs c4':>7}{'games/s':>10}{'engine steps/s':>16}{'games/s':>10}"
+    print(header)
+    print("-" * len(header))
+    for name, runs in results.items():
+        med = [statistics.median(r[i] for r in runs) for i in range(4)]
+        ratio = med[0] / reference if reference == reference else float("nan")
+        cells = [f"{med[0]:>16,.0f}", f"{ratio:>6.2f}x", f"{med[1]:>10,.1f}"]
+        cells += [f"{med[2]:>16,.0f}", f"{med[3]:>10,.1f}"] if med[2] == med[2] else [f"{'-':>16}", f"{'-':>10}"]
+        print(f"{name:<30}{''.join(cells)}", flush=True)
+
+
+def tqdm_or_plain(items: Any, desc: str) -> Any:
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return items
+    return tqdm(items, desc=desc, leave=False)
 
 
 if __name__ == "__main__":
