@@ -180,9 +180,15 @@ class KoPlusState(State):
         if cached is not None:
             return cached
         assert self.points_of is not None
-        cells = self.geo.cells[shape]
-        ok = (self.points_of[shape] <= MAX_TILE_POINTS) & self.empty[cells].all(axis=1)
-        ok &= self.near[cells].any(axis=1) if self.tiles else self.geo.inside[shape]
+        # one code per cell (bit 0: covered, bit 1: next to a tile), OR-ed over the five cells of each placement
+        code = (~self.empty).view(np.uint8) | (self.near.view(np.uint8) << 1)
+        c0, c1, c2, c3, c4 = code[self.geo.cells_t[shape]]
+        any_code = c0 | c1 | c2 | c3 | c4
+        ok = self.points_of[shape] <= MAX_TILE_POINTS
+        if self.tiles:
+            ok &= any_code == 2  # all five cells empty, at least one next to a placed tile
+        else:
+            ok &= ((any_code & 1) == 0) & self.geo.inside[shape]
         ok.setflags(write=False)
         self._legal[shape] = ok
         return ok
