@@ -589,6 +589,8 @@ def test_passed_player_may_place_later():
         aliens[r, : len(row)] = [0 if ch == "." else int(ch) for ch in row]
     state.aliens = aliens.reshape(-1)
     state.points_of = placement_points(state.geo, state.aliens)
+    state._legal = [None, None]  # drop the mask cached for the standard board at the start
+    assert (state.legal_action_mask() == ref_legal(state, 0)).all()
     play(state, "place コ up at r7c5")
     assert state.current_player() == 2 and state.skipped == [1]  # P1's ＋ has no spot: passed
     assert not ref_legal(state, 1).any()
