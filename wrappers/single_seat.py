@@ -207,7 +207,7 @@ class SingleSeatEnv(gym.Env):  # type: ignore[type-arg]
             self._done = True
             info = {**self._info(), "illegal_action": True}
             return self._observe(), -1.0, True, False, info
-        state.apply_action(action)
+        state.apply_checked_action(action)  # checked against the mask just above
         self.num_moves += 1
         self._resolve_chance()
         self._play_opponents()
