@@ -51,3 +51,19 @@ def test_human_play_with_scripted_input():
     assert final.is_terminal()
     assert any("Your move" in line for line in out)
     assert any("not a legal move" in line for line in out)
+
+
+def test_human_player_sees_own_hand_in_hidden_information_games():
+    from training.play import play
+
+    out: list[str] = []
+
+    def read(_prompt: str) -> str:
+        start = max(i for i, line in enumerate(out) if line.startswith("Your move"))
+        return out[start + 1].split(":")[0].strip()
+
+    play("olenon-v0", 2, ["random"], seed=1, read=read, write=lambda text: out.extend(text.splitlines()))
+    own = [line for line in out if line.startswith("Seat 2") and "  hand:" in line]
+    others = [line for line in out if line.startswith(("Seat 0", "Seat 1", "Seat 3")) and "  hand:" in line]
+    assert own, "the human player is shown its own hand"
+    assert not others, "no other hand is shown"

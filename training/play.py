@@ -53,8 +53,7 @@ def play(
             write(f"player_{player} plays: {state.action_to_string(action)}")
             state.apply_action(action)
             continue
-        view = observed_state(state, seat, rng) if game.info.has_hidden_info else state
-        write(view.to_text())
+        write(state.seat_text(seat))
         write(f"Your move (player_{seat}); legal moves:\n{list_moves(state)}")
         while True:
             text = read("> ").strip()

@@ -243,6 +243,13 @@ class State(abc.ABC):
     def to_text(self) -> str:
         """Plain-text rendering of the whole public situation."""
 
+    def seat_text(self, seat: int) -> str:
+        """What ``seat`` may see, as text: the public situation plus its private information (own hand).
+
+        Games with hidden information override it; without, it is ``to_text()``.
+        """
+        return self.to_text()
+
     def render_image(self) -> np.ndarray:
         """``HxWx3 uint8`` picture (games override; Pillow is imported lazily by their renderer)."""
         from envs.core.drawing import text_image

@@ -368,6 +368,9 @@ class OlenonState(State):
             return f"replace with {self.table_count}x{value}" if self.table_count else f"replace with {value}"
         return f"pass (take a {self.table_value})" if self.table_count else "pass"
 
+    def seat_text(self, seat: int) -> str:
+        return self.to_text(seat)
+
     def to_text(self, seat: int | None = None) -> str:
         """The public situation; hands are shown only with ``open_team_info`` (all) or for ``seat`` (its own)."""
         opts = self.game
