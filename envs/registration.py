@@ -2,7 +2,8 @@
 
 Entry points are ``"module:Class"`` strings naming a ``Game`` subclass, imported only when an
 environment is made, so importing ``envs`` imports no game. Every id is mirrored into PettingZoo's own
-registry under ``gameshelf/`` when the installed PettingZoo has one.
+registry under ``gameshelf/`` when the installed PettingZoo has one, and its single-seat view
+(``gameshelf.wrappers.SingleSeatEnv``) into Gymnasium's under the same name.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from envs.core.env import GameAECEnv
-    from envs.core.game import Game
+    from gameshelf.envs.core.env import GameAECEnv
+    from gameshelf.envs.core.game import Game
 
 _ID = re.compile(r"^[a-z0-9_]+-v\d+$")
 
@@ -55,6 +56,7 @@ def register(
     new = EnvSpec(id, entry_point, tuple(player_counts), dict(kwargs or {}), description)
     _REGISTRY[id] = new
     _register_with_pettingzoo(id)
+    _register_with_gymnasium(id)
     return new
 
 
@@ -88,7 +90,7 @@ def make(id: str, **kwargs: Any) -> GameAECEnv:
     ``"score"``) and ``illegal_action`` (``"raise"`` or ``"penalize"``) configure the environment; every
     other keyword is a game option (e.g. ``num_players=3``).
     """
-    from envs.core.env import GameAECEnv
+    from gameshelf.envs.core.env import GameAECEnv
 
     env_kwargs = {k: kwargs.pop(k) for k in ENV_KWARGS if k in kwargs}
     return GameAECEnv(id, **env_kwargs, **kwargs)
@@ -103,6 +105,15 @@ def _register_with_pettingzoo(id: str) -> None:
     pz_id = f"gameshelf/{id}"
     if pz_id not in aec_registry:
         pz_register("aec", pz_id, entry_point=_PettingZooEntry(id))
+
+
+def _register_with_gymnasium(id: str) -> None:
+    """The single-seat view under ``gameshelf/<id>``: ``gymnasium.make("gameshelf/koplus-v0", opponents="random")``."""
+    import gymnasium
+
+    gym_id = f"gameshelf/{id}"
+    if gym_id not in gymnasium.registry:
+        gymnasium.register(gym_id, entry_point="gameshelf.wrappers.single_seat:SingleSeatEnv", kwargs={"env_id": id})
 
 
 class _PettingZooEntry:

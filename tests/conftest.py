@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-import envs
+from gameshelf import envs
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
-import envs
-from envs.core.game import CHANCE, TERMINAL, IllegalActionError, State
-from envs.core.record import GameRecord
+from gameshelf import envs
+from gameshelf.envs.core.game import CHANCE, TERMINAL, IllegalActionError, State
+from gameshelf.envs.core.record import GameRecord
 from tests.conftest import case_id, env_cases
 
 CASES = env_cases()

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import envs
-from envs.core.game import CHANCE, IllegalActionError, rank_returns
-from envs.core.record import GameRecord, load_record, save_record
-from envs.registration import _REGISTRY
+from gameshelf import envs
+from gameshelf.envs.core.game import CHANCE, IllegalActionError, rank_returns
+from gameshelf.envs.core.record import GameRecord, load_record, save_record
+from gameshelf.envs.registration import _REGISTRY
 
 TOY = "toy_kuhn-v0"
 
@@ -68,8 +68,9 @@ def test_import_envs_is_light():
     import sys
 
     code = (
-        "import sys, envs; bad=[m for m in sys.modules if m.split('.')[0] in ('torch','PIL','envs.level_x')"
-        " or m.startswith(('envs.level_x','envs.amoriax','envs.koplus','envs.olenon'))]; print(bad)"
+        "import sys, gameshelf; bad=[m for m in sys.modules if m.split('.')[0] in ('torch','PIL')"
+        " or m.startswith(('gameshelf.envs.level_x','gameshelf.envs.amoriax','gameshelf.envs.koplus',"
+        "'gameshelf.envs.olenon','gameshelf.training','gameshelf.wrappers'))]; print(bad)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]"

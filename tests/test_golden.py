@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import envs
+from gameshelf import envs
 from tests.conftest import case_id, env_cases
 
 GOLDEN = Path(__file__).parent / "golden"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from training.match import main, outcome, run_match
+from gameshelf.training.match import main, outcome, run_match
 
 
 def test_outcome_classification():
@@ -31,7 +31,7 @@ def test_cli_reports_bad_input(capsys):
 
 
 def test_human_play_with_scripted_input():
-    from training.play import play
+    from gameshelf.training.play import play
 
     out: list[str] = []
     scripted = iter(["?", "not a move"])
@@ -54,7 +54,7 @@ def test_human_play_with_scripted_input():
 
 
 def test_human_player_sees_own_hand_in_hidden_information_games():
-    from training.play import play
+    from gameshelf.training.play import play
 
     out: list[str] = []
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import envs
+from gameshelf import envs
 from tests.conftest import case_id, env_cases
 from tests.test_conformance import fingerprint
 

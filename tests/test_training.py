@@ -8,11 +8,11 @@ import sys
 import numpy as np
 import pytest
 
-import envs
+from gameshelf import envs
+from gameshelf.training.cli_util import run
+from gameshelf.training.evaluate import evaluate, mean_ci, ranks_of, wilson
+from gameshelf.training.ratings import elo_ratings, openskill_ratings
 from tests.toy_nim import NIM, PerfectNim, register_nim, unregister_nim
-from training.cli_util import run
-from training.evaluate import evaluate, mean_ci, ranks_of, wilson
-from training.ratings import elo_ratings, openskill_ratings
 
 TINY = {
     "n_envs": 2,
@@ -112,8 +112,8 @@ def test_evaluate_first_only_and_bad_arguments():
 
 
 def test_train_tiny_run_then_resume_and_play(tmp_path):
-    from training.agents import make_agent
-    from training.train import read_evaluations, train
+    from gameshelf.training.agents import make_agent
+    from gameshelf.training.train import read_evaluations, train
 
     out = tmp_path / "run"
     result = train(NIM, config=TINY, out=out, progress=False)
@@ -146,7 +146,7 @@ def test_train_tiny_run_then_resume_and_play(tmp_path):
 
 
 def test_train_cli_user_errors(tmp_path, capsys):
-    from training.train import main
+    from gameshelf.training.train import main
 
     code, err = exit_code(main, ["nope-v0"], capsys)
     assert code == 2 and "unknown environment id" in err and "Traceback" not in err
@@ -171,7 +171,7 @@ def test_train_cli_user_errors(tmp_path, capsys):
 
 
 def test_evaluate_cli(tmp_path, capsys):
-    from training.evaluate import main
+    from gameshelf.training.evaluate import main
 
     code, err = exit_code(main, ["nope-v0", "random", "random"], capsys)
     assert code == 2 and "unknown environment id" in err
@@ -190,7 +190,7 @@ def test_evaluate_cli(tmp_path, capsys):
 
 def test_cli_runs_as_a_module_without_traceback():
     out = subprocess.run(
-        [sys.executable, "-m", "training.evaluate", "nope-v0", "random", "random"], capture_output=True, text=True
+        [sys.executable, "-m", "gameshelf.training.evaluate", "nope-v0", "random", "random"], capture_output=True, text=True
     )
     assert out.returncode == 2 and "Traceback" not in out.stderr and "unknown environment id" in out.stderr
 
@@ -204,7 +204,7 @@ def test_training_beats_random_on_level_x(tmp_path):
         envs.make_game("level_x-v0")
     except ImportError:
         pytest.skip("level_x-v0 is not available")
-    from training.train import train
+    from gameshelf.training.train import train
 
     config = {
         "timesteps": 40_000,
@@ -217,8 +217,8 @@ def test_training_beats_random_on_level_x(tmp_path):
 
 
 def test_train_with_board_planes_and_fixed_opponent(tmp_path):
-    from training.agents import make_agent
-    from training.train import train
+    from gameshelf.training.agents import make_agent
+    from gameshelf.training.train import train
 
     config = {**TINY, "timesteps": 128, "observation": "planes", "opponent": "random", "eval": {"every": 128, "games": 2}}
     result = train(NIM, config=config, out=tmp_path / "run", progress=False)
@@ -233,7 +233,7 @@ def test_fully_conv_policy_scores_moves_by_cell():
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.torch_layers import FlattenExtractor
 
-    from training.policies import FullyConvPolicy
+    from gameshelf.training.policies import FullyConvPolicy
 
     class Grid(gym.Env):
         """Pick the marked cell of a 3x3 grid (2 planes of actions: 18)."""
@@ -273,7 +273,7 @@ def test_fully_conv_policy_scores_moves_by_cell():
 )
 def test_default_config_learns_to_beat_random(tmp_path, env_id, timesteps, threshold):
     """The committed per-game configuration, cut short, already beats the random agent clearly."""
-    from training.train import train
+    from gameshelf.training.train import train
 
     config = {"timesteps": timesteps, "eval": {"every": timesteps, "games": 10}}
     result = train(env_id, config=config, out=tmp_path / "run", progress=False)

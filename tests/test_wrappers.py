@@ -9,10 +9,10 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-import envs
-from envs.core.game import IllegalActionError
+from gameshelf import envs
+from gameshelf.envs.core.game import IllegalActionError
+from gameshelf.wrappers import ChannelsFirstObservation, FlattenObservation, SingleSeatEnv, to_policy_input
 from tests.toy_nim import NIM, PerfectNim, ScriptedAgent, make_nim_env, register_nim, unregister_nim
-from wrappers import ChannelsFirstObservation, FlattenObservation, SingleSeatEnv, to_policy_input
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.game import CHANCE, TERMINAL, Game, GameInfo, Option, State, rank_returns
+from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameInfo, Option, State, rank_returns
 
 
 class ToyKuhnGame(Game):

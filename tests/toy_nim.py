@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-import envs
-from envs.core.game import CHANCE, TERMINAL, Game, GameInfo, Option, State, int_at_least, rank_returns
-from envs.registration import _REGISTRY
+from gameshelf import envs
+from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameInfo, Option, State, int_at_least, rank_returns
+from gameshelf.envs.registration import _REGISTRY
 
 NIM = "toy_nim-v0"
 OBS = 16
@@ -31,7 +31,7 @@ def unregister_nim() -> None:
 
 def make_nim_env(**kwargs):
     """A ``SingleSeatEnv`` over Nim, registering it first (usable inside ``SubprocVecEnv`` workers)."""
-    from wrappers import SingleSeatEnv
+    from gameshelf.wrappers import SingleSeatEnv
 
     register_nim()
     return SingleSeatEnv(NIM, **kwargs)

@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
-from training.agents.learned import LearnedAgent
-from training.evaluate import evaluate
+from gameshelf.training.agents.learned import LearnedAgent
+from gameshelf.training.evaluate import evaluate
 
 
 class TrainingCallback(BaseCallback):  # type: ignore[misc]
@@ -167,7 +167,7 @@ _HEURISTIC: dict[str, bool] = {}
 
 def _has_heuristic(env_id: str) -> bool:
     if env_id not in _HEURISTIC:
-        from training.train import heuristic_available
+        from gameshelf.training.train import heuristic_available
 
         _HEURISTIC[env_id] = heuristic_available(env_id)
     return _HEURISTIC[env_id]

@@ -20,12 +20,41 @@ def fail(parser: argparse.ArgumentParser | str | None, message: str) -> NoReturn
     raise SystemExit(2)
 
 
+EXTRAS = {
+    "torch": "train",
+    "stable_baselines3": "train",
+    "sb3_contrib": "train",
+    "yaml": "train",
+    "tqdm": "train",
+    "rich": "train",
+    "tensorboard": "train",
+    "openskill": "train",
+    "matplotlib": "train",
+    "pettingzoo.classic": "bench",
+}
+"""Top-level modules of optional dependencies, and the extra of ``gameshelf`` that installs each."""
+
+
+def missing_extra_hint(err: ModuleNotFoundError) -> str | None:
+    """A one-line install hint when ``err`` is a missing optional dependency, else None."""
+    name = err.name or ""
+    for module, extra in EXTRAS.items():
+        if name == module or name.startswith(module + "."):
+            return f'this command needs the {extra!r} extra ({name} is not installed): pip install "gameshelf[{extra}]"'
+    return None
+
+
 def run(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None = None, prog: str | None = None) -> NoReturn:
-    """Run ``main(argv)``; a ``UserError`` becomes a message and exit status 2."""
+    """Run ``main(argv)``; a ``UserError`` becomes a message and exit status 2, a missing extra a hint."""
     try:
         code = main(argv)
     except UserError as err:
         fail(prog, str(err))
+    except ModuleNotFoundError as err:
+        hint = missing_extra_hint(err)
+        if hint is None:
+            raise
+        fail(prog, hint)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         raise SystemExit(130) from None
@@ -34,7 +63,7 @@ def run(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None 
 
 def check_env_id(env_id: str, num_players: int | None = None) -> int:
     """Validate an environment id (and player count); returns the player count to use."""
-    import envs
+    from gameshelf import envs
 
     if env_id not in envs.registered_ids():
         raise UserError(f"unknown environment id {env_id!r}; known ids: {', '.join(envs.registered_ids())}")

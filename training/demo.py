@@ -1,7 +1,7 @@
 """Train an agent on Level X, evaluate it against the random and heuristic agents, print the table.
 
-    python -m training.demo                      # about a minute on a 2-core CPU
-    python -m training.demo --timesteps 20000    # quicker, weaker
+    python -m gameshelf.training.demo                      # about a minute on a 2-core CPU
+    python -m gameshelf.training.demo --timesteps 20000    # quicker, weaker
 
 Level X is the game where a policy learns fastest on a CPU (short games, small observation): within a
 minute of self-play it beats the random agent in nearly every game. Everything is written under
@@ -15,7 +15,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from training.cli_util import UserError, check_env_id, run
+from gameshelf.training.cli_util import UserError, check_env_id, run
 
 DEFAULT_ENV = "level_x-v0"
 
@@ -29,8 +29,8 @@ def demo(
     progress: bool = True,
 ) -> tuple[Path, str]:
     """Train, evaluate against random and heuristic; returns the model path and the results table."""
-    from training.evaluate import evaluate
-    from training.train import heuristic_available, train
+    from gameshelf.training.evaluate import evaluate
+    from gameshelf.training.train import heuristic_available, train
 
     check_env_id(env_id)
     run_dir = Path(out) if out is not None else Path("runs") / "demo" / f"{env_id}-{time.strftime('%Y%m%d-%H%M%S')}"
@@ -48,7 +48,7 @@ def demo(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m training.demo", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="gameshelf demo", description=__doc__.split("\n")[0])
     parser.add_argument("--env", default=DEFAULT_ENV, help=f"environment id (default {DEFAULT_ENV})")
     parser.add_argument("--timesteps", type=int, default=60_000, help="training steps (default 60000)")
     parser.add_argument("--games", type=int, default=200, help="evaluation games per pairing (default 200)")
@@ -63,4 +63,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    run(main, prog="python -m training.demo")
+    run(main, prog="gameshelf demo")

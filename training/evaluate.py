@@ -1,7 +1,7 @@
 """Evaluate agents against each other over seeded games, every seat played, with ratings.
 
-    python -m training.evaluate level_x-v0 model:runs/level_x-v0/demo/final_model.zip heuristic random --games 200
-    python -m training.evaluate koplus-v0 heuristic random --players 3 --games 60 --plot runs/eval/koplus.png
+    python -m gameshelf.training.evaluate level_x-v0 model:runs/level_x-v0/demo/final_model.zip heuristic random --games 200
+    python -m gameshelf.training.evaluate koplus-v0 heuristic random --players 3 --games 60 --plot runs/eval/koplus.png
 
 Two players: every pair of agents meets ``--games`` times, seats alternating, the two games of a couple
 sharing their chance seed; the table gives win/draw/loss with 95% Wilson intervals and ratings are Elo (a
@@ -26,12 +26,12 @@ from typing import Any
 
 import numpy as np
 
-import envs
-from envs.core.game import Game
-from training.agents import Agent, make_agent
-from training.cli_util import UserError, check_env_id, check_writable_file, run
-from training.match import outcome, play_game
-from training.ratings import Rating, elo_ratings, openskill_ratings
+from gameshelf import envs
+from gameshelf.envs.core.game import Game
+from gameshelf.training.agents import Agent, make_agent
+from gameshelf.training.cli_util import UserError, check_env_id, check_writable_file, run
+from gameshelf.training.match import outcome, play_game
+from gameshelf.training.ratings import Rating, elo_ratings, openskill_ratings
 
 Z95 = 1.959963984540054
 
@@ -395,7 +395,7 @@ def _summarize(names: list[str], n: int, results: list[GameResult], plan: list[A
 # ---- command line -------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m training.evaluate",
+        prog="gameshelf evaluate",
         description="Play agents against each other over seeded games (every seat) and rate them.",
     )
     parser.add_argument("env_id", help="environment id, e.g. level_x-v0")
@@ -440,4 +440,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    run(main, prog="python -m training.evaluate")
+    run(main, prog="gameshelf evaluate")

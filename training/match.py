@@ -1,7 +1,7 @@
 """Play seeded games between agents and print win/draw/loss per agent and seat.
 
-    python -m training.match level_x-v0 heuristic random --games 200
-    python -m training.match koplus-v0 heuristic random random --players 3
+    python -m gameshelf.training.match level_x-v0 heuristic random --games 200
+    python -m gameshelf.training.match koplus-v0 heuristic random random --players 3
 
 Seats rotate from game to game so every agent plays every seat. A "win" is a best final return that not
 every seat shares (partners of a winning team both win), a "draw" is a game where all returns are equal.
@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-import envs
-from envs.core.game import CHANCE, Game, State
-from training.agents import Agent, make_agent, observed_state
+from gameshelf import envs
+from gameshelf.envs.core.game import CHANCE, Game, State
+from gameshelf.training.agents import Agent, make_agent, observed_state
 
 
 def play_game(game: Game, agents: Sequence[Agent], rng: np.random.Generator) -> tuple[State, int]:
@@ -103,7 +103,7 @@ def format_table(tallies: dict[str, Tally]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m training.match", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="gameshelf match", description=__doc__.splitlines()[0])
     parser.add_argument("env_id", help=f"one of: {', '.join(envs.registered_ids())}")
     parser.add_argument("agents", nargs="+", help="random | heuristic | model:PATH, one per seat")
     parser.add_argument("--games", type=int, default=200)

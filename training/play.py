@@ -1,7 +1,7 @@
 """Play a game in the terminal against baseline agents.
 
-    python -m training.play level_x-v0 --seat 0 --opponents heuristic
-    python -m training.play olenon-v0 --opponents heuristic random heuristic
+    python -m gameshelf.training.play level_x-v0 --seat 0 --opponents heuristic
+    python -m gameshelf.training.play olenon-v0 --opponents heuristic random heuristic
 
 Type a move by its name (as listed) or its number; ``?`` lists the legal moves, ``q`` quits. For games
 with hidden information you see only your own seat's view.
@@ -15,9 +15,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-import envs
-from envs.core.game import CHANCE, IllegalActionError, State
-from training.agents import make_agent, observed_state
+from gameshelf import envs
+from gameshelf.envs.core.game import CHANCE, IllegalActionError, State
+from gameshelf.training.agents import make_agent, observed_state
 
 
 def list_moves(state: State) -> str:
@@ -73,7 +73,7 @@ def play(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m training.play", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="gameshelf play", description=__doc__.splitlines()[0])
     parser.add_argument("env_id")
     parser.add_argument("--seat", type=int, default=0)
     parser.add_argument("--players", type=int, default=None)

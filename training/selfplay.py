@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from training.agents.learned import LearnedAgent
+from gameshelf.training.agents.learned import LearnedAgent
 
 
 class OpponentPool:

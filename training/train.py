@@ -1,9 +1,9 @@
 """Train a ``MaskablePPO`` agent on one seat of a gameshelf game.
 
-    python -m training.train level_x-v0
-    python -m training.train amoriax-v0 --timesteps 300000 --n-envs 8 --opponent self --seed 1
-    python -m training.train koplus-v0 --players 3 --config my_koplus.yaml --out runs/koplus-3p
-    python -m training.train level_x-v0 --resume runs/level_x-v0/20260101-120000-s0
+    python -m gameshelf.training.train level_x-v0
+    python -m gameshelf.training.train amoriax-v0 --timesteps 300000 --n-envs 8 --opponent self --seed 1
+    python -m gameshelf.training.train koplus-v0 --players 3 --config my_koplus.yaml --out runs/koplus-3p
+    python -m gameshelf.training.train level_x-v0 --resume runs/level_x-v0/20260101-120000-s0
 
 Defaults per game come from ``training/configs/<game>.yaml``; command-line options override them. The
 learner plays a random seat of a ``SingleSeatEnv`` each episode against ``random``, ``heuristic`` or
@@ -34,7 +34,7 @@ import gymnasium as gym
 import numpy as np
 from stable_baselines3.common.monitor import Monitor
 
-from training.cli_util import UserError, check_env_id, check_writable_dir, run
+from gameshelf.training.cli_util import UserError, check_env_id, check_writable_dir, run
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 OPPONENTS = ("random", "heuristic", "self")
@@ -163,8 +163,8 @@ class _EnvFactory:
     reward_scale: float = 1.0
 
     def __call__(self) -> Any:
-        from training.agents import make_agent
-        from wrappers import ChannelsFirstObservation, FlattenObservation, SingleSeatEnv
+        from gameshelf.training.agents import make_agent
+        from gameshelf.wrappers import ChannelsFirstObservation, FlattenObservation, SingleSeatEnv
 
         try:
             import torch
@@ -224,7 +224,7 @@ def _initial_opponents(config: dict[str, Any]) -> Any:
 
 
 def heuristic_available(env_id: str) -> bool:
-    from training.agents import make_agent
+    from gameshelf.training.agents import make_agent
 
     try:
         make_agent("heuristic", env_id)
@@ -257,9 +257,9 @@ def train(
     from stable_baselines3.common.torch_layers import FlattenExtractor
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    from training.callbacks import TrainingCallback
-    from training.policies import policy_kwargs
-    from training.selfplay import OpponentPool
+    from gameshelf.training.callbacks import TrainingCallback
+    from gameshelf.training.policies import policy_kwargs
+    from gameshelf.training.selfplay import OpponentPool
 
     start = time.perf_counter()
     if resume is not None:
@@ -318,7 +318,7 @@ def train(
             model = MaskablePPO.load(str(checkpoint), env=vec, device="cpu", tensorboard_log=str(run_dir / "tb"))
         else:
             if cfg["policy"] == "fully_conv":
-                from training.policies import FullyConvPolicy
+                from gameshelf.training.policies import FullyConvPolicy
 
                 policy: Any = FullyConvPolicy
                 kwargs = {"net_arch": {}, "features_extractor_class": FlattenExtractor}
@@ -377,7 +377,7 @@ def read_evaluations(run_dir: str | os.PathLike[str]) -> list[dict[str, Any]]:
 # ---- command line -------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m training.train",
+        prog="gameshelf train",
         description="Train a MaskablePPO agent on one seat of a gameshelf game (self-play by default).",
     )
     parser.add_argument("env_id", nargs="?", help="environment id, e.g. level_x-v0 (not needed with --resume)")
@@ -428,4 +428,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    run(main, prog="python -m training.train")
+    run(main, prog="gameshelf train")

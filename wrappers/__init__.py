@@ -4,11 +4,11 @@
   opponent agents; the learner's own reward; ``action_masks()`` for ``MaskablePPO``.
 * ``FlattenObservation`` / ``ChannelsFirstObservation``: observation layouts for MLP and small-CNN policies.
 
-    from wrappers import SingleSeatEnv, FlattenObservation
+    from gameshelf.wrappers import SingleSeatEnv, FlattenObservation
     env = FlattenObservation(SingleSeatEnv("level_x-v0", opponents="random"))
 """
 
-from wrappers.observations import ChannelsFirstObservation, FlattenObservation, to_policy_input
-from wrappers.single_seat import SingleSeatEnv
+from gameshelf.wrappers.observations import ChannelsFirstObservation, FlattenObservation, to_policy_input
+from gameshelf.wrappers.single_seat import SingleSeatEnv
 
 __all__ = ["ChannelsFirstObservation", "FlattenObservation", "SingleSeatEnv", "to_policy_input"]

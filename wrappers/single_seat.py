@@ -30,7 +30,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from envs.core.driving import (
+from gameshelf.envs.core.driving import (
     ILLEGAL_ACTION_MODES,
     REWARD_MODES,
     check_action,
@@ -39,7 +39,7 @@ from envs.core.driving import (
     resolve_chance,
     reward_values,
 )
-from envs.core.game import TERMINAL, Game, IllegalActionError, State
+from gameshelf.envs.core.game import TERMINAL, Game, IllegalActionError, State
 
 OpponentSpec = Any
 """An agent object (``act(state, seat, rng)``) or a name for ``agent_factory``."""
@@ -105,7 +105,7 @@ class SingleSeatEnv(gym.Env):  # type: ignore[type-arg]
         illegal_action: str = "raise",
         **options: Any,
     ) -> None:
-        from envs.registration import make_game
+        from gameshelf.envs.registration import make_game
 
         check_choice("reward", reward, REWARD_MODES)
         check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)

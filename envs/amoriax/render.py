@@ -6,11 +6,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from envs.amoriax.board import BLACK, CENTRE, COLOUR_NAMES, EMPTY, RED, SIZE, WHITE
-from envs.core.drawing import INK, canvas, centred_text, to_array
+from gameshelf.envs.amoriax.board import BLACK, CENTRE, COLOUR_NAMES, EMPTY, RED, SIZE, WHITE
+from gameshelf.envs.core.drawing import INK, canvas, centred_text, to_array
 
 if TYPE_CHECKING:
-    from envs.amoriax.rules import AmoriaxState
+    from gameshelf.envs.amoriax.rules import AmoriaxState
 
 CELL = 48
 MARGIN = 28
@@ -36,7 +36,7 @@ def _cell_box(sq: int) -> tuple[int, int, int, int]:
 
 def _status(state: AmoriaxState) -> str:
     if state.end:
-        from envs.amoriax.rules import END_REASONS
+        from gameshelf.envs.amoriax.rules import END_REASONS
 
         if state.winner >= 0:
             return f"{COLOUR_NAMES[state.winner]} wins ({END_REASONS[state.end]})"

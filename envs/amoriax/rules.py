@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.amoriax.board import (
+from gameshelf.envs.amoriax.board import (
     BLACK,
     CENTRE,
     COLOUR_NAMES,
@@ -31,7 +31,7 @@ from envs.amoriax.board import (
     square_name,
     start_board,
 )
-from envs.core.game import TERMINAL, Game, GameInfo, IllegalActionError, Option, State, int_at_least, rank_returns
+from gameshelf.envs.core.game import TERMINAL, Game, GameInfo, IllegalActionError, Option, State, int_at_least, rank_returns
 
 NUM_PLANES = 10
 """Observation planes (layout in the package docstring)."""
@@ -359,7 +359,7 @@ class AmoriaxState(State):
         return "\n".join(lines)
 
     def render_image(self) -> np.ndarray:
-        from envs.amoriax.render import draw
+        from gameshelf.envs.amoriax.render import draw
 
         return draw(self)
 

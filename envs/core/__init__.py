@@ -1,7 +1,17 @@
 """The shared core: engine interface, the AEC adapter and game records."""
 
-from envs.core.game import CHANCE, TERMINAL, Game, GameInfo, IllegalActionError, Option, State, random_playout, rank_returns
-from envs.core.record import GameRecord, load_record, save_record
+from gameshelf.envs.core.game import (
+    CHANCE,
+    TERMINAL,
+    Game,
+    GameInfo,
+    IllegalActionError,
+    Option,
+    State,
+    random_playout,
+    rank_returns,
+)
+from gameshelf.envs.core.record import GameRecord, load_record, save_record
 
 __all__ = [
     "CHANCE",

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.game import CHANCE, State
+from gameshelf.envs.core.game import CHANCE, State
 
 REWARD_MODES = ("outcome", "score")
 ILLEGAL_ACTION_MODES = ("raise", "penalize")

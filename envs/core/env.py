@@ -14,9 +14,16 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
-from envs.core.driving import ILLEGAL_ACTION_MODES, REWARD_MODES, check_action, check_choice, resolve_chance, reward_values
-from envs.core.game import TERMINAL, Game, IllegalActionError, State
-from envs.core.record import GameRecord
+from gameshelf.envs.core.driving import (
+    ILLEGAL_ACTION_MODES,
+    REWARD_MODES,
+    check_action,
+    check_choice,
+    resolve_chance,
+    reward_values,
+)
+from gameshelf.envs.core.game import TERMINAL, Game, IllegalActionError, State
+from gameshelf.envs.core.record import GameRecord
 
 RENDER_MODES = ("ansi", "rgb_array", "human")
 
@@ -35,7 +42,7 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]
         **options: Any,
     ) -> None:
         super().__init__()
-        from envs.registration import make_game
+        from gameshelf.envs.registration import make_game
 
         check_choice("render_mode", render_mode, RENDER_MODES, none_ok=True)
         check_choice("reward", reward, REWARD_MODES)

@@ -252,7 +252,7 @@ class State(abc.ABC):
 
     def render_image(self) -> np.ndarray:
         """``HxWx3 uint8`` picture (games override; Pillow is imported lazily by their renderer)."""
-        from envs.core.drawing import text_image
+        from gameshelf.envs.core.drawing import text_image
 
         return text_image(self.to_text())
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from envs.core.game import State
+from gameshelf.envs.core.game import State
 
 FORMAT = "gameshelf-record/1"
 
@@ -43,13 +43,13 @@ class GameRecord:
 
     def replay(self) -> State:
         """Rebuild the final state (every action is validated on the way)."""
-        from envs.registration import make_game
+        from gameshelf.envs.registration import make_game
 
         return make_game(self.env_id, **self.options).state_from_history(self.actions)
 
     def states(self) -> list[State]:
         """Every state of the game, from the initial one to the last (for step-by-step viewing)."""
-        from envs.registration import make_game
+        from gameshelf.envs.registration import make_game
 
         state = make_game(self.env_id, **self.options).new_initial_state()
         out = [state.clone()]

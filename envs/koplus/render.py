@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from envs.core.drawing import BACKGROUND, GRID, INK, PLAYER_COLOURS, canvas, centred_text, font, to_array
-from envs.core.game import CHANCE, TERMINAL
-from envs.koplus.board import GRID as CELLS_PER_ROW
-from envs.koplus.board import SECTION, SHAPE_OFFSETS, STACKS
+from gameshelf.envs.core.drawing import BACKGROUND, GRID, INK, PLAYER_COLOURS, canvas, centred_text, font, to_array
+from gameshelf.envs.core.game import CHANCE, TERMINAL
+from gameshelf.envs.koplus.board import GRID as CELLS_PER_ROW
+from gameshelf.envs.koplus.board import SECTION, SHAPE_OFFSETS, STACKS
 
 if TYPE_CHECKING:
-    from envs.koplus.rules import KoPlusState
+    from gameshelf.envs.koplus.rules import KoPlusState
 
 CELL = 34
 MARGIN = 28

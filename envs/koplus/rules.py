@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.game import CHANCE, TERMINAL, Game, GameInfo, IllegalActionError, Option, State, rank_returns
-from envs.koplus import board
-from envs.koplus.board import (
+from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameInfo, IllegalActionError, Option, State, rank_returns
+from gameshelf.envs.koplus import board
+from gameshelf.envs.koplus.board import (
     BONUS_SCORES,
     BONUS_TURNS,
     GRID,
@@ -26,7 +26,7 @@ from envs.koplus.board import (
     STACKS,
     TILES_PER_PLAYER,
 )
-from envs.koplus.scoring import FinalScore, final_scores, tile_groups
+from gameshelf.envs.koplus.scoring import FinalScore, final_scores, tile_groups
 
 # ---- observation layout (see the environment card) -------------------------------------------------
 OBS_ALIENS = 0
@@ -425,7 +425,7 @@ class KoPlusState(State):
         return "\n".join(lines)
 
     def render_image(self) -> np.ndarray:
-        from envs.koplus.render import draw
+        from gameshelf.envs.koplus.render import draw
 
         return draw(self)
 

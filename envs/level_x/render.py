@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from envs.core.drawing import BACKGROUND, GRID, INK, PLAYER_COLOURS, canvas, centred_text, font, to_array
-from envs.level_x.actions import BONUS_TILES, ROLLS, ROW_LENGTH, ROWS
+from gameshelf.envs.core.drawing import BACKGROUND, GRID, INK, PLAYER_COLOURS, canvas, centred_text, font, to_array
+from gameshelf.envs.level_x.actions import BONUS_TILES, ROLLS, ROW_LENGTH, ROWS
 
 if TYPE_CHECKING:
-    from envs.level_x.rules import LevelXState
+    from gameshelf.envs.level_x.rules import LevelXState
 
 SQUARE_W, SQUARE_H, GAP = 86, 58, 6
 SUPPLY_W = 110

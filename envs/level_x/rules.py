@@ -10,8 +10,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from envs.core.game import CHANCE, TERMINAL, Game, GameInfo, IllegalActionError, Option, State, rank_returns
-from envs.level_x.actions import (
+from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameInfo, IllegalActionError, Option, State, rank_returns
+from gameshelf.envs.level_x.actions import (
     BONUS_TILES,
     EFFECT_STEPS,
     EFFECTS,
@@ -324,7 +324,7 @@ class LevelXState(State):
         return "\n".join(lines)
 
     def render_image(self) -> np.ndarray:
-        from envs.level_x.render import draw
+        from gameshelf.envs.level_x.render import draw
 
         return draw(self)
 

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from envs.olenon.cards import DECK, MAX_HAND, MAX_ROUNDS, MAX_TABLE, NUM_SEATS, NUM_VALUES, ROUNDS_TO_WIN
+from gameshelf.envs.olenon.cards import DECK, MAX_HAND, MAX_ROUNDS, MAX_TABLE, NUM_SEATS, NUM_VALUES, ROUNDS_TO_WIN
 
 if TYPE_CHECKING:
-    from envs.olenon.rules import OlenonState
+    from gameshelf.envs.olenon.rules import OlenonState
 
 LAYOUT: tuple[tuple[str, int], ...] = (
     ("hand", NUM_VALUES),  # own cards of each value / copies of that value in the deck

@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from envs.core.drawing import BACKGROUND, INK, PLAYER_COLOURS, canvas, centred_text, font, to_array
-from envs.olenon.cards import DECK, NUM_SEATS, NUM_VALUES, TEAM_NAMES
+from gameshelf.envs.core.drawing import BACKGROUND, INK, PLAYER_COLOURS, canvas, centred_text, font, to_array
+from gameshelf.envs.olenon.cards import DECK, NUM_SEATS, NUM_VALUES, TEAM_NAMES
 
 if TYPE_CHECKING:
     from PIL import ImageDraw
 
-    from envs.olenon.rules import OlenonState
+    from gameshelf.envs.olenon.rules import OlenonState
 
 WIDTH, HEIGHT = 860, 660
 CARD_W, CARD_H = 40, 58

@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.game import CHANCE, TERMINAL, Game, GameInfo, IllegalActionError, Option, State, rank_returns
-from envs.olenon import observation as obs_mod
-from envs.olenon.cards import (
+from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameInfo, IllegalActionError, Option, State, rank_returns
+from gameshelf.envs.olenon import observation as obs_mod
+from gameshelf.envs.olenon.cards import (
     BEATERS,
     DEALT,
     DECK,
@@ -408,7 +408,7 @@ class OlenonState(State):
         return "\n".join(lines)
 
     def render_image(self) -> np.ndarray:
-        from envs.olenon.render import draw
+        from gameshelf.envs.olenon.render import draw
 
         return draw(self)
 

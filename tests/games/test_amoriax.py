@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import envs
-from envs.amoriax.board import NUM_KINDS, PASS, square
-from envs.amoriax.rules import AmoriaxGame, AmoriaxState
-from envs.core.game import TERMINAL, IllegalActionError
-from training.agents import make_agent
-from training.agents.amoriax import AmoriaxHeuristic
+from gameshelf import envs
+from gameshelf.envs.amoriax.board import NUM_KINDS, PASS, square
+from gameshelf.envs.amoriax.rules import AmoriaxGame, AmoriaxState
+from gameshelf.envs.core.game import TERMINAL, IllegalActionError
+from gameshelf.training.agents import make_agent
+from gameshelf.training.agents.amoriax import AmoriaxHeuristic
 
 EMPTY_ROW = "........."
 

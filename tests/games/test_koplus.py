@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import envs
-from envs.core.game import CHANCE, TERMINAL, IllegalActionError, random_playout
-from envs.koplus.board import (
+from gameshelf import envs
+from gameshelf.envs.core.game import CHANCE, TERMINAL, IllegalActionError, random_playout
+from gameshelf.envs.koplus.board import (
     GRID,
     KO,
     NUM_ACTIONS,
@@ -20,11 +20,11 @@ from envs.koplus.board import (
     placement_points,
     section_values,
 )
-from envs.koplus.rules import NUM_PLANES, KoPlusGame, KoPlusState
-from envs.koplus.scoring import final_adjustments, final_scores, tile_groups
-from training.agents.base import RandomAgent
-from training.agents.koplus import KoPlusHeuristic
-from training.match import play_game
+from gameshelf.envs.koplus.rules import NUM_PLANES, KoPlusGame, KoPlusState
+from gameshelf.envs.koplus.scoring import final_adjustments, final_scores, tile_groups
+from gameshelf.training.agents.base import RandomAgent
+from gameshelf.training.agents.koplus import KoPlusHeuristic
+from gameshelf.training.match import play_game
 
 # ---- the spec's data, copied as written ------------------------------------------------------------
 

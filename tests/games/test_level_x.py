@@ -11,9 +11,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-import envs
-from envs.core.game import CHANCE, TERMINAL, IllegalActionError
-from envs.level_x.actions import (
+from gameshelf import envs
+from gameshelf.envs.core.game import CHANCE, TERMINAL, IllegalActionError
+from gameshelf.envs.level_x.actions import (
     BONUS_TILES,
     EFFECT_INDEX,
     EFFECTS,
@@ -26,7 +26,7 @@ from envs.level_x.actions import (
     ROW_LENGTH,
     TOKENS,
 )
-from envs.level_x.rules import OBS_SIZE, OBS_SLICES, LevelXGame, LevelXState
+from gameshelf.envs.level_x.rules import OBS_SIZE, OBS_SLICES, LevelXGame, LevelXState
 
 R = {row: row - 5 for row in range(5, 11)}
 """Row number -> row index."""
@@ -614,7 +614,7 @@ def test_env_seeding_and_pickle():
 # ---- heuristic agent -----------------------------------------------------------------------------
 @pytest.mark.parametrize("num_players", [2, 3])
 def test_heuristic_beats_random(num_players):
-    from training.agents import make_agent
+    from gameshelf.training.agents import make_agent
 
     heuristic, rand = make_agent("heuristic", "level_x-v0"), make_agent("random", "level_x-v0")
     rng = np.random.default_rng(11)

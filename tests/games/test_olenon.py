@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import envs
-from envs.core.game import CHANCE, TERMINAL, IllegalActionError, random_playout
-from envs.olenon.cards import (
+from gameshelf import envs
+from gameshelf.envs.core.game import CHANCE, TERMINAL, IllegalActionError, random_playout
+from gameshelf.envs.olenon.cards import (
     BEATERS,
     DECK,
     NUM_ACTIONS,
@@ -23,8 +23,8 @@ from envs.olenon.cards import (
     play_action,
     replace_action,
 )
-from envs.olenon.observation import LAYOUT, OFFSETS, SIZE
-from envs.olenon.rules import OlenonGame, OlenonState
+from gameshelf.envs.olenon.observation import LAYOUT, OFFSETS, SIZE
+from gameshelf.envs.olenon.rules import OlenonGame, OlenonState
 
 # ---- helpers -------------------------------------------------------------------------------------
 
@@ -750,7 +750,7 @@ def test_env_plays_to_the_end_with_team_rewards():
 
 
 def test_heuristic_team_beats_random_team():
-    from training.match import run_match
+    from gameshelf.training.match import run_match
 
     tallies = run_match("olenon-v0", ["heuristic", "random", "heuristic", "random"], games=120, seed=1)
     wins = tallies["heuristic#0"].win
@@ -759,7 +759,7 @@ def test_heuristic_team_beats_random_team():
 
 
 def test_heuristic_goes_out_and_takes_olenon():
-    from training.agents import make_agent
+    from gameshelf.training.agents import make_agent
 
     agent = make_agent("heuristic", "olenon-v0")
     rng = np.random.default_rng(0)

@@ -9,15 +9,15 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from envs.core.driving import observed_state
-from training.agents.base import Agent, RandomAgent
+from gameshelf.envs.core.driving import observed_state
+from gameshelf.training.agents.base import Agent, RandomAgent
 
 # env id        heuristic agent (module:Class), loaded lazily
 HEURISTICS: dict[str, str] = {
-    "level_x-v0": "training.agents.level_x:LevelXHeuristic",
-    "amoriax-v0": "training.agents.amoriax:AmoriaxHeuristic",
-    "koplus-v0": "training.agents.koplus:KoPlusHeuristic",
-    "olenon-v0": "training.agents.olenon:OlenonHeuristic",
+    "level_x-v0": "gameshelf.training.agents.level_x:LevelXHeuristic",
+    "amoriax-v0": "gameshelf.training.agents.amoriax:AmoriaxHeuristic",
+    "koplus-v0": "gameshelf.training.agents.koplus:KoPlusHeuristic",
+    "olenon-v0": "gameshelf.training.agents.olenon:OlenonHeuristic",
 }
 
 
@@ -32,7 +32,7 @@ def make_agent(name: str, env_id: str, **kwargs: Any) -> Agent:
         agent: Agent = getattr(importlib.import_module(module_name), attr)(**kwargs)
         return agent
     if name.startswith("model:"):
-        from training.agents.learned import LearnedAgent
+        from gameshelf.training.agents.learned import LearnedAgent
 
         return LearnedAgent(name.removeprefix("model:"), env_id, **kwargs)
     raise ValueError(f"unknown agent {name!r}; use 'random', 'heuristic' or 'model:PATH'")

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.amoriax.board import CENTRE, EMPTY, PASS, SIZE
-from envs.amoriax.rules import AmoriaxState
+from gameshelf.envs.amoriax.board import CENTRE, EMPTY, PASS, SIZE
+from gameshelf.envs.amoriax.rules import AmoriaxState
 
 WIN = 10_000.0
 LOSS = -1000.0

@@ -10,7 +10,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from envs.core.game import State
+from gameshelf.envs.core.game import State
 
 
 @runtime_checkable

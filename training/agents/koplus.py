@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.game import State
-from envs.koplus.board import BONUS_SCORES
-from envs.koplus.rules import KoPlusState
-from envs.koplus.scoring import final_adjustments, tile_groups
+from gameshelf.envs.core.game import State
+from gameshelf.envs.koplus.board import BONUS_SCORES
+from gameshelf.envs.koplus.rules import KoPlusState
+from gameshelf.envs.koplus.scoring import final_adjustments, tile_groups
 
 
 class KoPlusHeuristic:

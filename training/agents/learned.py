@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.game import State
+from gameshelf.envs.core.game import State
 
 _CACHE: dict[tuple[str, float], Any] = {}
 
@@ -75,7 +75,7 @@ class LearnedAgent:
         """The policy's distribution over actions (zero on illegal ones) for ``seat`` in ``state``."""
         import torch
 
-        from wrappers import to_policy_input
+        from gameshelf.wrappers import to_policy_input
 
         model = self.model
         obs = to_policy_input(state.observation(seat), model.observation_space.shape)

@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
-from envs.core.game import State
-from envs.olenon.cards import DECK, MAX_TABLE, NUM_SEATS, decode
+from gameshelf.envs.core.game import State
+from gameshelf.envs.olenon.cards import DECK, MAX_TABLE, NUM_SEATS, decode
 
 if TYPE_CHECKING:
-    from envs.olenon.rules import OlenonState
+    from gameshelf.envs.olenon.rules import OlenonState
 
 # how valuable a card is to keep, by value (0 is weak: it only beats a 6 and is lowest otherwise)
 KEEP = (0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0)

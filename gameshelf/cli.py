@@ -1,0 +1,103 @@
+"""The ``gameshelf`` command line: one entry point, a subcommand per job.
+
+    gameshelf list                                       # the games, player counts and options
+    gameshelf play level_x-v0 --opponents heuristic     # play in the terminal
+    gameshelf evaluate level_x-v0 heuristic random      # agents against each other, every seat
+    gameshelf train level_x-v0 --timesteps 100000       # MaskablePPO self-play (needs the train extra)
+    gameshelf bench                                      # throughput beside PettingZoo's classics
+    gameshelf demo                                       # train on Level X, then evaluate
+
+Each subcommand is also ``python -m gameshelf.training.<name>``; ``gameshelf <command> --help`` lists its
+arguments.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable, Sequence
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "list": ("gameshelf.cli:list_games", "print every environment id with its player counts and options"),
+    "play": ("gameshelf.training.play:main", "play a game in the terminal against agents"),
+    "evaluate": ("gameshelf.training.evaluate:main", "play agents against each other (every seat) and rate them"),
+    "train": ("gameshelf.training.train:main", "train a MaskablePPO agent (needs the train extra)"),
+    "bench": ("gameshelf.training.bench:main", "measure steps per second beside PettingZoo's classic environments"),
+    "demo": ("gameshelf.training.demo:main", "train on Level X for about a minute, then evaluate"),
+}
+
+
+def usage() -> str:
+    width = max(map(len, COMMANDS))
+    lines = ["usage: gameshelf COMMAND [ARGS...]", "", "commands:"]
+    lines += [f"  {name:<{width}}  {doc}" for name, (_, doc) in COMMANDS.items()]
+    lines += ["", "`gameshelf COMMAND --help` lists a command's arguments."]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Dispatch ``argv`` (default ``sys.argv[1:]``) to a subcommand; returns its exit status."""
+    from gameshelf.training.cli_util import fail, run
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help"):
+        print(usage())
+        return 0 if args else 2
+    if args[0] in ("-V", "--version"):
+        from gameshelf import __version__
+
+        print(f"gameshelf {__version__}")
+        return 0
+    name = args[0]
+    if name not in COMMANDS:
+        fail("gameshelf", f"unknown command {name!r}; commands: {', '.join(COMMANDS)}")
+    try:
+        run(load_command(name), args[1:], prog=f"gameshelf {name}")
+    except SystemExit as done:
+        return done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
+    return 0
+
+
+def load_command(name: str) -> Callable[[Sequence[str] | None], int]:
+    from gameshelf.training.cli_util import missing_extra_hint
+
+    module_name, _, attr = COMMANDS[name][0].partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as err:
+        hint = missing_extra_hint(err)
+        if hint is None:
+            raise
+        from gameshelf.training.cli_util import fail
+
+        fail(f"gameshelf {name}", hint)
+    return getattr(module, attr)  # type: ignore[no-any-return]
+
+
+def list_games(argv: Sequence[str] | None = None) -> int:
+    """``gameshelf list``: every registered id, its player counts and its options."""
+    import argparse
+
+    from gameshelf import envs
+
+    parser = argparse.ArgumentParser(prog="gameshelf list", description="Print every environment id with its options.")
+    parser.add_argument("--ids", action="store_true", help="print only the ids, one per line")
+    args = parser.parse_args(argv)
+    for env_id in envs.registered_ids():
+        if args.ids:
+            print(env_id)
+            continue
+        env_spec = envs.spec(env_id)
+        game_cls = env_spec.load_game_class()
+        counts = ", ".join(map(str, env_spec.player_counts))
+        print(f"{env_id}  ({counts} players)  {env_spec.description}")
+        for opt_name, opt in game_cls.OPTIONS.items():
+            if opt_name == "num_players":
+                continue
+            allowed = opt.allowed or (", ".join(map(repr, opt.choices)) if opt.choices is not None else "")
+            print(f"    {opt_name}={opt.default!r}  allowed: {allowed}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
