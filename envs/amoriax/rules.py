@@ -31,7 +31,7 @@ from gameshelf.envs.amoriax.board import (
     square_name,
     start_board,
 )
-from gameshelf.envs.core.game import TERMINAL, Game, GameInfo, IllegalActionError, Option, State, int_at_least, rank_returns
+from gameshelf.envs.core.game import TERMINAL, Game, GameInfo, Option, State, int_at_least, rank_returns
 
 NUM_PLANES = 10
 """Observation planes (layout in the package docstring)."""
@@ -234,18 +234,10 @@ class AmoriaxState(State):
         return sorted(out)
 
     # ---- playing ------------------------------------------------------------------------------
-    def apply_action(self, action: int) -> None:
-        if self.end:
-            raise IllegalActionError(f"the game is over ({END_REASONS[self.end]}); no action can be applied")
-        if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
-            raise TypeError(f"an action is an int, got {type(action).__name__} {action!r}")
+    def _is_legal(self, player: int, action: int) -> bool:
         if self._legal is None:
             self._legal = self._generate()
-        if action not in self._legal:
-            raise IllegalActionError(f"action {action} is not legal for seat {self.player}; legal actions: {self._legal}")
-        action = int(action)
-        self._apply(action)
-        self.history.append(action)
+        return action in self._legal
 
     def _apply(self, action: int) -> None:
         player = self.player
@@ -357,11 +349,6 @@ class AmoriaxState(State):
             lines.append(f"red: locked for {' and '.join(locked)}" if locked else "red: free")
         lines.append(f"ply: {self.ply}/{self.game.max_plies}")
         return "\n".join(lines)
-
-    def render_image(self) -> np.ndarray:
-        from gameshelf.envs.amoriax.render import draw
-
-        return draw(self)
 
 
 __all__ = ["BLACK", "NUM_PLANES", "PASS", "RED", "WHITE", "AmoriaxGame", "AmoriaxState"]

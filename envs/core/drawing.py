@@ -8,8 +8,24 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-PLAYER_COLOURS = [(220, 50, 47), (38, 139, 210), (133, 153, 0), (211, 54, 130)]
-"""Seat colours (red, blue, green, magenta), used by every game."""
+PLAYER_COLOURS = [
+    (220, 50, 47),  # red
+    (38, 139, 210),  # blue
+    (133, 153, 0),  # green
+    (211, 54, 130),  # magenta
+    (203, 120, 0),  # orange
+    (42, 161, 152),  # teal
+    (108, 113, 196),  # violet
+    (120, 90, 60),  # brown
+]
+"""Seat colours for up to 8 players, used by every game (``seat_colour`` for any seat)."""
+
+
+def seat_colour(seat: int) -> tuple[int, int, int]:
+    """The colour of a seat; seats past the palette reuse it."""
+    return PLAYER_COLOURS[seat % len(PLAYER_COLOURS)]
+
+
 BACKGROUND = (250, 248, 240)
 INK = (20, 20, 20)
 GRID = (160, 160, 160)

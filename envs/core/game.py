@@ -8,9 +8,10 @@ a search) chooses them.
 from __future__ import annotations
 
 import abc
+import copy
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, final
 
 import numpy as np
 
@@ -115,6 +116,15 @@ class Game(abc.ABC):
         more = " ..." if len(legal) > 40 else ""
         raise IllegalActionError(f"{text!r} is not a legal move here; legal moves: {names}{more}")
 
+    def state_from_position(self, position: Mapping[str, Any]) -> State:
+        """A mid-game state built from a position (``state.position()`` gives one), validated.
+
+        For puzzles, endgames, curricula and rules tests. The keys are the game's own (its environment
+        card lists them); a position that breaks the rules raises ``ValueError`` naming the problem. The
+        built state has an empty ``history``: it replays from its position, not from the start.
+        """
+        raise NotImplementedError(f"{type(self).__name__} has no position builder")
+
     def state_from_history(self, history: Sequence[int]) -> State:
         """Rebuild a state by replaying an action history (chance outcomes included)."""
         state = self.new_initial_state()
@@ -144,14 +154,22 @@ def validate_options(game: str, spec: Mapping[str, Option], given: Mapping[str, 
 class State(abc.ABC):
     """A game position. Mutated in place by ``apply_action``; ``clone`` gives an independent copy.
 
-    Subclasses implement the ``_``-prefixed hooks and the read-only queries. ``apply_action`` here
+    Subclasses implement the ``_``-prefixed hooks and the read-only queries. ``apply_action`` (final)
     validates the action (``IllegalActionError`` leaves the state unchanged), records it in
-    ``history`` and calls ``_apply``.
+    ``history`` and calls the game's ``_apply`` hook.
     """
+
+    _FINAL = ("apply_action", "apply_checked_action", "render_image")
 
     def __init__(self, game: Game) -> None:
         self.game = game
         self.history: list[int] = []
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in cls._FINAL:
+            if name in cls.__dict__:
+                raise TypeError(f"{cls.__name__} overrides State.{name}; implement the _apply hook instead")
 
     # ---- whose turn -------------------------------------------------------------------------
     @abc.abstractmethod
@@ -189,25 +207,30 @@ class State(abc.ABC):
                 return outcome
         return outcomes[-1][0]
 
+    @final
     def apply_action(self, action: int) -> None:
         """Apply a player action or a chance outcome; illegal ones raise and change nothing."""
+        if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
+            raise TypeError(f"an action is an int, got {type(action).__name__} {action!r}")
+        action = int(action)
         player = self.current_player()
         if player == TERMINAL:
             raise IllegalActionError("the game is over; no action can be applied")
-        if player == CHANCE:
-            if action not in {o for o, _ in self.chance_outcomes()}:
-                raise IllegalActionError(
-                    f"chance outcome {action} is not possible here; possible: {[o for o, _ in self.chance_outcomes()]}"
-                )
-        else:
-            if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
-                raise TypeError(f"an action is an int, got {type(action).__name__} {action!r}")
-            if not 0 <= action < self.game.info.num_actions or not self.legal_action_mask()[action]:
-                raise IllegalActionError(f"action {action} is not legal for seat {player}; legal actions: {self.legal_actions()}")
-        action = int(action)
+        if not self._is_legal(player, action):
+            if player == CHANCE:
+                possible = [o for o, _ in self.chance_outcomes()]
+                raise IllegalActionError(f"chance outcome {action} is not possible here; possible: {possible}")
+            raise IllegalActionError(f"action {action} is not legal for seat {player}; legal actions: {self.legal_actions()}")
         self._apply(action)
         self.history.append(action)
 
+    def _is_legal(self, player: int, action: int) -> bool:
+        """Hook: is ``action`` legal for ``player`` (a seat or ``CHANCE``)? Games may answer faster than the mask."""
+        if player == CHANCE:
+            return any(action == o for o, _ in self.chance_outcomes())
+        return 0 <= action < self.game.info.num_actions and bool(self.legal_action_mask()[action])
+
+    @final
     def apply_checked_action(self, action: int) -> None:
         """Apply an action the caller has already checked (from the mask or ``sample_chance``): no validation."""
         self._apply(action)
@@ -250,19 +273,24 @@ class State(abc.ABC):
         """
         return self.to_text()
 
+    @final
     def render_image(self) -> np.ndarray:
-        """``HxWx3 uint8`` picture (games override; Pillow is imported lazily by their renderer)."""
-        from gameshelf.envs.core.drawing import text_image
+        """``HxWx3 uint8`` picture, drawn by the game's ``render.draw`` (found by the core) or as text."""
+        from gameshelf.envs.core.rendering import render_image
 
-        return text_image(self.to_text())
+        return render_image(self)
+
+    def position(self) -> dict[str, Any]:
+        """This position as plain data, such that ``game.state_from_position(state.position())`` rebuilds it."""
+        raise NotImplementedError(f"{type(self).__name__} has no position export")
 
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> State:
         """A state ``seat`` cannot tell apart from this one; games without hidden info return a clone."""
         return self.clone()
 
-    @abc.abstractmethod
     def clone(self) -> State:
-        """An independent copy (cheap: no deepcopy on hot paths)."""
+        """An independent copy sharing the game. This default deep-copies; games override it for speed."""
+        return copy.deepcopy(self, memo={id(self.game): self.game})
 
     def __str__(self) -> str:
         return self.to_text()

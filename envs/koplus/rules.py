@@ -424,11 +424,6 @@ class KoPlusState(State):
             lines.append(f"to move: P{self.player} places {SHAPE_NAMES[shape]}{extra}")
         return "\n".join(lines)
 
-    def render_image(self) -> np.ndarray:
-        from gameshelf.envs.koplus.render import draw
-
-        return draw(self)
-
     # ---- copies -------------------------------------------------------------------------------
     def clone(self) -> KoPlusState:
         other = KoPlusState(self.game, _blank=True)  # type: ignore[arg-type]

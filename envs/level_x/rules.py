@@ -177,16 +177,10 @@ class LevelXState(State):
             return int(rng.integers(self.game.num_players))
         return int(np.searchsorted(ROLL_CUMULATIVE, rng.random() * ROLL_CUMULATIVE[-1], side="right").clip(0, len(ROLLS) - 1))
 
-    def apply_action(self, action: int) -> None:
-        if self.current_player() == CHANCE:  # fast path: chance ids are a range, no list needed
-            if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
-                raise TypeError(f"a chance outcome is an int, got {type(action).__name__} {action!r}")
-            limit = self.game.num_players if self.first < 0 else len(ROLLS)
-            if not 0 <= action < limit:
-                raise IllegalActionError(f"chance outcome {action} is not possible here; possible: 0..{limit - 1}")
-            self.apply_checked_action(int(action))
-            return
-        super().apply_action(action)
+    def _is_legal(self, player: int, action: int) -> bool:
+        if player == CHANCE:  # fast path: chance ids are a range, no list needed
+            return 0 <= action < (self.game.num_players if self.first < 0 else len(ROLLS))
+        return super()._is_legal(player, action)
 
     def _apply(self, action: int) -> None:
         if self.first < 0:
@@ -322,11 +316,6 @@ class LevelXState(State):
         else:
             lines.append(f"player {self.current} to move, dice " + " ".join(map(str, ROLLS[self.dice])))
         return "\n".join(lines)
-
-    def render_image(self) -> np.ndarray:
-        from gameshelf.envs.level_x.render import draw
-
-        return draw(self)
 
     # ---- copies -----------------------------------------------------------------------------------
     def clone(self) -> LevelXState:

@@ -407,11 +407,6 @@ class OlenonState(State):
             lines.append(f"Previous round won by team {TEAM_NAMES[self.out_player % 2]} (seat {self.out_player} went out)")
         return "\n".join(lines)
 
-    def render_image(self) -> np.ndarray:
-        from gameshelf.envs.olenon.render import draw
-
-        return draw(self)
-
     # ---- hidden information -------------------------------------------------------------------
     def unseen_cards(self, seat: int) -> list[int]:
         """Per value: the cards ``seat`` cannot place (other hands beyond their known cards, plus the 4

@@ -1,0 +1,39 @@
+"""Rendering dispatch: the core finds a game's renderer, so engines never import their drawing code.
+
+A game package may hold ``render.py`` with ``draw(state) -> np.ndarray`` (an ``HxWx3 uint8`` image drawn
+with Pillow). ``render_image(state)`` imports it on first use; a game without one is drawn as its text.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from functools import cache
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from gameshelf.envs.core.game import State
+
+
+@cache
+def _renderer(game_module: str) -> Callable[[State], np.ndarray] | None:
+    package = game_module.rpartition(".")[0] or game_module
+    try:
+        module = importlib.import_module(f"{package}.render")
+    except ModuleNotFoundError as err:
+        if err.name != f"{package}.render":
+            raise
+        return None
+    return getattr(module, "draw", None)
+
+
+def render_image(state: State) -> np.ndarray:
+    """The ``HxWx3 uint8`` picture of ``state``: the game's ``render.draw`` or its text drawn as an image."""
+    draw = _renderer(type(state.game).__module__)
+    if draw is None:
+        from gameshelf.envs.core.drawing import text_image
+
+        return text_image(state.to_text())
+    return draw(state)
