@@ -27,15 +27,35 @@ class EnvSpec:
     id: str
     entry_point: str
     """``"package.module:GameClass"``."""
-    player_counts: tuple[int, ...] = (2,)
-    """Supported values of ``num_players`` (the first is the default)."""
     kwargs: dict[str, Any] = field(default_factory=dict)
     """Default game options for this id."""
     description: str = ""
+    heuristic: str | None = None
+    """``"package.module:AgentClass"`` of the game's heuristic agent (``make_agent("heuristic", id)``)."""
 
     def load_game_class(self) -> type[Game]:
-        module_name, _, attr = self.entry_point.partition(":")
-        return getattr(importlib.import_module(module_name), attr)  # type: ignore[no-any-return]
+        return load_entry_point(self.entry_point)  # type: ignore[no-any-return]
+
+    @property
+    def game_name(self) -> str:
+        """The id without its version: ``"level_x"`` for ``"level_x-v0"`` (names the training config)."""
+        return self.id.rpartition("-v")[0]
+
+    @property
+    def player_counts(self) -> tuple[int, ...]:
+        """Supported values of ``num_players``, the default first (from the game's ``num_players`` option)."""
+        option = self.load_game_class().OPTIONS.get("num_players")
+        if option is None:
+            return (1,)
+        default = self.kwargs.get("num_players", option.default)
+        others = [n for n in (option.choices or (default,)) if n != default]
+        return (default, *others)
+
+
+def load_entry_point(entry_point: str) -> Any:
+    """The object named by ``"package.module:attr"``."""
+    module_name, _, attr = entry_point.partition(":")
+    return getattr(importlib.import_module(module_name), attr)
 
 
 _REGISTRY: dict[str, EnvSpec] = {}
@@ -44,7 +64,8 @@ _REGISTRY: dict[str, EnvSpec] = {}
 def register(
     id: str,
     entry_point: str,
-    player_counts: tuple[int, ...] = (2,),
+    *,
+    heuristic: str | None = None,
     kwargs: dict[str, Any] | None = None,
     description: str = "",
 ) -> EnvSpec:
@@ -53,7 +74,9 @@ def register(
         raise ValueError(f"environment id {id!r} must look like 'name-v0' (lower case, digits, '_')")
     if ":" not in entry_point:
         raise ValueError(f"entry point {entry_point!r} must look like 'package.module:GameClass'")
-    new = EnvSpec(id, entry_point, tuple(player_counts), dict(kwargs or {}), description)
+    if heuristic is not None and ":" not in heuristic:
+        raise ValueError(f"heuristic {heuristic!r} must look like 'package.module:AgentClass'")
+    new = EnvSpec(id, entry_point, dict(kwargs or {}), description, heuristic)
     _REGISTRY[id] = new
     _register_with_pettingzoo(id)
     _register_with_gymnasium(id)

@@ -15,7 +15,7 @@ TOY = "toy_kuhn-v0"
 
 @pytest.fixture(autouse=True)
 def toy_registered():
-    envs.register(TOY, "tests.toy_kuhn:ToyKuhnGame", (2,))
+    envs.register(TOY, "tests.toy_kuhn:ToyKuhnGame")
     yield
     _REGISTRY.pop(TOY, None)
 

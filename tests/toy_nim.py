@@ -21,7 +21,7 @@ OBS = 16
 def register_nim() -> str:
     """Register ``toy_nim-v0`` (idempotent); returns the id."""
     if NIM not in _REGISTRY:
-        envs.register(NIM, "tests.toy_nim:NimGame", (2, 3))
+        envs.register(NIM, "tests.toy_nim:NimGame")
     return NIM
 
 

@@ -1,24 +1,17 @@
 """Baseline agents behind one interface (``training.agents.base.Agent``).
 
 ``make_agent(name, env_id)`` builds ``"random"``, ``"heuristic"`` (the game's own heuristic, table
-below) or a saved model (``"model:PATH"``).
+named in the id's registration) or a saved model (``"model:PATH"``).
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
+from gameshelf import envs
 from gameshelf.envs.core.driving import observed_state
+from gameshelf.envs.registration import load_entry_point
 from gameshelf.training.agents.base import Agent, RandomAgent
-
-# env id        heuristic agent (module:Class), loaded lazily
-HEURISTICS: dict[str, str] = {
-    "level_x-v0": "gameshelf.training.agents.level_x:LevelXHeuristic",
-    "amoriax-v0": "gameshelf.training.agents.amoriax:AmoriaxHeuristic",
-    "koplus-v0": "gameshelf.training.agents.koplus:KoPlusHeuristic",
-    "olenon-v0": "gameshelf.training.agents.olenon:OlenonHeuristic",
-}
 
 
 def make_agent(name: str, env_id: str, **kwargs: Any) -> Agent:
@@ -26,10 +19,11 @@ def make_agent(name: str, env_id: str, **kwargs: Any) -> Agent:
     if name == "random":
         return RandomAgent()
     if name == "heuristic":
-        if env_id not in HEURISTICS:
-            raise ValueError(f"no heuristic agent for {env_id!r}; games with one: {sorted(HEURISTICS)}")
-        module_name, _, attr = HEURISTICS[env_id].partition(":")
-        agent: Agent = getattr(importlib.import_module(module_name), attr)(**kwargs)
+        entry = envs.spec(env_id).heuristic
+        if entry is None:
+            with_one = [i for i in envs.registered_ids() if envs.spec(i).heuristic]
+            raise ValueError(f"no heuristic agent for {env_id!r}; games with one: {with_one}")
+        agent: Agent = load_entry_point(entry)(**kwargs)
         return agent
     if name.startswith("model:"):
         from gameshelf.training.agents.learned import LearnedAgent
@@ -38,4 +32,4 @@ def make_agent(name: str, env_id: str, **kwargs: Any) -> Agent:
     raise ValueError(f"unknown agent {name!r}; use 'random', 'heuristic' or 'model:PATH'")
 
 
-__all__ = ["HEURISTICS", "Agent", "RandomAgent", "make_agent", "observed_state"]
+__all__ = ["Agent", "RandomAgent", "make_agent", "observed_state"]
