@@ -8,7 +8,7 @@ game's engine as a string, loaded when an environment is made.
 """
 
 from gameshelf.envs.core.game import IllegalActionError
-from gameshelf.envs.registration import EnvSpec, make, make_game, register, registered_ids, spec
+from gameshelf.envs.registration import EnvSpec, make, make_game, register, registered_ids, spec, unregister
 
 # One line per environment id: the engine (module:Game class), the heuristic agent (module:Agent class).
 # Player counts come from each game's num_players option; the training config is training/configs/<game>.yaml.
@@ -34,4 +34,4 @@ register(
 register("olenon-v0", f"{_E}.olenon.rules:OlenonGame", heuristic=f"{_A}.olenon:OlenonHeuristic",
          description="Olenon: team shedding card game")  # fmt: skip
 
-__all__ = ["EnvSpec", "IllegalActionError", "make", "make_game", "register", "registered_ids", "spec"]
+__all__ = ["EnvSpec", "IllegalActionError", "make", "make_game", "register", "registered_ids", "spec", "unregister"]

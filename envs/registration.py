@@ -83,6 +83,11 @@ def register(
     return new
 
 
+def unregister(id: str) -> None:
+    """Remove an id from the registry (a no-op for an unknown id)."""
+    _REGISTRY.pop(id, None)
+
+
 def registered_ids() -> list[str]:
     """Every registered environment id, in registration order."""
     return list(_REGISTRY)
@@ -116,7 +121,7 @@ def make(id: str, **kwargs: Any) -> GameAECEnv:
     from gameshelf.envs.core.env import GameAECEnv
 
     env_kwargs = {k: kwargs.pop(k) for k in ENV_KWARGS if k in kwargs}
-    return GameAECEnv(id, **env_kwargs, **kwargs)
+    return GameAECEnv(make_game(id, **kwargs), env_id=id, **env_kwargs)
 
 
 def _register_with_pettingzoo(id: str) -> None:
@@ -136,7 +141,7 @@ def _register_with_gymnasium(id: str) -> None:
 
     gym_id = f"gameshelf/{id}"
     if gym_id not in gymnasium.registry:
-        gymnasium.register(gym_id, entry_point="gameshelf.wrappers.single_seat:SingleSeatEnv", kwargs={"env_id": id})
+        gymnasium.register(gym_id, entry_point="gameshelf.wrappers.single_seat:SingleSeatEnv", kwargs={"game": id})
 
 
 class _PettingZooEntry:

@@ -7,8 +7,7 @@ import pytest
 
 from gameshelf import envs
 from gameshelf.envs.core.game import CHANCE, IllegalActionError, rank_returns
-from gameshelf.envs.core.record import GameRecord, load_record, save_record
-from gameshelf.envs.registration import _REGISTRY
+from gameshelf.envs.core.record import GameRecord, RecordError, load_record, save_record
 
 TOY = "toy_kuhn-v0"
 
@@ -17,19 +16,13 @@ TOY = "toy_kuhn-v0"
 def toy_registered():
     envs.register(TOY, "tests.toy_kuhn:ToyKuhnGame")
     yield
-    _REGISTRY.pop(TOY, None)
+    envs.unregister(TOY)
 
 
 def scripted_env(cards, **kwargs):
     """A toy env whose deal is forced to ``cards``."""
     env = envs.make(TOY, **kwargs)
-    env.reset(seed=0)
-    state = env.game.new_initial_state()
-    for c in cards:
-        state.apply_action(c)
-    env.game_state = state
-    env.agent_selection = "player_0"
-    env._last_values = env._values(state)
+    env.reset(seed=0, options={"chance_outcomes": cards})
     return env
 
 
@@ -174,10 +167,10 @@ def test_record_save_load_replay(tmp_path):
         GameRecord.from_json("{}")
     with pytest.raises(ValueError, match="JSON"):
         GameRecord.from_json("{nope")
-    with pytest.raises(ValueError, match="integers"):
-        GameRecord.from_json('{"format": "gameshelf-record/1", "env_id": "x", "actions": [1.5]}')
+    with pytest.raises(ValueError, match="integer"):
+        GameRecord.from_json('{"format": "gameshelf-record/1", "env_id": "x", "options": {}, "actions": [1.5]}')
     bad = GameRecord(TOY, {"stake": 2}, [0, 0])
-    with pytest.raises(IllegalActionError):
+    with pytest.raises(RecordError, match="not legal"):
         bad.replay()
 
 

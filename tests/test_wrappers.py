@@ -3,6 +3,7 @@ pickling, ``MaskablePPO`` under ``SubprocVecEnv``) and the observation wrappers.
 
 from __future__ import annotations
 
+import copy
 import pickle
 
 import gymnasium as gym
@@ -12,7 +13,7 @@ import pytest
 from gameshelf import envs
 from gameshelf.envs.core.game import IllegalActionError
 from gameshelf.wrappers import ChannelsFirstObservation, FlattenObservation, SingleSeatEnv, to_policy_input
-from tests.toy_nim import NIM, PerfectNim, ScriptedAgent, make_nim_env, register_nim, unregister_nim
+from tests.toy_nim import NIM, NimGame, PerfectNim, ScriptedAgent, make_nim_env, register_nim, unregister_nim
 
 
 @pytest.fixture(autouse=True)
@@ -114,21 +115,20 @@ def test_rewards_match_the_aec_environment():
         rewards, *_ = random_episode(env, rng)
         seat, history = env.seat, list(env.state.history)
         aec = envs.make(NIM, reward="score", chance=True, pile=9)
-        aec.reset(seed=0)
-        aec._resolve_chance = lambda state: None  # chance outcomes replayed from the history below
-        state = aec.game.new_initial_state()
-        aec.game_state = state
-        aec._last_values = aec._values(state)
+        replay = NimGame(chance=True, pile=9).new_initial_state()
+        chance, moves = [], []
+        for action in history:  # split the history into chance outcomes and player moves
+            (chance if replay.is_chance_node() else moves).append(action)
+            replay.apply_action(action)
+        aec.reset(seed=0, options={"chance_outcomes": chance})
         aec_rewards, acc, moved = [], 0.0, False
-        for action in history:
-            if state.is_chance_node():
-                state.apply_action(action)
-                continue
-            if state.current_player() == seat and moved:
+        for action in moves:
+            player = aec.game_state.current_player()
+            if player == seat and moved:
                 aec_rewards.append(acc)
                 acc = 0.0
-            moved = moved or state.current_player() == seat
-            aec.agent_selection = aec.possible_agents[state.current_player()]
+            moved = moved or player == seat
+            assert aec.agent_selection == aec.possible_agents[player]
             aec.step(action)
             acc += aec.rewards[aec.possible_agents[seat]]
         aec_rewards.append(acc)
@@ -189,8 +189,10 @@ def test_opponent_pool_weights():
     assert b.seen
     with pytest.raises(ValueError):
         env.set_opponents([])
-    with pytest.raises(ValueError, match="agent_factory"):
+    with pytest.raises(ValueError, match="no heuristic"):
         SingleSeatEnv(NIM, opponents="heuristic")
+    with pytest.raises(ValueError, match="agent_factory"):
+        SingleSeatEnv(NIM, opponents="model:x.zip")
 
 
 def test_opponents_by_name_use_the_agent_factory():
@@ -242,7 +244,7 @@ def test_truncation_only_at_max_game_length(seat, learner_steps):
 
 
 def test_bad_inputs():
-    env = SingleSeatEnv(NIM, pile=1)
+    env = SingleSeatEnv(NIM, pile=1, illegal_action="raise")
     with pytest.raises(RuntimeError, match="reset"):
         env.step(0)
     env.reset(seed=0)
@@ -260,6 +262,43 @@ def test_bad_inputs():
 
 
 # ---- pickling and vectorized training ------------------------------------------------------------
+
+
+def test_default_mode_penalizes_illegal_actions_for_unmasked_learners():
+    env = SingleSeatEnv(NIM, pile=1, seat=0)
+    assert env.illegal_action == "penalize"
+    env.reset(seed=0)
+    _, reward, terminated, truncated, info = env.step(1)  # take 2 from a pile of 1
+    assert (reward, terminated, truncated, info["illegal_action"]) == (-1.0, True, False, True)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="out of range"):  # not an action at all: raises in both modes
+        env.step(7)
+    with pytest.raises(TypeError):
+        env.step(0.5)
+
+
+def test_reset_options_are_checked():
+    env = SingleSeatEnv(NIM, pile=5)
+    assert env.reset(seed=0, options={"seat": 1})[1]["seat"] == 1
+    for bad in ({"seat": True}, {"seat": 5}, {"seet": 0}):
+        with pytest.raises(ValueError):
+            env.reset(seed=0, options=bad)
+    with pytest.raises(TypeError):
+        env.reset(seed=0, options=["seat"])
+
+
+@pytest.mark.parametrize("copier", [lambda e: pickle.loads(pickle.dumps(e)), copy.deepcopy])
+def test_copied_env_continues_its_episode(copier):
+    env = SingleSeatEnv(NIM, opponents=[PerfectNim(), "random"], pile=12, chance=True, reward="score")
+    env.reset(seed=5)
+    env.step(int(np.flatnonzero(env.action_masks())[0]))
+    twin = copier(env)
+    for _ in range(20):
+        legal = np.flatnonzero(env.action_masks())
+        if not len(legal):
+            break
+        a, b = env.step(int(legal[0])), twin.step(int(legal[0]))
+        assert np.array_equal(a[0], b[0]) and a[1:4] == b[1:4]
 
 
 def test_pickle_round_trip():

@@ -12,7 +12,6 @@ import numpy as np
 
 from gameshelf import envs
 from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameInfo, Option, State, int_at_least, rank_returns
-from gameshelf.envs.registration import _REGISTRY
 
 NIM = "toy_nim-v0"
 OBS = 16
@@ -20,13 +19,13 @@ OBS = 16
 
 def register_nim() -> str:
     """Register ``toy_nim-v0`` (idempotent); returns the id."""
-    if NIM not in _REGISTRY:
+    if NIM not in envs.registered_ids():
         envs.register(NIM, "tests.toy_nim:NimGame")
     return NIM
 
 
 def unregister_nim() -> None:
-    _REGISTRY.pop(NIM, None)
+    envs.unregister(NIM)
 
 
 def make_nim_env(**kwargs):

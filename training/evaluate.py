@@ -27,10 +27,10 @@ from typing import Any
 import numpy as np
 
 from gameshelf import envs
+from gameshelf.envs.core.episode import Episode
 from gameshelf.envs.core.game import Game
 from gameshelf.training.agents import Agent, make_agent
 from gameshelf.training.cli_util import UserError, check_env_id, check_writable_file, run
-from gameshelf.training.match import outcome, play_game
 from gameshelf.training.ratings import Rating, elo_ratings, openskill_ratings
 
 Z95 = 1.959963984540054
@@ -239,10 +239,25 @@ class EvalResult:
 
 # ---- playing ------------------------------------------------------------------------------------------
 def play(game: Game, agents: Sequence[Agent], rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, int, bool]:
-    """One game: final returns, scores, number of decisions, and whether it hit ``max_game_length``."""
-    state, moves = play_game(game, agents, rng)
+    """One game, ``agents[seat]`` seeing only its seat's view, chance from ``rng``: final returns, scores,
+    number of decisions, and whether it was cut off at ``max_game_length``."""
+    episode = Episode(game)
+    episode.reset(rng)
+    episode.play(dict(enumerate(agents)))
+    state = episode.require_state()
     returns = np.asarray(state.returns(), dtype=np.float64)
-    return returns, np.asarray(state.scores(), dtype=np.float64), moves, not state.is_terminal()
+    return returns, np.asarray(state.scores(), dtype=np.float64), episode.num_moves, episode.truncated
+
+
+def outcome(returns: np.ndarray, seat: int) -> str:
+    """``"win"``, ``"draw"`` or ``"loss"`` of one seat from the final returns.
+
+    A win is a best return that not every seat shares (partners of a winning team both win).
+    """
+    r = np.asarray(returns, dtype=np.float64)
+    if np.allclose(r, r[0]):
+        return "draw"
+    return "win" if r[seat] >= r.max() - 1e-9 else "loss"
 
 
 def _unique_names(agents: Sequence[Agent]) -> list[str]:

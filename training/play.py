@@ -1,7 +1,7 @@
 """Play a game in the terminal against baseline agents.
 
-    python -m gameshelf.training.play level_x-v0 --seat 0 --opponents heuristic
-    python -m gameshelf.training.play olenon-v0 --opponents heuristic random heuristic
+    gameshelf play level_x-v0 --seat 0 --opponents heuristic
+    gameshelf play olenon-v0 --opponents heuristic random heuristic
 
 Type a move by its name (as listed) or its number; ``?`` lists the legal moves, ``q`` quits. For games
 with hidden information you see only your own seat's view.
@@ -10,14 +10,15 @@ with hidden information you see only your own seat's view.
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from gameshelf import envs
-from gameshelf.envs.core.game import CHANCE, IllegalActionError, State
-from gameshelf.training.agents import make_agent, observed_state
+from gameshelf.envs.core.episode import Episode, observed_state
+from gameshelf.envs.core.game import IllegalActionError, State
+from gameshelf.training.agents import make_agent
+from gameshelf.training.cli_util import UserError, check_env_id, run
 
 
 def list_moves(state: State) -> str:
@@ -41,17 +42,15 @@ def play(
     names = list(opponents) or ["heuristic"]
     others = [make_agent(names[i % len(names)], env_id) for i in range(n - 1)]
     agents = {s: others.pop(0) for s in range(n) if s != seat}
-    rng = np.random.default_rng(seed)
-    state = game.new_initial_state()
-    while not state.is_terminal():
+    episode = Episode(game)
+    episode.reset(np.random.default_rng(seed))
+    state = episode.require_state()
+    while not episode.done:
         player = state.current_player()
-        if player == CHANCE:
-            state.apply_action(state.sample_chance(rng))
-            continue
         if player != seat:
-            action = agents[player].act(observed_state(state, player, rng), player, rng)
+            action = agents[player].act(observed_state(state, player, episode.rng), player, episode.rng)
             write(f"player_{player} plays: {state.action_to_string(action)}")
-            state.apply_action(action)
+            episode.step(action)
             continue
         write(state.seat_text(seat))
         write(f"Your move (player_{seat}); legal moves:\n{list_moves(state)}")
@@ -63,11 +62,13 @@ def play(
                 write(list_moves(state))
                 continue
             try:
-                state.apply_action(game.string_to_action(state, text))
+                episode.step(game.string_to_action(state, text))
                 break
             except IllegalActionError as err:
                 write(str(err))
     write(state.to_text())
+    if episode.truncated:
+        write(f"the game was stopped after {episode.num_moves} moves (the limit of {game.info.max_game_length})")
     write(f"final returns: {state.returns().tolist()} (you are player_{seat})")
     return state
 
@@ -80,15 +81,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--opponents", nargs="*", default=["heuristic"], help="random | heuristic | model:PATH")
     parser.add_argument("--seed", type=int, default=None)
     args = parser.parse_args(argv)
+    players = check_env_id(args.env_id, args.players)
+    if not 0 <= args.seat < players:
+        raise UserError(f"--seat must be in 0..{players - 1}")
+    for name in args.opponents:
+        try:
+            make_agent(name, args.env_id)
+        except (ValueError, FileNotFoundError) as err:
+            raise UserError(f"opponent {name!r}: {err}") from None
     try:
-        play(args.env_id, args.seat, args.opponents, args.players, args.seed)
-    except (KeyError, ValueError) as err:
-        print(f"error: {err.args[0] if err.args else err}", file=sys.stderr)
-        return 2
+        play(args.env_id, args.seat, args.opponents, players, args.seed)
     except (KeyboardInterrupt, EOFError):
         print("\nbye")
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run(main, prog="gameshelf play")

@@ -12,7 +12,7 @@ learner: its own move, chance, the opponents' replies and the end of the game. A
 move therefore reaches the learner as the reward of its last step. The sum of the rewards of an episode
 equals the learner's final return.
 
-The engine is driven directly (no AEC bookkeeping) with the environment's own generator
+The game is driven by an ``Episode`` (the core's one driver) with the environment's own generator
 (``self.np_random``, seeded by ``reset(seed=...)``) resolving chance, picking the learner's seat and the
 opponents, and feeding the opponents' ``rng``.
 
@@ -30,26 +30,21 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from gameshelf.envs.core.driving import (
-    ILLEGAL_ACTION_MODES,
-    REWARD_MODES,
-    check_action,
-    check_choice,
-    observed_state,
-    resolve_chance,
-    reward_values,
-)
-from gameshelf.envs.core.game import TERMINAL, Game, IllegalActionError, State
+from gameshelf.envs.core.env import check_reset_options
+from gameshelf.envs.core.episode import Episode, check_choice
+from gameshelf.envs.core.game import Game, State
+from gameshelf.envs.registration import load_entry_point, make_game, registered_ids, spec
 
 OpponentSpec = Any
-"""An agent object (``act(state, seat, rng)``) or a name for ``agent_factory``."""
+"""An agent object (``act(state, seat, rng)``) or a name: ``"random"``, ``"heuristic"``, or one for ``agent_factory``."""
 AgentFactory = Callable[[str, str], Any]
+RESET_OPTIONS = ("seat",)
 
 
 def _normalize_pool(opponents: OpponentSpec | Sequence[OpponentSpec] | Mapping[Any, float]) -> list[tuple[Any, float]]:
     """``[(spec, weight), ...]`` from one spec, a list of specs (equal weights) or ``{spec: weight}``."""
     if isinstance(opponents, Mapping):
-        pool = [(spec, float(w)) for spec, w in opponents.items()]
+        pool = [(name, float(w)) for name, w in opponents.items()]
     elif isinstance(opponents, (str, bytes)) or hasattr(opponents, "act"):
         pool = [(opponents, 1.0)]
     else:
@@ -62,63 +57,70 @@ def _normalize_pool(opponents: OpponentSpec | Sequence[OpponentSpec] | Mapping[A
                 pool.append((item, 1.0))
     if not pool:
         raise ValueError("the opponent pool is empty; give at least one opponent")
-    for spec, weight in pool:
+    for opponent, weight in pool:
         if weight < 0 or not np.isfinite(weight):
-            raise ValueError(f"opponent {spec!r} has weight {weight}; weights must be finite and >= 0")
-        if not isinstance(spec, str) and not hasattr(spec, "act"):
-            raise TypeError(f"an opponent is an agent with act(state, seat, rng) or a name, got {spec!r}")
+            raise ValueError(f"opponent {opponent!r} has weight {weight}; weights must be finite and >= 0")
+        if not isinstance(opponent, str) and not hasattr(opponent, "act"):
+            raise TypeError(f"an opponent is an agent with act(state, seat, rng) or a name, got {opponent!r}")
     if sum(w for _, w in pool) <= 0:
         raise ValueError("the opponent weights sum to 0")
     return pool
 
 
 class SingleSeatEnv(gym.Env):  # type: ignore[type-arg]
-    """One seat of ``env_id`` as a ``gymnasium.Env``; the other seats are played by ``opponents``.
+    """One seat of a game as a ``gymnasium.Env``; the other seats are played by ``opponents``.
 
     Args:
-        env_id: a registered environment id (``envs.registered_ids()``).
+        game: a registered environment id (``gameshelf.registered_ids()``) or a ``Game`` object.
         opponents: one opponent, a list of them (drawn uniformly), ``{opponent: weight}`` or a list of
-            ``(opponent, weight)``; an opponent is an agent object or a name (``"random"``,
-            ``"heuristic"``, ``"model:PATH"``). Each episode draws one opponent per other seat.
-        agent_factory: ``factory(name, env_id) -> agent`` for opponents given by name other than
-            ``"random"`` (``training.agents.make_agent`` is one).
+            ``(opponent, weight)``; an opponent is an agent object or a name: ``"random"``,
+            ``"heuristic"`` (the game's own heuristic, from its registration), or any name
+            ``agent_factory`` knows (``gameshelf.training.agents.make_agent`` knows ``"model:PATH"``).
+            Each episode draws one opponent per other seat.
+        agent_factory: ``factory(name, env_id) -> agent`` for other names.
         seat: the learner's seat; ``None`` (default) draws it uniformly each episode. ``reset(options=
             {"seat": k})`` fixes it for one episode.
         reward: ``"outcome"`` (changes of ``returns()``) or ``"score"`` (plus changes of ``scores()``).
         render_mode: ``"ansi"``, ``"rgb_array"`` or ``None``.
-        illegal_action: ``"raise"`` (``IllegalActionError``, the game unchanged) or ``"penalize"`` (reward
-            -1 and the episode ends, ``info["illegal_action"] = True``; like PettingZoo's
-            ``TerminateIllegalWrapper``).
-        **options: game options (e.g. ``num_players=3``).
+        illegal_action: ``"penalize"`` (default: reward -1 and the episode ends, ``info["illegal_action"] =
+            True``) or ``"raise"`` (``IllegalActionError``, nothing changes). Penalize is the default so that
+            algorithms without masks (plain PPO, DQN, Gymnasium's and SB3's env checkers, which sample
+            unmasked actions) can run and learn that illegal moves are bad; ``MaskablePPO`` never picks an
+            illegal action, so the mode does not change its training. An action that is not an int in range
+            raises under both.
+        **options: game options (e.g. ``num_players=3``) when ``game`` is an id.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
 
     def __init__(
         self,
-        env_id: str,
+        game: Game | str,
         opponents: OpponentSpec | Sequence[OpponentSpec] | Mapping[Any, float] = "random",
         seat: int | None = None,
         agent_factory: AgentFactory | None = None,
         reward: str = "outcome",
         render_mode: str | None = None,
-        illegal_action: str = "raise",
+        illegal_action: str = "penalize",
         **options: Any,
     ) -> None:
-        from gameshelf.envs.registration import make_game
-
-        check_choice("reward", reward, REWARD_MODES)
-        check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
         check_choice("render_mode", render_mode, self.metadata["render_modes"], none_ok=True)
+        if isinstance(game, str):
+            self.env_id = game
+            self.game: Game = make_game(game, **options)
+        elif isinstance(game, Game):
+            if options:
+                raise TypeError(f"game options {sorted(options)} go with an id; a Game object has its options already")
+            self.env_id = next((i for i in registered_ids() if spec(i).load_game_class() is type(game)), game.name)
+            self.game = game
+        else:
+            raise TypeError(f"SingleSeatEnv takes an environment id or a Game object, got {type(game).__name__}")
+        self.episode = Episode(self.game, reward=reward, illegal_action=illegal_action, env_id=self.env_id)
         self.illegal_action = illegal_action
-        self.env_id = env_id
-        self.options = dict(options)
-        self.game: Game = make_game(env_id, **options)
+        self.options = dict(self.game.options)
         info = self.game.info
         self.num_players = info.num_players
-        if seat is not None and not (isinstance(seat, (int, np.integer)) and 0 <= seat < self.num_players):
-            raise ValueError(f"seat={seat!r} is not allowed; allowed values: 0..{self.num_players - 1} or None")
-        self.fixed_seat = None if seat is None else int(seat)
+        self.fixed_seat = self._check_seat(seat)
         self.reward_mode = reward
         self.render_mode = render_mode
         self.observation_space = spaces.Box(
@@ -128,15 +130,29 @@ class SingleSeatEnv(gym.Env):  # type: ignore[type-arg]
         self.max_game_length = info.max_game_length
         self.agent_factory = agent_factory
         self._pool = _normalize_pool(opponents)
-        for spec, _ in self._pool:
-            self._check_name(spec)
+        for name, _ in self._pool:
+            self._check_name(name)
         self._agents: dict[Any, Any] = {}
-        self.state: State | None = None
         self.seat = 0
         self.seat_opponents: dict[int, Any] = {}
-        self.num_moves = 0
-        self._last_value = 0.0
+        """The opponent spec (name or agent) playing each other seat this episode."""
         self._done = True
+
+    @property
+    def state(self) -> State | None:
+        """The engine state of the running game (None before ``reset``)."""
+        return self.episode.state
+
+    @property
+    def num_moves(self) -> int:
+        return self.episode.num_moves
+
+    def _check_seat(self, seat: Any) -> int | None:
+        if seat is None:
+            return None
+        if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < self.num_players:
+            raise ValueError(f"seat={seat!r} is not allowed; allowed values: 0..{self.num_players - 1} or None")
+        return int(seat)
 
     # ---- opponents --------------------------------------------------------------------------
     @property
@@ -147,95 +163,92 @@ class SingleSeatEnv(gym.Env):  # type: ignore[type-arg]
     def set_opponents(self, opponents: OpponentSpec | Sequence[OpponentSpec] | Mapping[Any, float]) -> None:
         """Replace the opponent pool (takes effect at the next ``reset``); usable via ``VecEnv.env_method``."""
         pool = _normalize_pool(opponents)
-        for spec, _ in pool:
-            self._check_name(spec)
+        for name, _ in pool:
+            self._check_name(name)
         self._pool = pool
-        keep = {spec for spec, _ in self._pool if isinstance(spec, str)}
+        keep = {name for name, _ in self._pool if isinstance(name, str)}
         self._agents = {k: v for k, v in self._agents.items() if k in keep}
 
-    def _check_name(self, spec: Any) -> None:
-        if isinstance(spec, str) and spec != "random" and self.agent_factory is None:
-            raise ValueError(f"opponent {spec!r} is a name: pass agent_factory=training.agents.make_agent, or an agent object")
+    def _check_name(self, name: Any) -> None:
+        if not isinstance(name, str) or name == "random" or self.agent_factory is not None:
+            return
+        if name == "heuristic":
+            if self.env_id not in registered_ids() or spec(self.env_id).heuristic is None:
+                raise ValueError(f"{self.env_id} has no heuristic agent registered")
+            return
+        raise ValueError(
+            f"opponent {name!r} is a name this environment cannot build: pass "
+            "agent_factory=gameshelf.training.agents.make_agent, or an agent object"
+        )
 
-    def _agent(self, spec: Any) -> Any:
-        if not isinstance(spec, str):
-            return spec
-        agent = self._agents.get(spec)
+    def _agent(self, name: Any) -> Any:
+        if not isinstance(name, str):
+            return name
+        agent = self._agents.get(name)
         if agent is None:
-            agent = _RandomAgent() if self.agent_factory is None else self.agent_factory(spec, self.env_id)
-            self._agents[spec] = agent
+            if self.agent_factory is not None:
+                agent = self.agent_factory(name, self.env_id)
+            elif name == "heuristic":
+                agent = load_entry_point(spec(self.env_id).heuristic or "")()
+            else:
+                agent = _RandomAgent()
+            self._agents[name] = agent
         return agent
 
     def _draw_opponent(self) -> Any:
         weights = np.array([w for _, w in self._pool], dtype=np.float64)
         index = int(self.np_random.choice(len(self._pool), p=weights / weights.sum())) if len(self._pool) > 1 else 0
-        return self._agent(self._pool[index][0])
+        return self._pool[index][0]
 
     # ---- Gymnasium API ------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
-        seat = (options or {}).get("seat", self.fixed_seat)
-        if seat is not None and not (isinstance(seat, (int, np.integer)) and 0 <= seat < self.num_players):
-            raise ValueError(f"seat={seat!r} is not allowed; allowed values: 0..{self.num_players - 1} or None")
+        opts = check_reset_options(options, RESET_OPTIONS)
+        seat = self._check_seat(opts["seat"]) if "seat" in opts else self.fixed_seat
         for _ in range(1000):
-            self.seat = int(self.np_random.integers(self.num_players)) if seat is None else int(seat)
+            self.seat = int(self.np_random.integers(self.num_players)) if seat is None else seat
             self.seat_opponents = {s: self._draw_opponent() for s in range(self.num_players) if s != self.seat}
-            state = self.game.new_initial_state()
-            self.state = state
-            self.num_moves = 0
-            self._resolve_chance()
-            self._last_value = 0.0
-            self._last_value = self._value()
+            self.episode.reset(self.np_random)
             self._done = False
             self._play_opponents()
-            if self.state.current_player() == self.seat:
+            if self.episode.current_player == self.seat:
                 # Anything gained before the learner's first move is paid with its first step.
                 return self._observe(), self._info()
         raise RuntimeError(f"{self.env_id}: the learner's seat never got a turn in 1000 games")
 
     def step(self, action: Any) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
-        state = self.state
-        if state is None:
+        episode = self.episode
+        if episode.state is None:
             raise RuntimeError("call reset() before step()")
         if self._done:
             raise RuntimeError("the episode is over; call reset()")
-        try:
-            action = self._check_action(action)
-        except IllegalActionError:
-            if self.illegal_action == "raise":
-                raise
-            self._done = True
-            info = {**self._info(), "illegal_action": True}
-            return self._observe(), -1.0, True, False, info
-        state.apply_checked_action(action)  # checked against the mask just above
-        self.num_moves += 1
-        self._resolve_chance()
-        self._play_opponents()
-        value = self._value()
-        reward = value - self._last_value
-        self._last_value = value
-        terminated = state.current_player() == TERMINAL
-        truncated = not terminated and self.num_moves >= self.max_game_length
+        reward = float(episode.step(action)[self.seat])  # a refused action raises here, nothing changed
+        if episode.offender is None:
+            reward += float(self._play_opponents()[self.seat])
+        terminated, truncated = episode.terminated, episode.truncated
         self._done = terminated or truncated
         info = self._info()
+        if episode.offender is not None:
+            info["illegal_action"] = True
         if self._done:
-            info["final_returns"] = np.asarray(state.returns(), dtype=np.float64)
-            info["final_scores"] = np.asarray(state.scores(), dtype=np.float64)
-        return self._observe(), float(reward), bool(terminated), bool(truncated), info
+            info["final_returns"] = np.asarray(episode.require_state().returns(), dtype=np.float64)
+            info["final_scores"] = np.asarray(episode.require_state().scores(), dtype=np.float64)
+        return self._observe(), reward, bool(terminated), bool(truncated), info
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of the learner (boolean, length ``num_actions``); all False once the episode is over."""
-        if self.state is None or self._done or self.state.current_player() != self.seat:
+        if self.episode.state is None or self._done or self.episode.current_player != self.seat:
             return np.zeros(self.game.info.num_actions, dtype=bool)
-        return np.asarray(self.state.legal_action_mask(), dtype=bool).copy()
+        return self.episode.legal_mask().copy()
 
     def render(self) -> Any:
-        if self.state is None:
+        state = self.episode.state
+        if state is None:
             raise RuntimeError("call reset() before render()")
         if self.render_mode == "rgb_array":
-            return self.state.render_image()
+            return state.render_image()
         if self.render_mode == "ansi":
-            return self.state.to_text()
+            return state.to_text()
         gym.logger.warn("render() called without a render_mode; pass render_mode= to SingleSeatEnv.")
         return None
 
@@ -243,50 +256,20 @@ class SingleSeatEnv(gym.Env):  # type: ignore[type-arg]
     def __getstate__(self) -> dict[str, Any]:
         data = self.__dict__.copy()
         data["_agents"] = {}
-        data["seat_opponents"] = {}
-        data["_done"] = True
         return data
 
     # ---- helpers ------------------------------------------------------------------------------
-    def _check_action(self, action: Any) -> int:
-        action = check_action(action, self.game.info.num_actions)
-        assert self.state is not None
-        if not self.state.legal_action_mask()[action]:
-            raise IllegalActionError(
-                f"action {action} ({self.state.action_to_string(action)}) is not legal for seat {self.seat}; "
-                f"legal actions: {self.state.legal_actions()}"
-            )
-        return action
-
-    def _resolve_chance(self) -> None:
-        assert self.state is not None
-        resolve_chance(self.state, self.np_random)
-
-    def _play_opponents(self) -> None:
-        """Let the other seats move until it is the learner's turn, the game ends or it is truncated."""
-        state = self.state
-        assert state is not None
-        while True:
-            player = state.current_player()
-            if player == TERMINAL or player == self.seat or self.num_moves >= self.max_game_length:
-                return
-            agent = self.seat_opponents[player]
-            action = int(agent.act(observed_state(state, player, self.np_random), player, self.np_random))
-            state.apply_action(action)
-            self.num_moves += 1
-            self._resolve_chance()
-
-    def _value(self) -> float:
-        state = self.state
-        assert state is not None
-        return float(reward_values(state, self.reward_mode)[self.seat])
+    def _play_opponents(self) -> np.ndarray:
+        """Let the other seats move until it is the learner's turn or the episode is over; their rewards."""
+        players = {s: self._agent(name) for s, name in self.seat_opponents.items()}
+        return self.episode.play(players, until=self.seat)
 
     def _observe(self) -> np.ndarray:
-        assert self.state is not None
-        return np.asarray(self.state.observation(self.seat), dtype=self.observation_space.dtype)
+        state = self.episode.require_state()
+        return np.asarray(state.observation(self.seat), dtype=self.observation_space.dtype)
 
     def _info(self) -> dict[str, Any]:
-        return {"seat": self.seat, "action_mask": self.action_masks(), "num_moves": self.num_moves}
+        return {"seat": self.seat, "action_mask": self.action_masks(), "num_moves": self.episode.num_moves}
 
 
 class _RandomAgent:

@@ -1,18 +1,61 @@
-"""Game records: the environment id, its options and the full action history (chance included).
+"""Game records: the environment id, every resolved option, every action (chance included) and the ending.
 
-Any state can be rebuilt from its record, so a record is also the way to save, share and replay games.
+A record replays to the same final state, rewards and flags. Records are plain JSON, validated on load:
+a bad file raises one ``RecordError`` naming the problem, never an internal ``KeyError``/``TypeError``,
+and never yields a half-valid game. Loading a record runs no code from the file.
+
+    {"format": "gameshelf-record", "version": 2, "env_id": "level_x-v0",
+     "options": {"num_players": 2, ...every option...}, "reward": "outcome",
+     "actions": [3, 17, ...], "ending": {"kind": "terminal"}, "final_digest": "9f2c..."}
+
+``ending.kind`` is ``"terminal"``, ``"truncated"`` (cut at ``max_game_length``), ``"illegal_action"``
+(with ``offender`` and ``action``: a penalized illegal action ended the game) or absent (unfinished).
+``final_digest`` is a SHA-256 of every seat's final observation and the returns, so an edited option or
+action that still replays cannot pass for the recorded game.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
-from gameshelf.envs.core.game import State
+import numpy as np
 
-FORMAT = "gameshelf-record/1"
+from gameshelf.envs.core.game import TERMINAL, IllegalActionError, State
+
+if TYPE_CHECKING:
+    from gameshelf.envs.core.episode import Episode
+
+FORMAT = "gameshelf-record"
+VERSION = 2
+MAX_BYTES = 64 * 1024 * 1024
+MAX_ACTIONS = 10_000_000
+MAX_ACTION_VALUE = 2**31 - 1
+ENDING_KINDS = ("terminal", "truncated", "illegal_action")
+
+
+class RecordError(ValueError):
+    """A game record that cannot be read or does not replay; the message names the problem."""
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How a game ended: ``kind`` in ``ENDING_KINDS``; for an illegal action, who and which action."""
+
+    kind: str
+    offender: int | None = None
+    action: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"kind": self.kind}
+        if self.kind == "illegal_action":
+            data.update(offender=self.offender, action=self.action)
+        return data
 
 
 @dataclass
@@ -20,48 +63,238 @@ class GameRecord:
     env_id: str
     options: dict[str, Any]
     actions: list[int] = field(default_factory=list)
+    ending: Ending | None = None
+    reward: str = "outcome"
 
     @classmethod
     def from_state(cls, env_id: str, state: State) -> GameRecord:
-        return cls(env_id, dict(state.game.options), list(state.history))
+        ending = Ending("terminal") if state.current_player() == TERMINAL else None
+        return cls(env_id, dict(state.game.options), list(state.history), ending)
+
+    # ---- JSON ------------------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "format": FORMAT,
+            "version": VERSION,
+            "env_id": self.env_id,
+            "options": _plain(self.options),
+            "reward": self.reward,
+            "actions": [int(a) for a in self.actions],
+        }
+        if self.ending is not None:
+            data["ending"] = self.ending.to_dict()
+        data["final_digest"] = state_digest(self._replay_state())
+        return data
 
     def to_json(self) -> str:
-        return json.dumps({"format": FORMAT, "env_id": self.env_id, "options": self.options, "actions": self.actions})
+        return json.dumps(self.to_dict())
 
     @classmethod
-    def from_json(cls, text: str) -> GameRecord:
+    def from_json(cls, text: str | bytes) -> GameRecord:
+        """Parse and validate a record (every action replayed); ``RecordError`` names what is wrong."""
+        if isinstance(text, bytes):
+            if len(text) > MAX_BYTES:
+                raise RecordError(f"not a game record: {len(text)} bytes is more than the {MAX_BYTES} allowed")
+            try:
+                text = text.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise RecordError(f"not a game record: the file is not UTF-8 text ({err.reason} at byte {err.start})") from None
+        if len(text) > MAX_BYTES:
+            raise RecordError(f"not a game record: more than {MAX_BYTES} characters")
         try:
             data = json.loads(text)
         except json.JSONDecodeError as err:
-            raise ValueError(f"not a game record (invalid JSON: {err})") from None
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise ValueError(f"not a game record: expected format {FORMAT!r}")
-        actions = data.get("actions")
-        if not isinstance(actions, list) or not all(isinstance(a, int) and not isinstance(a, bool) for a in actions):
-            raise ValueError("game record: 'actions' must be a list of integers")
-        return cls(str(data["env_id"]), dict(data.get("options", {})), actions)
+            raise RecordError(f"not a game record: invalid or truncated JSON ({err.msg} at line {err.lineno})") from None
+        except RecursionError:
+            raise RecordError("not a game record: the JSON is nested too deeply") from None
+        record, digest = _parse(data)
+        record._validate_replay(digest)
+        return record
+
+    # ---- replay ----------------------------------------------------------------------------------------
+    def game(self) -> Any:
+        from gameshelf.envs.registration import make_game, registered_ids
+
+        if self.env_id not in registered_ids():
+            raise RecordError(f"game record: unknown environment id {self.env_id!r}; known ids: {', '.join(registered_ids())}")
+        try:
+            return make_game(self.env_id, **self.options)
+        except ValueError as err:
+            raise RecordError(f"game record: bad options for {self.env_id}: {err}") from None
+
+    def _replay_state(self) -> State:
+        game = self.game()
+        state = game.new_initial_state()
+        for k, action in enumerate(self.actions):
+            try:
+                state.apply_action(int(action))
+            except IllegalActionError as err:
+                raise RecordError(f"game record: action #{k} ({action}) is not legal at its point of the game: {err}") from None
+        return state
 
     def replay(self) -> State:
         """Rebuild the final state (every action is validated on the way)."""
-        from gameshelf.envs.registration import make_game
+        return self._replay_state()
 
-        return make_game(self.env_id, **self.options).state_from_history(self.actions)
+    def replay_episode(self) -> Episode:
+        """An ``Episode`` at the end of this record: same state, flags and summed rewards as when recorded."""
+        from gameshelf.envs.core.episode import Episode
+
+        episode = Episode(self.game(), reward=self.reward, env_id=self.env_id)
+        try:
+            episode.replay(self.actions, self.ending)
+        except IllegalActionError as err:
+            raise RecordError(f"game record: an action is not legal at its point of the game: {err}") from None
+        return episode
 
     def states(self) -> list[State]:
         """Every state of the game, from the initial one to the last (for step-by-step viewing)."""
-        from gameshelf.envs.registration import make_game
-
-        state = make_game(self.env_id, **self.options).new_initial_state()
+        state = self.game().new_initial_state()
         out = [state.clone()]
         for action in self.actions:
             state.apply_action(action)
             out.append(state.clone())
         return out
 
+    def _validate_replay(self, digest: str | None) -> None:
+        episode = self.replay_episode()
+        state = episode.require_state()
+        kind = None if self.ending is None else self.ending.kind
+        if kind == "terminal" and state.current_player() != TERMINAL:
+            raise RecordError("game record: the ending says the game is over, but its actions stop before the end")
+        if kind != "terminal" and state.current_player() == TERMINAL:
+            raise RecordError(f"game record: the actions reach the end of the game, but the ending says {kind or 'unfinished'!r}")
+        if kind == "truncated" and episode.num_moves < episode.max_moves:
+            raise RecordError(f"game record: truncated after {episode.num_moves} moves, before the limit of {episode.max_moves}")
+        if kind == "illegal_action":
+            assert self.ending is not None
+            if self.ending.offender != state.current_player():
+                raise RecordError(f"game record: the offender {self.ending.offender} was not the player to move")
+            act = self.ending.action
+            if act is not None and 0 <= act < episode.game.info.num_actions and state.legal_action_mask()[act]:
+                raise RecordError(f"game record: the penalized action {act} is legal at that point")
+        if digest is not None and digest != state_digest(state):
+            raise RecordError("game record: the final position does not match the recorded one (an option or action was changed)")
+
+
+def state_digest(state: State) -> str:
+    """SHA-256 of every seat's observation and the returns: what a replay must reproduce."""
+    h = hashlib.sha256()
+    for seat in range(state.game.info.num_players):
+        h.update(np.ascontiguousarray(state.observation(seat)).tobytes())
+    h.update(np.asarray(state.returns(), dtype=np.float64).tobytes())
+    h.update(str(state.current_player()).encode())
+    return h.hexdigest()
+
+
+def _plain(value: Any) -> Any:
+    """Options as plain JSON values (numpy scalars become Python numbers)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _is_int(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _parse(data: Any) -> tuple[GameRecord, str | None]:
+    if not isinstance(data, dict) or data.get("format") not in (FORMAT, "gameshelf-record/1"):
+        raise RecordError(f"not a game record: expected a JSON object with format {FORMAT!r}")
+    version = 1 if data["format"] == "gameshelf-record/1" else data.get("version")
+    if not _is_int(version) or version < 1:
+        raise RecordError("game record: 'version' must be a positive integer")
+    if version > VERSION:
+        raise RecordError(
+            f"game record: format version {version} is newer than this gameshelf reads ({VERSION}); upgrade gameshelf"
+        )
+    env_id = data.get("env_id")
+    if not isinstance(env_id, str) or not env_id:
+        raise RecordError("game record: 'env_id' must be a non-empty string")
+    options = data.get("options")
+    if not isinstance(options, dict):
+        raise RecordError("game record: 'options' must be an object of option values")
+    for key, value in options.items():
+        if not isinstance(value, (str, int, float, bool)) and value is not None:
+            raise RecordError(f"game record: option {key!r} must be a plain value, got {type(value).__name__}")
+    actions = data.get("actions")
+    if not isinstance(actions, list):
+        raise RecordError("game record: 'actions' must be a list of integers")
+    if len(actions) > MAX_ACTIONS:
+        raise RecordError(f"game record: {len(actions)} actions is more than the {MAX_ACTIONS} allowed")
+    for k, action in enumerate(actions):
+        if not _is_int(action) or not 0 <= action <= MAX_ACTION_VALUE:
+            raise RecordError(f"game record: action #{k} must be an integer in 0..{MAX_ACTION_VALUE}, got {action!r}")
+    reward = data.get("reward", "outcome")
+    if reward not in ("outcome", "score"):
+        raise RecordError(f"game record: 'reward' must be 'outcome' or 'score', got {reward!r}")
+    ending = _parse_ending(data.get("ending"))
+    digest = data.get("final_digest")
+    if digest is not None and not isinstance(digest, str):
+        raise RecordError("game record: 'final_digest' must be a string")
+    record = GameRecord(env_id, dict(options), list(actions), ending, reward)
+    if version >= 2:
+        _check_every_option(record)
+    return record, digest
+
+
+def _parse_ending(raw: Any) -> Ending | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or raw.get("kind") not in ENDING_KINDS:
+        raise RecordError(f"game record: 'ending' must be an object whose 'kind' is one of {list(ENDING_KINDS)}")
+    if raw["kind"] != "illegal_action":
+        return Ending(raw["kind"])
+    offender, action = raw.get("offender"), raw.get("action")
+    if not _is_int(offender) or not _is_int(action) or offender < 0:
+        raise RecordError("game record: an 'illegal_action' ending needs integer 'offender' and 'action'")
+    return Ending("illegal_action", offender, action)
+
+
+def _check_every_option(record: GameRecord) -> None:
+    """A record names every option: replay must never depend on the defaults of the day."""
+    from gameshelf.envs.registration import registered_ids, spec
+
+    if record.env_id not in registered_ids():
+        raise RecordError(f"game record: unknown environment id {record.env_id!r}; known ids: {', '.join(registered_ids())}")
+    known = spec(record.env_id).load_game_class().OPTIONS
+    missing = sorted(set(known) - set(record.options))
+    if missing:
+        raise RecordError(f"game record: options {missing} are missing; a record names every option of {record.env_id}")
+
 
 def save_record(record: GameRecord, path: str | Path) -> None:
-    Path(path).write_text(record.to_json() + "\n", encoding="utf-8")
+    """Write ``record`` as JSON, atomically (a temporary file renamed over ``path``)."""
+    atomic_write_text(Path(path), record.to_json() + "\n")
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that a crash leaves either the old file or the new one, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def load_record(path: str | Path) -> GameRecord:
-    return GameRecord.from_json(Path(path).read_text(encoding="utf-8"))
+    """Read and validate a record file; ``RecordError`` names the problem."""
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+        if size > MAX_BYTES:
+            raise RecordError(f"not a game record: {size} bytes is more than the {MAX_BYTES} allowed")
+        raw = p.read_bytes()
+    except OSError as err:
+        raise RecordError(f"cannot read game record {str(p)!r}: {err.strerror or err}") from None
+    return GameRecord.from_json(raw)

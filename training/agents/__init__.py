@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from gameshelf import envs
-from gameshelf.envs.core.driving import observed_state
+from gameshelf.envs.core.episode import observed_state
 from gameshelf.envs.registration import load_entry_point
 from gameshelf.training.agents.base import Agent, RandomAgent
 

@@ -1,7 +1,7 @@
 """The agent interface: ``act(state, seat, rng) -> action``.
 
 An agent sees a state from its seat's point of view only: for games with hidden information the caller
-hands it ``state.resample_hidden(seat, rng)`` (``envs.core.driving.observed_state``), so no agent can peek.
+hands it ``state.resample_hidden(seat, rng)`` (``gameshelf.envs.core.episode.observed_state``), so no agent can peek.
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
-"""The match runner: seat rotation, tallies and CLI errors."""
+"""Human play in the terminal, the win/draw/loss classification and the command-line errors."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from gameshelf.training.match import main, outcome, run_match
+from gameshelf.cli import main as cli
+from gameshelf.training.evaluate import outcome
 
 
 def test_outcome_classification():
@@ -15,19 +16,38 @@ def test_outcome_classification():
     assert outcome(np.array([0.5, 0.5, -1.0]), 0) == "win"
 
 
-def test_every_agent_plays_every_seat():
-    tallies = run_match("level_x-v0", ["random", "random"], games=4, seed=1)
-    for tally in tallies.values():
-        assert tally.games == 4
-        assert set(tally.by_seat) == {0, 1}
-        assert all(sum(row) == 2 for row in tally.by_seat.values())
-
-
 def test_cli_reports_bad_input(capsys):
-    assert main(["nope-v0", "random"]) == 2
-    assert "known ids" in capsys.readouterr().err
-    assert main(["level_x-v0", "random", "genius"]) == 2
-    assert main(["level_x-v0", "random", "random", "random", "random", "random"]) == 2
+    for argv, message in [
+        (["nope-v0"], "known ids"),
+        (["level_x-v0", "--opponents", "genius"], "genius"),
+        (["level_x-v0", "--players", "7"], "players"),
+        (["level_x-v0", "--seat", "5"], "--seat"),
+    ]:
+        assert cli(["play", *argv]) == 2, argv
+        assert message in capsys.readouterr().err
+
+
+def test_human_play_stops_at_the_move_limit(monkeypatch):
+    """A person who always passes does not play forever: the game stops at max_game_length as the envs do."""
+    import dataclasses
+
+    from gameshelf import envs
+    from gameshelf.training import play as play_module
+
+    original = envs.make_game
+
+    def short_game(env_id, **options):
+        game = original(env_id, **options)
+        game.info = dataclasses.replace(game.info, max_game_length=12)
+        return game
+
+    monkeypatch.setattr(play_module.envs, "make_game", short_game)
+    out: list[str] = []
+    final = play_module.play(
+        "level_x-v0", 0, ["random"], seed=0, read=lambda _p: "pass", write=lambda t: out.extend(t.splitlines())
+    )
+    assert not final.is_terminal()
+    assert any("stopped after 12 moves" in line for line in out)
 
 
 def test_human_play_with_scripted_input():

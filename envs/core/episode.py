@@ -1,0 +1,270 @@
+"""``Episode``: the one driver of a game from reset to its end.
+
+Every way of playing a game is a thin view over an ``Episode``: the PettingZoo AEC environment, the
+single-seat Gymnasium environment, the evaluation runner and human play. The episode owns what they
+would otherwise each write again:
+
+* reset with a generator, and chance resolved with that generator right after reset and after every move,
+  so players never see a chance node;
+* the moves counted against ``max_game_length`` (truncation, a safety net);
+* the rewards: changes of ``returns()`` (plus ``scores()`` with ``reward="score"``);
+* illegal actions: ``"raise"`` (``IllegalActionError``, nothing changed) or ``"penalize"`` (-1 for the
+  offender, the game ends: PettingZoo's ``TerminateIllegalWrapper``);
+* the game record, including how the game ended.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, IllegalActionError, State
+from gameshelf.envs.core.record import Ending, GameRecord
+
+REWARD_MODES = ("outcome", "score")
+ILLEGAL_ACTION_MODES = ("raise", "penalize")
+
+
+class Player(Protocol):
+    """Anything that picks a legal action for a seat from what that seat may see."""
+
+    def act(self, state: State, seat: int, rng: np.random.Generator) -> int: ...
+
+
+def check_choice(name: str, value: Any, allowed: Sequence[Any], none_ok: bool = False) -> None:
+    """``ValueError`` naming the setting and its allowed values unless ``value`` is one of them."""
+    if (value is None and none_ok) or (isinstance(value, (str, type(None))) and value in allowed):
+        return
+    extra = " or None" if none_ok else ""
+    raise ValueError(f"{name}={value!r} is not allowed; allowed values: {list(allowed)}{extra}")
+
+
+def check_action(action: Any, num_actions: int) -> int:
+    """An action as a plain int in range: ``TypeError`` for floats, bools, strings...; ``ValueError`` if out of range."""
+    if isinstance(action, np.ndarray) and action.size == 1 and np.issubdtype(action.dtype, np.integer):
+        action = action.reshape(()).item()
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise TypeError(f"an action is an int in [0, {num_actions}), got {type(action).__name__} {action!r}")
+    action = int(action)
+    if not 0 <= action < num_actions:
+        raise ValueError(f"action {action} is out of range [0, {num_actions})")
+    return action
+
+
+def resolve_chance(state: State, rng: np.random.Generator) -> None:
+    """Draw chance outcomes with ``rng`` until a player (or the end) is to move."""
+    while state.current_player() == CHANCE:
+        state.apply_checked_action(state.sample_chance(rng))
+
+
+def reward_values(state: State, mode: str) -> np.ndarray:
+    """The per-seat values whose changes are the rewards: ``returns()``, plus ``scores()`` for ``"score"``."""
+    values = np.asarray(state.returns(), dtype=np.float64)
+    if mode == "score":
+        values = values + state.scores()
+    return values
+
+
+def observed_state(state: State, seat: int, rng: np.random.Generator) -> State:
+    """What a player at ``seat`` may be shown: hidden information redealt, otherwise a copy."""
+    if state.game.info.has_hidden_info:
+        return state.resample_hidden(seat, rng)
+    return state.clone()
+
+
+class Episode:
+    """One game of ``game`` played from ``reset(rng)`` to its end.
+
+    ``step(action)`` applies the current player's action and returns every seat's reward for it;
+    ``play(players, until=seat)`` lets player objects move (what the single-seat env's opponents and the
+    evaluation runner do). ``done`` is True once the game ended, was truncated or was ended by a
+    penalized illegal action.
+    """
+
+    def __init__(self, game: Game, *, reward: str = "outcome", illegal_action: str = "raise", env_id: str | None = None):
+        check_choice("reward", reward, REWARD_MODES)
+        check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+        self.game = game
+        self.env_id = env_id
+        self.reward_mode = reward
+        self.illegal_action = illegal_action
+        self.state: State | None = None
+        self.rng: np.random.Generator = np.random.default_rng()
+        self.num_moves = 0
+        self.offender: int | None = None
+        """Seat whose illegal action ended the game (``illegal_action="penalize"``)."""
+        self.illegal: int | None = None
+        self._values = np.zeros(game.info.num_players)
+        self.totals = np.zeros(game.info.num_players)
+        """Every seat's reward summed since ``reset`` (the penalty included)."""
+        self._mask: np.ndarray | None = None
+        self._mask_at = -1
+        self._script: Any = iter(())
+
+    # ---- lifecycle ----------------------------------------------------------------------------------
+    def reset(self, rng: np.random.Generator, chance_outcomes: Sequence[int] | None = None) -> None:
+        """Start a new game; chance is drawn from ``rng`` (also handed to players by ``play``).
+
+        ``chance_outcomes``: outcomes to use, in order, for the game's chance nodes instead of drawing them
+        (each validated), e.g. to replay a recorded deal; once they run out, ``rng`` draws again.
+        """
+        self.rng = rng
+        self._script = iter(() if chance_outcomes is None else [int(o) for o in chance_outcomes])
+        state = self.game.new_initial_state()
+        self._resolve_chance(state)
+        self.state = state
+        self.num_moves = 0
+        self.offender = self.illegal = None
+        self._mask_at = -1
+        self._values = reward_values(state, self.reward_mode)
+        self.totals = np.zeros(self.game.info.num_players)
+
+    def replay(self, actions: Sequence[int], ending: Ending | None = None) -> None:
+        """Put the episode at the end of a recorded line of play (every action validated; chance included)."""
+        state = self.game.new_initial_state()
+        start = reward_values(state, self.reward_mode)
+        moves = 0
+        for k, action in enumerate(actions):
+            player = state.current_player()
+            try:
+                state.apply_action(int(action))
+            except IllegalActionError as err:
+                raise IllegalActionError(f"action #{k} ({action}): {err}") from None
+            moves += player >= 0
+        self.state, self.num_moves, self._mask_at = state, moves, -1
+        self.offender = self.illegal = None
+        self._values = reward_values(state, self.reward_mode)
+        self.totals = self._values - start
+        if ending is not None and ending.kind == "illegal_action":
+            self.offender, self.illegal = ending.offender, ending.action
+            self.totals[int(ending.offender or 0)] -= 1.0
+
+    @property
+    def max_moves(self) -> int:
+        """Moves after which the game is truncated (the game's ``max_game_length``)."""
+        return self.game.info.max_game_length
+
+    def require_state(self) -> State:
+        if self.state is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self.state
+
+    # ---- status ---------------------------------------------------------------------------------------
+    @property
+    def current_player(self) -> int:
+        """The seat to move, or ``TERMINAL`` once the episode is done (ended, truncated or penalized)."""
+        state = self.require_state()
+        return TERMINAL if self.done else state.current_player()
+
+    @property
+    def terminated(self) -> bool:
+        """The game reached its end, or was ended by a penalized illegal action."""
+        return self.offender is not None or self.require_state().current_player() == TERMINAL
+
+    @property
+    def truncated(self) -> bool:
+        """Cut off at ``max_game_length`` moves before its end."""
+        return not self.terminated and self.num_moves >= self.max_moves
+
+    @property
+    def done(self) -> bool:
+        return self.terminated or self.truncated
+
+    def legal_mask(self) -> np.ndarray:
+        """Boolean mask of the current player's legal actions, computed once per position (read-only)."""
+        state = self.require_state()
+        if self._mask is None or self._mask_at != len(state.history):
+            mask = np.asarray(state.legal_action_mask(), dtype=bool)
+            mask.setflags(write=False)
+            self._mask, self._mask_at = mask, len(state.history)
+        return self._mask
+
+    # ---- moves ---------------------------------------------------------------------------------------
+    def check(self, action: Any) -> int:
+        """``action`` as an int for the player to move: type, range and legality checked; nothing changes.
+
+        An illegal action raises ``IllegalActionError`` (``"raise"``) or returns -1 (``"penalize"``).
+        """
+        state = self.require_state()
+        if self.done:
+            raise RuntimeError("the episode is over; call reset()")
+        action = check_action(action, self.game.info.num_actions)
+        if not self.legal_mask()[action]:
+            if self.illegal_action == "raise":
+                raise IllegalActionError(
+                    f"action {action} ({state.action_to_string(action)}) is not legal for player_{state.current_player()}; "
+                    f"legal actions: {state.legal_actions()}"
+                )
+            return -1
+        return action
+
+    def step(self, action: Any) -> np.ndarray:
+        """Apply the current player's ``action``; returns each seat's reward for this step.
+
+        Under ``"penalize"`` an illegal action ends the game with -1 for the offender and 0 for the others.
+        """
+        checked = self.check(action)
+        if checked < 0:
+            return self._penalize(int(action))
+        return self.apply_checked(checked)
+
+    def apply_checked(self, action: int) -> np.ndarray:
+        """Apply an action already known to be legal (from the mask); returns the rewards of the step."""
+        state = self.require_state()
+        state.apply_checked_action(action)
+        self._resolve_chance(state)
+        self.num_moves += 1
+        values = reward_values(state, self.reward_mode)
+        rewards = values - self._values
+        self._values = values
+        self.totals += rewards
+        return rewards
+
+    def _resolve_chance(self, state: State) -> None:
+        while state.current_player() == CHANCE:
+            scripted = next(self._script, None)
+            if scripted is None:
+                resolve_chance(state, self.rng)
+                return
+            state.apply_action(scripted)
+
+    def _penalize(self, action: int) -> np.ndarray:
+        state = self.require_state()
+        self.offender = state.current_player()
+        self.illegal = action
+        rewards = np.zeros(self.game.info.num_players)
+        rewards[self.offender] = -1.0
+        self.totals += rewards
+        return rewards
+
+    def play(self, players: Mapping[int, Player] | Sequence[Player], until: int | None = None) -> np.ndarray:
+        """Let ``players[seat]`` move, each seeing only its seat's view, until it is ``until``'s turn or the end.
+
+        Returns the rewards summed over those moves. A player's illegal action raises (or is penalized).
+        """
+        total = np.zeros(self.game.info.num_players)
+        while not self.done:
+            seat = self.require_state().current_player()
+            if seat == until:
+                break
+            action = players[seat].act(observed_state(self.require_state(), seat, self.rng), seat, self.rng)
+            total += self.step(action)
+        return total
+
+    # ---- records ---------------------------------------------------------------------------------------
+    def ending(self) -> Ending | None:
+        """How the game ended (None while it is running)."""
+        if self.offender is not None:
+            return Ending("illegal_action", offender=self.offender, action=self.illegal)
+        if self.require_state().current_player() == TERMINAL:
+            return Ending("terminal")
+        if self.truncated:
+            return Ending("truncated")
+        return None
+
+    def record(self) -> GameRecord:
+        """The game so far: id, every resolved option, every action (chance included) and its ending."""
+        state = self.require_state()
+        return GameRecord(self.env_id or "", dict(self.game.options), list(state.history), self.ending(), self.reward_mode)
