@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gameshelf import envs
+from gameshelf.envs.testing import check_refusals, env_factory, fingerprint
 from tests.conftest import case_id, env_cases
-from tests.test_conformance import fingerprint
 
 CASES = env_cases()
 choices = st.lists(st.integers(min_value=0, max_value=10**6), min_size=1, max_size=400)
@@ -44,9 +44,18 @@ def test_invariants_along_any_line_of_play(case, picks):
         assert obs.min() >= info.observation_low and obs.max() <= info.observation_high
     if state.is_terminal():
         returns = state.returns()
-        assert abs(returns.sum()) < 1e-9, "outcome returns are zero-sum"
+        if info.num_players > 1:
+            assert abs(returns.sum()) < 1e-9, "outcome returns are zero-sum"
         assert info.min_return - 1e-9 <= returns.min() and returns.max() <= info.max_return + 1e-9
     else:
         assert state.legal_action_mask().any() or state.is_chance_node()
         assert not state.returns().any(), "no outcome before the end"
     assert fingerprint(game.state_from_history(state.history)) == fingerprint(state)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(picks=st.lists(st.integers(min_value=0, max_value=10**6), min_size=1, max_size=80))
+def test_refused_steps_change_nothing(case, picks):
+    """Legal moves, illegal moves (raise and penalize) and pickling interleaved: a refusal changes nothing."""
+    check_refusals(env_factory(case[0], num_players=case[1]), picks)

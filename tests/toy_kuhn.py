@@ -87,6 +87,10 @@ class ToyKuhnState(State):
     def to_text(self) -> str:
         return f"cards={self.cards} moves={self.moves}"
 
+    def seat_text(self, seat: int) -> str:
+        own = self.cards[seat] if len(self.cards) > seat else "?"
+        return f"your card={own} moves={self.moves}"
+
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
         out = self.clone()
         if len(self.cards) == 2:

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, IllegalActionError, State
-from gameshelf.envs.core.record import Ending, GameRecord
+from gameshelf.envs.core.record import Ending, GameRecord, state_digest
 
 REWARD_MODES = ("outcome", "score")
 ILLEGAL_ACTION_MODES = ("raise", "penalize")
@@ -267,4 +267,6 @@ class Episode:
     def record(self) -> GameRecord:
         """The game so far: id, every resolved option, every action (chance included) and its ending."""
         state = self.require_state()
-        return GameRecord(self.env_id or "", dict(self.game.options), list(state.history), self.ending(), self.reward_mode)
+        return GameRecord(
+            self.env_id or "", dict(self.game.options), list(state.history), self.ending(), self.reward_mode, state_digest(state)
+        )

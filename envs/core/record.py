@@ -65,6 +65,8 @@ class GameRecord:
     actions: list[int] = field(default_factory=list)
     ending: Ending | None = None
     reward: str = "outcome"
+    final_digest: str | None = None
+    """``state_digest`` of the final state; computed by replaying when not given."""
 
     @classmethod
     def from_state(cls, env_id: str, state: State) -> GameRecord:
@@ -83,7 +85,7 @@ class GameRecord:
         }
         if self.ending is not None:
             data["ending"] = self.ending.to_dict()
-        data["final_digest"] = state_digest(self._replay_state())
+        data["final_digest"] = self.final_digest or state_digest(self._replay_state())
         return data
 
     def to_json(self) -> str:
@@ -109,6 +111,7 @@ class GameRecord:
             raise RecordError("not a game record: the JSON is nested too deeply") from None
         record, digest = _parse(data)
         record._validate_replay(digest)
+        record.final_digest = record.final_digest or state_digest(record.replay())
         return record
 
     # ---- replay ----------------------------------------------------------------------------------------
@@ -236,7 +239,7 @@ def _parse(data: Any) -> tuple[GameRecord, str | None]:
     digest = data.get("final_digest")
     if digest is not None and not isinstance(digest, str):
         raise RecordError("game record: 'final_digest' must be a string")
-    record = GameRecord(env_id, dict(options), list(actions), ending, reward)
+    record = GameRecord(env_id, dict(options), list(actions), ending, reward, digest)
     if version >= 2:
         _check_every_option(record)
     return record, digest

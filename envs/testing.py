@@ -1,0 +1,536 @@
+"""The conformance kit: every check a gameshelf engine and environment must pass, for any game.
+
+    from gameshelf.envs.testing import check_env, check_game
+    check_env("koplus-v0", num_players=3)        # a registered id (every check below)
+    check_game(MyGame(num_players=2))            # your own engine (the engine checks)
+
+A failed check raises ``ConformanceError`` (an ``AssertionError``) naming the check and what went wrong.
+Each check is also a function of its own (``GAME_CHECKS``, ``ENV_CHECKS``), so a test suite can report
+them one by one. Model: ``pettingzoo.test``; PettingZoo's ``api_test``, ``seed_test`` and ``render_test``
+run inside ``check_env``.
+
+Engine checks: static facts, exact masks (every masked action accepted, every other one refused with the
+state unchanged), chance outcomes are distributions drawn only from the generator given, random games
+end within ``max_game_length`` with returns in range and zero before the end, clone and replay from the
+history reproduce the state, action names parse back, the position builder round-trips, and hidden
+information does not leak (``resample_hidden`` changes what a seat cannot see and nothing it can).
+
+Environment checks: PettingZoo's own tests, observations inside their spaces at every step for every
+agent, read-only calls change nothing, pickling mid-game, determinism with the global ``random`` and
+``np.random`` disturbed, bad inputs raise clear errors, refused steps change nothing (state, rewards,
+flags, agent selection, record), the penalize mode, rewards add up to the returns, records replay.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import random
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from gameshelf.envs.core.env import GameAECEnv
+from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, IllegalActionError, State
+from gameshelf.envs.core.record import GameRecord
+
+
+class ConformanceError(AssertionError):
+    """A conformance check failed; the message names the check and the problem."""
+
+
+def _require(condition: Any, message: str) -> None:
+    if not condition:
+        raise ConformanceError(message)
+
+
+def _raises(kind: type[BaseException] | tuple[type[BaseException], ...], fn: Callable[[], Any], what: str) -> BaseException:
+    try:
+        fn()
+    except kind as err:
+        return err
+    except Exception as err:
+        raise ConformanceError(f"{what}: expected {kind}, got {type(err).__name__}: {err}") from err
+    raise ConformanceError(f"{what}: expected {kind} to be raised, nothing was")
+
+
+# ---- helpers ------------------------------------------------------------------------------------------
+def fingerprint(state: State) -> tuple[Any, ...]:
+    """Everything the queries of a state return, to compare states."""
+    n = state.game.info.num_players
+    return (
+        tuple(state.history),
+        state.current_player(),
+        state.to_text(),
+        tuple(state.observation(s).tobytes() for s in range(n)),
+        state.legal_action_mask().tobytes(),
+        np.asarray(state.returns()).tobytes(),
+        np.asarray(state.scores()).tobytes(),
+    )
+
+
+def random_states(game: Game, seed: int, games: int = 2, every: int = 1) -> Iterator[State]:
+    """States at player decision nodes along random legal games (chance drawn from ``seed``), and each end."""
+    rng = np.random.default_rng(seed)
+    for _ in range(games):
+        state = game.new_initial_state()
+        step = 0
+        while not state.is_terminal() and step <= game.info.max_game_length:
+            if state.is_chance_node():
+                state.apply_action(state.sample_chance(rng))
+                continue
+            if step % every == 0:
+                yield state
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.integers(len(legal))])
+            step += 1
+        yield state
+
+
+def random_legal(obs: dict[str, np.ndarray], rng: np.random.Generator) -> int:
+    return int(rng.choice(np.flatnonzero(obs["action_mask"])))
+
+
+def play_env(env: GameAECEnv, rng: np.random.Generator, limit: int | None = None) -> Iterator[str]:
+    """Step ``env`` with random legal actions (``step(None)`` for done agents), yielding each agent first."""
+    for agent in env.agent_iter(limit if limit is not None else 10**9):
+        yield agent
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else random_legal(obs, rng))
+
+
+# ---- engine checks ------------------------------------------------------------------------------------
+def check_info(game: Game) -> None:
+    info = game.info
+    _require(info.num_players >= 1, f"info: num_players is {info.num_players}")
+    _require(0 < info.num_actions <= 10_000, f"info: num_actions {info.num_actions} is not in 1..10000")
+    _require(info.max_game_length > 0, "info: max_game_length must be positive")
+    _require(info.min_return <= info.max_return, "info: min_return > max_return")
+    state = game.new_initial_state()
+    obs = state.observation(0)
+    _require(obs.shape == info.observation_shape, f"info: observation shape {obs.shape} != declared {info.observation_shape}")
+    _require(obs.dtype == np.dtype(info.observation_dtype), f"info: observation dtype {obs.dtype} != declared")
+
+
+def check_masks(game: Game, seed: int = 11) -> None:
+    """Every masked action is accepted; every other one raises ``IllegalActionError`` and changes nothing."""
+    for state in random_states(game, seed, games=1, every=3):
+        if state.is_terminal():
+            _raises(IllegalActionError, lambda s=state: s.apply_action(0), "masks: acting after the end")
+            continue
+        mask = state.legal_action_mask()
+        _require(mask.dtype == np.bool_ and mask.shape == (game.info.num_actions,), "masks: a mask is bool[num_actions]")
+        _require(mask.any(), f"masks: no legal action at a decision node (history {state.history[-10:]})")
+        before = fingerprint(state)
+        for action in np.flatnonzero(mask):
+            try:
+                state.clone().apply_action(int(action))
+            except IllegalActionError as err:
+                raise ConformanceError(f"masks: action {action} is in the mask but refused: {err}") from None
+        for action in np.flatnonzero(~mask):
+            _raises(IllegalActionError, lambda s=state, a=int(action): s.apply_action(a), f"masks: unmasked action {action}")
+        _require(fingerprint(state) == before, "masks: a refused action changed the state")
+
+
+def check_chance(game: Game, seed: int = 3) -> None:
+    """Chance nodes list a distribution; draws depend only on the generator handed in."""
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state()
+    seen = 0
+    while not state.is_terminal() and seen < 200:
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            _require(outcomes, "chance: a chance node lists its outcomes")
+            _require(abs(sum(p for _, p in outcomes) - 1.0) < 1e-9, "chance: probabilities do not sum to 1")
+            _require(all(p > 0 for _, p in outcomes), "chance: an outcome has probability <= 0")
+            draws = []
+            for _ in range(2):
+                random.seed(random.random())
+                np.random.seed(np.random.randint(1 << 30))
+                draws.append([state.sample_chance(np.random.default_rng([seed, seen, k])) for k in range(5)])
+            _require(draws[0] == draws[1], "chance: sample_chance draws from something other than the generator given")
+            possible = {o for o, _ in outcomes}
+            _require(all(d in possible for d in draws[0]), "chance: sample_chance drew an impossible outcome")
+            state.apply_action(state.sample_chance(rng))
+            seen += 1
+        else:
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.integers(len(legal))])
+
+
+def check_random_games_end(game: Game, seed: int = 21, games: int = 3) -> None:
+    """Random games end within ``max_game_length``; returns are zero before the end and in range at it."""
+    rng = np.random.default_rng(seed)
+    info = game.info
+    for _ in range(games):
+        state = game.new_initial_state()
+        decisions = 0
+        while not state.is_terminal():
+            if state.current_player() == CHANCE:
+                state.apply_action(state.sample_chance(rng))
+                continue
+            _require(not np.any(state.returns()), "returns: non-zero before the end of the game")
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.integers(len(legal))])
+            decisions += 1
+            if decisions > info.max_game_length:
+                raise ConformanceError(f"length: a random game ran past max_game_length={info.max_game_length}")
+        returns = np.asarray(state.returns())
+        _require(returns.shape == (info.num_players,), "returns: one value per seat")
+        _require(
+            info.min_return - 1e-9 <= returns.min() and returns.max() <= info.max_return + 1e-9,
+            f"returns: {returns.tolist()} outside [{info.min_return}, {info.max_return}]",
+        )
+        if info.num_players > 1:
+            _require(abs(returns.sum()) < 1e-6, f"returns: {returns.tolist()} do not sum to zero")
+
+
+def check_clone_and_replay(game: Game, seed: int = 4) -> None:
+    """``clone`` and replay from the history reproduce the state; a clone is independent."""
+    for state in random_states(game, seed, games=1, every=5):
+        twin = state.clone()
+        _require(fingerprint(twin) == fingerprint(state), "clone: the copy differs from the original")
+        replayed = game.state_from_history(state.history)
+        _require(fingerprint(replayed) == fingerprint(state), "replay: replaying the history gives another state")
+        if not state.is_terminal():
+            before = fingerprint(state)
+            twin.apply_action(twin.legal_actions()[0])
+            _require(fingerprint(state) == before, "clone: acting on the copy changed the original")
+
+
+def check_action_names(game: Game, seed: int = 13) -> None:
+    """Every legal action has a name that ``game.string_to_action`` parses back to it."""
+    for state in random_states(game, seed, games=1, every=4):
+        if state.is_terminal():
+            continue
+        for action in state.legal_actions()[:30]:
+            name = state.action_to_string(action)
+            _require(isinstance(name, str) and name, f"names: action {action} has no name")
+            _require(game.string_to_action(state, name) == action, f"names: {name!r} does not parse back to {action}")
+
+
+def check_positions(game: Game, seed: int = 6) -> None:
+    """``game.state_from_position(state.position())`` rebuilds the position (when the game has a builder)."""
+    probe = game.new_initial_state()
+    try:
+        probe.position()
+    except NotImplementedError:
+        return
+    for state in random_states(game, seed, games=1, every=3):
+        rebuilt = game.state_from_position(state.position())
+        n = game.info.num_players
+        for what, a, b in [
+            ("current player", rebuilt.current_player(), state.current_player()),
+            ("mask", rebuilt.legal_action_mask().tobytes(), state.legal_action_mask().tobytes()),
+            ("returns", np.asarray(rebuilt.returns()).tobytes(), np.asarray(state.returns()).tobytes()),
+            ("scores", np.asarray(rebuilt.scores()).tobytes(), np.asarray(state.scores()).tobytes()),
+            ("text", rebuilt.to_text(), state.to_text()),
+            (
+                "observations",
+                [rebuilt.observation(s).tobytes() for s in range(n)],
+                [state.observation(s).tobytes() for s in range(n)],
+            ),
+        ]:
+            _require(a == b, f"positions: the rebuilt position differs in its {what} (history {state.history[-8:]})")
+
+
+def check_hidden_information(game: Game, seed: int = 8) -> None:
+    """The leak test: redealing what a seat cannot see changes something, and nothing that seat observes."""
+    if not game.info.has_hidden_info:
+        return
+    rng = np.random.default_rng(seed + 9)
+    changed = False
+    n = game.info.num_players
+    for state in random_states(game, seed, games=2, every=2):
+        for seat in range(n):
+            other = state.resample_hidden(seat, rng)
+            _require(
+                other.observation(seat).tobytes() == state.observation(seat).tobytes(),
+                f"leak: seat {seat}'s observation changed when only what it cannot see was redealt",
+            )
+            _require(other.current_player() == state.current_player(), "leak: a redeal changed whose turn it is")
+            _require(other.seat_text(seat) == state.seat_text(seat), f"leak: seat {seat}'s text view changed with a redeal")
+            if state.current_player() == seat:
+                _require(
+                    other.legal_action_mask().tobytes() == state.legal_action_mask().tobytes(),
+                    f"leak: seat {seat}'s legal moves changed with a redeal",
+                )
+            changed |= any(other.observation(s).tobytes() != state.observation(s).tobytes() for s in range(n))
+            changed |= other.to_text() != state.to_text()
+    _require(changed, "leak: resample_hidden never changed anything hidden (has_hidden_info is True)")
+
+
+GAME_CHECKS: tuple[Callable[[Game], None], ...] = (
+    check_info,
+    check_masks,
+    check_chance,
+    check_random_games_end,
+    check_clone_and_replay,
+    check_action_names,
+    check_positions,
+    check_hidden_information,
+)
+
+
+def check_game(game: Game) -> None:
+    """Run every engine check on ``game``; raises ``ConformanceError`` at the first failure."""
+    for check in GAME_CHECKS:
+        check(game)
+
+
+# ---- environment checks -------------------------------------------------------------------------------
+EnvFactory = Callable[..., GameAECEnv]
+
+
+def check_pettingzoo(make_env: EnvFactory) -> None:
+    """PettingZoo's own ``api_test``, ``seed_test`` and ``render_test``."""
+    import warnings
+
+    from pettingzoo.test import api_test, render_test, seed_test
+
+    with warnings.catch_warnings():  # api_test resets with an arbitrary options key to probe the signature
+        warnings.filterwarnings("ignore", message=r"reset\(options=\.\.\.\): unknown key", category=UserWarning)
+        api_test(make_env(), num_cycles=300)
+    seed_test(make_env, num_cycles=100)
+    render_test(make_env)
+
+
+def check_observation_spaces(make_env: EnvFactory) -> None:
+    """Every agent's observation lies in its space at every step, the end included; masks are int8."""
+    env = make_env()
+    env.reset(seed=5)
+    spaces_ = {a: env.observation_space(a) for a in env.possible_agents}
+    for _ in play_env(env, np.random.default_rng(5)):
+        for other in env.possible_agents:
+            obs = env.observe(other)
+            _require(obs["observation"].dtype == spaces_[other]["observation"].dtype, "spaces: observation dtype")
+            _require(obs["action_mask"].dtype == np.int8, "spaces: the action mask is int8")
+            _require(spaces_[other].contains(obs), f"spaces: the observation of {other} is outside its space")
+            if other != env.agent_selection or env.terminations[other] or env.truncations[other]:
+                _require(not obs["action_mask"].any(), f"spaces: {other} has legal actions when not to move")
+        _, _, term, trunc, _ = env.last()
+        _require(type(term) is bool and type(trunc) is bool, "flags: terminations and truncations are Python bools")
+    for other in env.possible_agents:
+        _require(spaces_[other].contains(env.observe(other)), "spaces: an observation after the end is outside its space")
+
+
+def env_snapshot(env: GameAECEnv) -> tuple[Any, ...]:
+    """The whole visible state of an AEC env: engine, rewards, flags, selection, generator, record."""
+    return (
+        fingerprint(env.episode.require_state()),
+        dict(env.rewards),
+        dict(env._cumulative_rewards),
+        dict(env.terminations),
+        dict(env.truncations),
+        repr(env.infos),
+        env.agent_selection,
+        list(env.agents),
+        env.np_random.bit_generator.state["state"],
+        env.episode.num_moves,
+        env.record().to_json() if env.env_id in _registered() else None,
+    )
+
+
+def _registered() -> list[str]:
+    from gameshelf.envs.registration import registered_ids
+
+    return registered_ids()
+
+
+def check_read_only_calls(make_env: EnvFactory) -> None:
+    """observe, last, render, state and the engine's queries change nothing, the generator included."""
+    env = make_env(render_mode="ansi")
+    env.reset(seed=9)
+    rng = np.random.default_rng(9)
+    for i, _ in enumerate(env.agent_iter()):
+        before = env_snapshot(env)
+        state = env.episode.require_state()
+        for a in env.possible_agents:
+            env.observe(a)
+        env.last()
+        env.render()
+        env.state()
+        state.legal_actions()
+        for action in state.legal_actions()[:5]:
+            state.action_to_string(action)
+        if i % 7 == 0:
+            state.render_image()
+            state.seat_text(0)
+        _require(env_snapshot(env) == before, "read-only: a query changed the environment")
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else random_legal(obs, rng))
+
+
+def check_pickle(make_env: EnvFactory) -> None:
+    """A pickled (and a deep-copied) env continues exactly like the original."""
+    env = make_env()
+    env.reset(seed=2)
+    rng = np.random.default_rng(0)
+    for _ in range(7):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            break
+        env.step(random_legal(obs, rng))
+    traces = []
+    for e in (env, pickle.loads(pickle.dumps(env)), copy.deepcopy(env)):
+        local = np.random.default_rng(1)
+        trace = []
+        for agent in e.agent_iter(40):
+            obs, reward, term, trunc, _ = e.last()
+            trace.append((agent, reward, term, trunc, obs["observation"].tobytes()))
+            e.step(None if term or trunc else random_legal(obs, local))
+        traces.append(trace)
+    _require(traces[0] == traces[1], "pickle: the unpickled env continues differently")
+    _require(traces[0] == traces[2], "pickle: the deep-copied env continues differently")
+
+
+def check_determinism(make_env: EnvFactory) -> None:
+    """Same seed, same game, whatever the global ``random`` / ``np.random`` do between steps."""
+
+    def run(perturb: bool) -> list[Any]:
+        env = make_env()
+        env.reset(seed=123)
+        local = np.random.default_rng(7)
+        trace = []
+        for agent in env.agent_iter(400):
+            if perturb:
+                random.seed(random.random())
+                np.random.seed(np.random.randint(1 << 30))
+            obs, reward, term, trunc, _ = env.last()
+            trace.append((agent, reward, term, trunc, obs["observation"].tobytes(), obs["action_mask"].tobytes()))
+            env.step(None if term or trunc else random_legal(obs, local))
+        return trace
+
+    _require(run(False) == run(True), "determinism: the global random generators changed the game")
+
+
+def check_bad_inputs(make_env: EnvFactory) -> None:
+    """Clear exceptions for misuse, never an assert; nothing changes."""
+    env = make_env()
+    _raises(RuntimeError, lambda: env.step(0), "bad input: step before reset")
+    _raises(RuntimeError, lambda: env.observe(env.possible_agents[0]), "bad input: observe before reset")
+    _raises(RuntimeError, env.last, "bad input: last before reset")
+    env.reset(seed=0)
+    before = env_snapshot(env)
+    n = env.game.info.num_actions
+    for bad in (n, -1):
+        _raises(ValueError, lambda b=bad: env.step(b), f"bad input: out-of-range action {bad}")
+    for bad in (1.0, True, "0", [0]):
+        _raises(TypeError, lambda b=bad: env.step(b), f"bad input: action {bad!r}")
+    _raises(ValueError, lambda: env.step(None), "bad input: step(None) for a live agent")
+    _raises(TypeError, lambda: env.reset(options=["x"]), "bad input: reset(options=<list>)")
+    _require(env_snapshot(env) == before, "bad input: a refused step changed the environment")
+    rng = np.random.default_rng(0)
+    for _ in play_env(env, rng):
+        pass
+    _raises(RuntimeError, lambda: env.step(0), "bad input: step after the end")
+
+
+def check_refusals(make_env: EnvFactory, choices: Sequence[int] | None = None, seed: int = 0) -> None:
+    """Interleave legal moves, illegal moves (both modes) and pickling: a refused step changes nothing.
+
+    ``choices`` drives the interleaving (a property-based test generates them); each value picks what to
+    do next: a legal move, an illegal one, or a pickle round trip.
+    """
+    rng = np.random.default_rng(seed)
+    picks = list(choices) if choices is not None else [int(x) for x in rng.integers(0, 1 << 16, size=60)]
+    for mode in ("raise", "penalize"):
+        env = make_env(illegal_action=mode, reward="score")
+        env.reset(seed=seed)
+        for pick in picks:
+            if not env.agents:
+                break
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            illegal = np.flatnonzero(obs["action_mask"] == 0)
+            kind = pick % 4
+            if kind == 0 and illegal.size:
+                action = int(illegal[pick // 4 % illegal.size])
+                before = env_snapshot(env)
+                if mode == "raise":
+                    _raises(IllegalActionError, lambda e=env, a=action: e.step(a), "refusal: an illegal action")
+                    _require(env_snapshot(env) == before, f"refusal: refusing action {action} changed the environment")
+                else:
+                    agent = env.agent_selection
+                    env.step(action)
+                    _require(all(env.terminations.values()), "penalize: the game must end")
+                    _require(env.rewards[agent] == -1.0, "penalize: the offender gets -1")
+                    record = env.record()
+                    replayed = GameRecord.from_json(record.to_json()).replay_episode() if env.env_id in _registered() else None
+                    if replayed is not None:
+                        _require(replayed.offender == env.agent_name_mapping[agent], "penalize: the record keeps the offender")
+            elif kind == 1:
+                before = env_snapshot(env)
+                env = pickle.loads(pickle.dumps(env))
+                _require(env_snapshot(env) == before, "refusal: a pickle round trip changed the environment")
+            else:
+                legal = np.flatnonzero(obs["action_mask"])
+                env.step(int(legal[pick // 4 % legal.size]))
+
+
+def check_rewards(make_env: EnvFactory) -> None:
+    """Per-step rewards add up to ``returns()`` (plus ``scores()`` in score mode) by the end."""
+    for mode in ("outcome", "score"):
+        env = make_env(reward=mode)
+        env.reset(seed=31)
+        total = dict.fromkeys(env.possible_agents, 0.0)
+        for _ in play_env(env, np.random.default_rng(2)):
+            for a, r in env.rewards.items():
+                total[a] += r
+        state = env.episode.require_state()
+        if state.current_player() == TERMINAL:
+            expected = np.asarray(state.returns()) + (np.asarray(state.scores()) if mode == "score" else 0)
+            got = [total[a] for a in env.possible_agents]
+            _require(np.allclose(got, expected), f"rewards ({mode}): summed rewards {got} != final values {expected.tolist()}")
+
+
+def check_records(make_env: EnvFactory) -> None:
+    """A finished game's record survives JSON and replays to the same state, flags and rewards."""
+    env = make_env()
+    if env.env_id not in _registered():
+        return
+    env.reset(seed=14)
+    for _ in play_env(env, np.random.default_rng(14)):
+        pass
+    record = env.record()
+    loaded = GameRecord.from_json(record.to_json())
+    episode = loaded.replay_episode()
+    _require(fingerprint(episode.require_state()) == fingerprint(env.episode.require_state()), "records: replay differs")
+    _require((episode.terminated, episode.truncated) == (env.episode.terminated, env.episode.truncated), "records: flags differ")
+    _require(np.allclose(episode.totals, env.episode.totals), "records: summed rewards differ")
+
+
+ENV_CHECKS: tuple[Callable[[EnvFactory], None], ...] = (
+    check_pettingzoo,
+    check_observation_spaces,
+    check_read_only_calls,
+    check_pickle,
+    check_determinism,
+    check_bad_inputs,
+    check_refusals,
+    check_rewards,
+    check_records,
+)
+
+
+def env_factory(env: str | Game, num_players: int | None = None, **options: Any) -> EnvFactory:
+    """``factory(**env_kwargs) -> GameAECEnv`` for a registered id (with options) or a ``Game`` object."""
+    if isinstance(env, Game):
+        game = env
+        return lambda **kw: GameAECEnv(game, **kw)
+    from gameshelf.envs.registration import make
+
+    if num_players is not None:
+        options["num_players"] = num_players
+    return lambda **kw: make(env, **options, **kw)
+
+
+def check_env(env: str | Game, num_players: int | None = None, **options: Any) -> None:
+    """Run every engine and environment check on a registered id (or a ``Game``); ``ConformanceError`` on failure."""
+    make_env = env_factory(env, num_players, **options)
+    check_game(make_env().game)
+    for check in ENV_CHECKS:
+        check(make_env)
