@@ -39,6 +39,8 @@ class Option:
     doc: str = ""
 
     def validate(self, name: str, value: Any) -> Any:
+        if isinstance(value, np.generic):  # numpy scalars are stored as plain Python values
+            value = value.item()
         if self.choices is not None:
             # bool is an int: refuse True for 1 and 1 for True unless the types agree.
             for choice in self.choices:
