@@ -27,6 +27,7 @@ import copy
 import pickle
 import random
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -117,7 +118,7 @@ def check_masks(game: Game, seed: int = 11) -> None:
     """Every masked action is accepted; every other one raises ``IllegalActionError`` and changes nothing."""
     for state in random_states(game, seed, games=1, every=3):
         if state.is_terminal():
-            _raises(IllegalActionError, lambda s=state: s.apply_action(0), "masks: acting after the end")
+            _raises(IllegalActionError, partial(state.apply_action, 0), "masks: acting after the end")
             continue
         mask = state.legal_action_mask()
         _require(mask.dtype == np.bool_ and mask.shape == (game.info.num_actions,), "masks: a mask is bool[num_actions]")
@@ -129,7 +130,7 @@ def check_masks(game: Game, seed: int = 11) -> None:
             except IllegalActionError as err:
                 raise ConformanceError(f"masks: action {action} is in the mask but refused: {err}") from None
         for action in np.flatnonzero(~mask):
-            _raises(IllegalActionError, lambda s=state, a=int(action): s.apply_action(a), f"masks: unmasked action {action}")
+            _raises(IllegalActionError, partial(state.apply_action, int(action)), f"masks: unmasked action {action}")
         _require(fingerprint(state) == before, "masks: a refused action changed the state")
 
 
@@ -304,7 +305,8 @@ def check_observation_spaces(make_env: EnvFactory) -> None:
     for _ in play_env(env, np.random.default_rng(5)):
         for other in env.possible_agents:
             obs = env.observe(other)
-            _require(obs["observation"].dtype == spaces_[other]["observation"].dtype, "spaces: observation dtype")
+            declared = spaces_[other]["observation"]  # type: ignore[index]
+            _require(obs["observation"].dtype == declared.dtype, "spaces: observation dtype")
             _require(obs["action_mask"].dtype == np.int8, "spaces: the action mask is int8")
             _require(spaces_[other].contains(obs), f"spaces: the observation of {other} is outside its space")
             if other != env.agent_selection or env.terminations[other] or env.truncations[other]:
@@ -414,12 +416,14 @@ def check_bad_inputs(make_env: EnvFactory) -> None:
     env.reset(seed=0)
     before = env_snapshot(env)
     n = env.game.info.num_actions
-    for bad in (n, -1):
-        _raises(ValueError, lambda b=bad: env.step(b), f"bad input: out-of-range action {bad}")
-    for bad in (1.0, True, "0", [0]):
-        _raises(TypeError, lambda b=bad: env.step(b), f"bad input: action {bad!r}")
-    _raises(ValueError, lambda: env.step(None), "bad input: step(None) for a live agent")
-    _raises(TypeError, lambda: env.reset(options=["x"]), "bad input: reset(options=<list>)")
+    for out_of_range in (n, -1):
+        _raises(ValueError, partial(env.step, out_of_range), f"bad input: out-of-range action {out_of_range}")
+    not_actions: tuple[Any, ...] = (1.0, True, "0", [0])
+    for bad in not_actions:
+        _raises(TypeError, partial(env.step, bad), f"bad input: action {bad!r}")
+    _raises(ValueError, partial(env.step, None), "bad input: step(None) for a live agent")
+    not_options: Any = ["x"]
+    _raises(TypeError, partial(env.reset, options=not_options), "bad input: reset(options=<list>)")
     _require(env_snapshot(env) == before, "bad input: a refused step changed the environment")
     rng = np.random.default_rng(0)
     for _ in play_env(env, rng):
@@ -451,7 +455,7 @@ def check_refusals(make_env: EnvFactory, choices: Sequence[int] | None = None, s
                 action = int(illegal[pick // 4 % illegal.size])
                 before = env_snapshot(env)
                 if mode == "raise":
-                    _raises(IllegalActionError, lambda e=env, a=action: e.step(a), "refusal: an illegal action")
+                    _raises(IllegalActionError, partial(env.step, action), "refusal: an illegal action")
                     _require(env_snapshot(env) == before, f"refusal: refusing action {action} changed the environment")
                 else:
                     agent = env.agent_selection

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -32,6 +32,7 @@ from gameshelf.envs.amoriax.board import (
     start_board,
 )
 from gameshelf.envs.core.game import TERMINAL, Game, GameInfo, Option, State, int_at_least, rank_returns
+from gameshelf.envs.core.position import PositionReader
 
 NUM_PLANES = 10
 """Observation planes (layout in the package docstring)."""
@@ -114,6 +115,45 @@ class AmoriaxGame(Game):
         if to_move not in (0, 1):
             raise ValueError(f"to_move={to_move!r}; use 0 (White) or 1 (Black)")
         return AmoriaxState(self, bytes(cells), to_move, (1 << to_move) if red_frozen else 0)
+
+    def state_from_position(self, position: Mapping[str, Any]) -> AmoriaxState:
+        """A position from plain data (``state.position()`` gives one; keys in the card), validated."""
+        read = PositionReader(position, self.name)
+        board = read.get("board")
+        if not isinstance(board, (list, str)):
+            raise read.fail("board", "must be 9 strings of 9 cells (W, B, R, or . for empty)")
+        try:
+            state = self.state_from_board(board, to_move=read.integer("to_move", 0, 1))
+        except ValueError as err:
+            raise read.fail("board", str(err)) from None
+        state.lock = read.integer("red_lock", 0, 3)
+        state.ply = read.integer("ply", 0, self.max_plies)
+        state.passes = read.integer("passes", 0, 2)
+        state.winner = read.integer("winner", -1, 1)
+        state.end = read.choice("end", ("", *END_REASONS))
+        if bool(state.end) != (state.end in ("passes", "repetition", "max_plies") or state.winner >= 0):
+            raise read.fail("winner", "is a seat exactly when the game ended with a win")
+        last = read.get("last_move")
+        if last is not None:
+            state.last_move = tuple(read.check_int_list("last_move", last, 0, NUM_SQUARES - 1, 2))  # type: ignore[assignment]
+        seen = read.get("seen")
+        if not isinstance(seen, list):
+            raise read.fail("seen", "must be a list of [board, to_move, red_lock, count]")
+        counts: dict[bytes, int] = {}
+        for entry in seen:
+            if not (isinstance(entry, list) and len(entry) == 4 and _is_count(entry[1:])):
+                raise read.fail("seen", f"entries are [board, to_move, red_lock, count], got {entry!r}")
+            cells = self.state_from_board(entry[0]).board
+            counts[bytes(cells) + bytes((entry[1], entry[2]))] = entry[3]
+        if counts.get(state.position_key(), 0) < 1:
+            raise read.fail("seen", "must count the current position at least once")
+        state.counts = counts
+        read.done()
+        return state
+
+
+def _is_count(values: list[Any]) -> bool:
+    return all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values) and values[0] < 2 and values[1] < 4
 
 
 class AmoriaxState(State):
@@ -276,6 +316,22 @@ class AmoriaxState(State):
             self.end = "repetition"
         elif self.ply >= self.game.max_plies:
             self.end = "max_plies"
+
+    def position(self) -> dict[str, Any]:
+        def rows(cells: bytes) -> list[str]:
+            return ["".join(STONE_LETTERS[v] for v in cells[r * SIZE : (r + 1) * SIZE]) for r in range(SIZE)]
+
+        return {
+            "board": rows(bytes(self.board)),
+            "to_move": self.player,
+            "red_lock": self.lock,
+            "ply": self.ply,
+            "passes": self.passes,
+            "winner": self.winner,
+            "end": self.end,
+            "last_move": None if self.last_move is None else list(self.last_move),
+            "seen": [[rows(key[:-2]), key[-2], key[-1], n] for key, n in self.counts.items()],
+        }
 
     def clone(self) -> AmoriaxState:
         copy = object.__new__(AmoriaxState)

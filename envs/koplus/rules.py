@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameInfo, IllegalActionError, Option, State, rank_returns
+from gameshelf.envs.core.position import PositionReader
 from gameshelf.envs.koplus import board
 from gameshelf.envs.koplus.board import (
     BONUS_SCORES,
@@ -115,6 +117,69 @@ class KoPlusGame(Game):
             if state.legal_action_mask()[action]:
                 return action
         return super().string_to_action(state, text)
+
+    def state_from_position(self, position: Mapping[str, Any]) -> KoPlusState:
+        """A position from plain data (``state.position()`` gives one; keys in the card), validated.
+
+        The board is rebuilt from ``layout`` and the tiles are placed in order, each checked against the
+        placement rules; points follow from the tiles.
+        """
+        n = self.num_players
+        read = PositionReader(position, self.name)
+        state = self.new_initial_state()
+        layout = read.get("layout")
+        if not isinstance(layout, list) or not all(isinstance(p, list) and len(p) == 2 for p in layout):
+            raise read.fail("layout", "must be a list of [section, rotation] pairs")
+        try:
+            if self.options["board_mode"] == "standard":
+                if [tuple(p) for p in layout] != list(self.standard_layout):
+                    raise read.fail("layout", f"must be the standard layout {[list(p) for p in self.standard_layout]}")
+            else:
+                for section, rotation in layout:
+                    state.apply_action(section)
+                    state.apply_action(rotation)
+            pending = read.get("pending_section", None)
+            if pending is not None:
+                state.apply_action(pending)
+        except (IllegalActionError, TypeError) as err:
+            raise read.fail("layout", f"is not a possible board: {err}") from None
+        aliens = read.get("aliens", None)
+        if aliens is not None:
+            state._set_aliens(read, aliens)
+        tiles = read.get("tiles")
+        if not isinstance(tiles, list):
+            raise read.fail("tiles", "must be a list of [seat, action] in the order they were placed")
+        for k, entry in enumerate(tiles):
+            seat, action = read.check_int_list(f"tiles[{k}]", entry, 0, NUM_ACTIONS - 1, 2)
+            if seat >= n or not state.board_complete() or state.top_tile(seat) is None:
+                raise read.fail("tiles", f"#{k}: seat {seat} cannot place a tile here")
+            state.player = seat
+            if not state.legal_action_mask()[action]:
+                raise read.fail("tiles", f"#{k}: {state.action_to_string(action)} is not a legal placement for seat {seat}")
+            state._place(action)
+        points = read.get("points", None)
+        if points is not None:
+            state.points = read.check_int_list("points", points, 0, 10_000, n)
+        state.bonus_left = read.int_list("bonus_left", 0, MAX_BONUS_TURNS, n)
+        for seat, left in enumerate(state.bonus_left):
+            if left > BONUS_TURNS[n][seat]:
+                raise read.fail("bonus_left", f"seat {seat} has at most {BONUS_TURNS[n][seat]} bonus turns")
+        state.bonus_turn = read.flag("bonus_turn")
+        state.skipped = read.int_list("skipped", 0, n - 1)
+        to_move = read.integer("to_move", TERMINAL, n - 1)
+        if not state.board_complete():
+            if to_move != CHANCE or tiles:
+                raise read.fail("to_move", "must be -1 (chance) while the board is incomplete")
+        elif to_move == TERMINAL:
+            if any(state.can_place(s) for s in range(n)):
+                raise read.fail("to_move", "is -4 (game over) only when no seat can place")
+        elif to_move < 0 or not state.can_place(to_move):
+            raise read.fail("to_move", f"seat {to_move} cannot place a tile")
+        state.player = to_move
+        if to_move != TERMINAL:
+            state.final = None
+        read.done()
+        return state
 
 
 class KoPlusState(State):
@@ -425,6 +490,37 @@ class KoPlusState(State):
         return "\n".join(lines)
 
     # ---- copies -------------------------------------------------------------------------------
+    def _set_aliens(self, read: PositionReader, rows: Any) -> None:
+        """Replace the alien counts of a complete board (a made-up puzzle board): rows of digits, '.' = 0."""
+        on_board = self.geo.on_board.reshape(GRID, GRID)
+        height, width = int(on_board.any(axis=1).sum()), int(on_board.any(axis=0).sum())
+        if not self.board_complete():
+            raise read.fail("aliens", "needs a complete board layout")
+        if not isinstance(rows, list) or len(rows) != height or any(not isinstance(r, str) or len(r) != width for r in rows):
+            raise read.fail("aliens", f"must be {height} strings of {width} digits ('.' for 0)")
+        aliens = np.zeros((GRID, GRID), dtype=np.int8)
+        for r, row in enumerate(rows):
+            if any(ch != "." and not ch.isdigit() for ch in row):
+                raise read.fail("aliens", f"row {r} holds a character other than a digit or '.'")
+            aliens[r, :width] = [0 if ch == "." else int(ch) for ch in row]
+        self.aliens = aliens.reshape(-1)
+        self.aliens.setflags(write=False)
+        self.points_of = board.placement_points(self.geo, self.aliens)
+        self._legal = [None, None]
+        self._static = None
+
+    def position(self) -> dict[str, Any]:
+        return {
+            "layout": [list(p) for p in self.layout],
+            "pending_section": self.pending_section,
+            "tiles": [[seat, action] for seat, _shape, action in self.tiles],
+            "points": list(self.points),
+            "bonus_left": list(self.bonus_left),
+            "bonus_turn": self.bonus_turn,
+            "skipped": list(self.skipped),
+            "to_move": self.player,
+        }
+
     def clone(self) -> KoPlusState:
         other = KoPlusState(self.game, _blank=True)  # type: ignore[arg-type]
         other.history = list(self.history)

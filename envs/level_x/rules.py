@@ -6,11 +6,13 @@ and the readings of the spec.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameInfo, IllegalActionError, Option, State, rank_returns
+from gameshelf.envs.core.position import PositionReader
 from gameshelf.envs.level_x.actions import (
     BONUS_TILES,
     EFFECT_STEPS,
@@ -19,6 +21,7 @@ from gameshelf.envs.level_x.actions import (
     NUM_ACTIONS,
     ROLL_CUMULATIVE,
     ROLL_GROUPINGS,
+    ROLL_INDEX,
     ROLL_LEGAL,
     ROLL_MASKS,
     ROLL_PROBS,
@@ -103,6 +106,49 @@ class LevelXGame(Game):
     def new_initial_state(self) -> LevelXState:
         return LevelXState(self)
 
+    def state_from_position(self, position: Mapping[str, Any]) -> LevelXState:
+        """A position from plain data (``state.position()`` gives one; keys in the card), validated."""
+        n = self.num_players
+        read = PositionReader(position, self.name)
+        state = LevelXState(self)
+        state.pos = read.int_table("pawns", n, 0, max(ROW_LENGTH), NUM_ROWS)
+        for seat, pawns in enumerate(state.pos):
+            for r, square in enumerate(pawns):
+                if square > ROW_LENGTH[r]:
+                    raise read.fail("pawns", f"seat {seat} row {ROWS[r]} has {ROW_LENGTH[r]} squares, not {square}")
+        for r in range(NUM_ROWS):
+            if sum(p[r] == ROW_LENGTH[r] for p in state.pos) > 1:
+                raise read.fail("pawns", f"two pawns on the X square of row {ROWS[r]}")
+        state.tokens_left = read.int_list("tokens_left", 0, max(TOKENS), NUM_ROWS)
+        state.held = read.int_table("tokens_held", n, 0, max(TOKENS), NUM_ROWS)
+        for r in range(NUM_ROWS):
+            if state.tokens_left[r] + sum(h[r] for h in state.held) != self.initial_tokens[r]:
+                raise read.fail("tokens_held", f"row {ROWS[r]}: tokens left plus held must be {self.initial_tokens[r]}")
+        state.bonus_stack = read.int_list("bonus_stack", 0, max(BONUS_TILES))
+        state.bonuses = [read.check_int_list(f"bonuses[{s}]", b, 0, max(BONUS_TILES)) for s, b in enumerate(read.get("bonuses"))]
+        if len(state.bonuses) != n:
+            raise read.fail("bonuses", f"must be a list of {n} lists")
+        if sorted(state.bonus_stack + [t for b in state.bonuses for t in b]) != sorted(BONUS_TILES):
+            raise read.fail("bonus_stack", f"with the bonuses taken must be the tiles {sorted(BONUS_TILES)}")
+        if state.bonus_stack != [t for t in BONUS_TILES if t in state.bonus_stack]:
+            raise read.fail("bonus_stack", f"keeps the order {list(BONUS_TILES)} (top first)")
+        state.first = read.integer("first", -1, n - 1)
+        state.current = read.integer("to_move", -1, n - 1)
+        if (state.first < 0) != (state.current < 0):
+            raise read.fail("to_move", "is -1 exactly while the first player is not chosen (first = -1)")
+        dice = read.int_list("dice", 1, 6)
+        if dice and (len(dice) != 4 or state.first < 0):
+            raise read.fail("dice", "is [] or four dice values 1..6 (after the first player is chosen)")
+        d = sorted(dice)
+        state.dice = ROLL_INDEX[(d[0], d[1], d[2], d[3])] if dice else NO_DICE
+        state.turns = read.integer("turns", 0, MAX_GAME_LENGTH)
+        state.end_triggered = read.flag("end_triggered")
+        state.over = read.flag("over")
+        if state.over and state.dice != NO_DICE:
+            raise read.fail("dice", "must be [] once the game is over")
+        read.done()
+        return state
+
     def string_to_action(self, state: State, text: str) -> int:
         """Also accepts any grouping of the current dice, e.g. ``"group {4,3}=7 {6,3}=9"`` or ``"group {3,3} {4} {6}"``."""
         if isinstance(state, LevelXState) and state.current_player() >= 0:
@@ -140,6 +186,21 @@ class LevelXState(State):
         self.turns = 0
         self.end_triggered = False
         self.over = False
+
+    def position(self) -> dict[str, Any]:
+        return {
+            "pawns": [list(p) for p in self.pos],
+            "tokens_left": list(self.tokens_left),
+            "tokens_held": [list(h) for h in self.held],
+            "bonus_stack": list(self.bonus_stack),
+            "bonuses": [list(b) for b in self.bonuses],
+            "first": self.first,
+            "to_move": self.current,
+            "dice": list(self.roll()),
+            "turns": self.turns,
+            "end_triggered": self.end_triggered,
+            "over": self.over,
+        }
 
     # ---- whose turn -------------------------------------------------------------------------------
     def current_player(self) -> int:

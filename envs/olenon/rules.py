@@ -7,18 +7,20 @@ every round with ``first_player_rule="random"``) and every dealt card are chance
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameInfo, IllegalActionError, Option, State, rank_returns
+from gameshelf.envs.core.position import PositionReader
 from gameshelf.envs.olenon import observation as obs_mod
 from gameshelf.envs.olenon.cards import (
     BEATERS,
     DEALT,
     DECK,
     HAND_SIZE,
+    MAX_ROUNDS,
     MAX_TABLE,
     NUM_ACTIONS,
     NUM_SEATS,
@@ -44,6 +46,8 @@ DEAL = 1
 """Chance node: the next dealt card (outcome = card value, weighted by the copies left)."""
 PLAY = 2
 OVER = 3
+PHASE_NAMES = ("choose_first", "deal", "play", "over")
+"""Names of the phases, by index (the position builder's ``phase`` key)."""
 
 MAX_GAME_LENGTH = 3000
 """Truncation limit on player decisions (see "Readings of the spec": the rules allow endless play)."""
@@ -118,6 +122,53 @@ class OlenonGame(Game):
         state.apply_action(first_player)
         for card in self.deal_outcomes(hands):
             state.apply_action(card)
+        return state
+
+    def state_from_position(self, position: Mapping[str, Any]) -> OlenonState:
+        """A position from plain data (``state.position()`` gives one; keys in the card), validated.
+
+        Cards are counted per value 0..6; whatever is not in a hand, on the table, face up in front of a
+        passed seat or discarded this round is set aside (or not dealt yet).
+        """
+        read = PositionReader(position, self.name)
+        state = OlenonState(self)
+        state.phase = PHASE_NAMES.index(read.choice("phase", PHASE_NAMES))
+        state.round_index = read.integer("round", 0, MAX_ROUNDS - 1)
+        state.wins = read.int_list("wins", 0, ROUNDS_TO_WIN, 2)
+        over = state.phase == OVER
+        if sum(state.wins) != state.round_index + over or over != (max(state.wins) == ROUNDS_TO_WIN):
+            raise read.fail("wins", f"{state.wins} does not fit round {state.round_index + 1} ({PHASE_NAMES[state.phase]})")
+        state.round_first = read.integer("round_first", -1, NUM_SEATS - 1)
+        state.out_player = read.integer("out_player", -1, NUM_SEATS - 1)
+        state.hands = read.int_table("hands", NUM_SEATS, 0, max(DECK), NUM_VALUES)
+        state.hand_sizes = [sum(h) for h in state.hands]
+        state.dealt = read.integer("dealt", 0, DEALT)
+        state.table_count = read.integer("table_count", 0, MAX_TABLE)
+        state.table_value = read.integer("table_value", -1, NUM_VALUES - 1)
+        if (state.table_count == 0) != (state.table_value < 0):
+            raise read.fail("table_value", "is -1 exactly when the table is empty")
+        state.passed = read.int_list("passed", -1, NUM_VALUES - 1, NUM_SEATS)
+        state.discards = read.int_list("discards", 0, max(DECK), NUM_VALUES)
+        state.known = read.int_table("known", NUM_SEATS, 0, max(DECK), NUM_VALUES)
+        state.played = read.int_table("played", NUM_SEATS, 0, max(DECK), NUM_VALUES)
+        state.picked = read.int_table("picked", NUM_SEATS, 0, max(DECK), NUM_VALUES)
+        state.turn = read.integer("to_move", -1, NUM_SEATS - 1)
+        state.last_player = read.integer("last_player", -1, NUM_SEATS - 1)
+        read.done()
+        for v in range(NUM_VALUES):
+            seen = sum(h[v] for h in state.hands) + state.discards[v] + state.passed.count(v)
+            seen += state.table_count if state.table_value == v else 0
+            if seen > DECK[v]:
+                raise read.fail("hands", f"{seen} cards of value {v} are in play; the deck has {DECK[v]}")
+            if any(k[v] > h[v] for k, h in zip(state.known, state.hands, strict=True)):
+                raise read.fail("known", f"more cards of value {v} are known in a hand than it holds")
+        if state.phase == PLAY:
+            if state.dealt != DEALT or not state.turn >= 0 or state.passed[state.turn] >= 0:
+                raise read.fail("to_move", "must be a seat that is not passed, after the whole deal")
+            if any(size == 0 for size in state.hand_sizes) and state.table_count < MAX_TABLE:
+                raise read.fail("hands", "an empty hand ends the round: no seat plays on without cards")
+        elif state.phase == DEAL and sum(state.hand_sizes) != state.dealt:
+            raise read.fail("dealt", "must equal the cards in hand while dealing")
         return state
 
     def string_to_action(self, state: State, text: str) -> int:
@@ -453,8 +504,29 @@ class OlenonState(State):
             for s in range(NUM_SEATS)
         ]
         deal = [initial[k % NUM_SEATS][k // NUM_SEATS] for k in range(self.dealt)]
-        new.history[self.deal_start : self.deal_start + self.dealt] = deal
+        if len(new.history) >= self.deal_start + self.dealt:  # a position built from data has no deal to rewrite
+            new.history[self.deal_start : self.deal_start + self.dealt] = deal
         return new
+
+    def position(self) -> dict[str, Any]:
+        return {
+            "phase": PHASE_NAMES[self.phase],
+            "round": self.round_index,
+            "wins": list(self.wins),
+            "round_first": self.round_first,
+            "out_player": self.out_player,
+            "hands": [list(h) for h in self.hands],
+            "dealt": self.dealt,
+            "table_count": self.table_count,
+            "table_value": self.table_value,
+            "passed": list(self.passed),
+            "discards": list(self.discards),
+            "known": [list(h) for h in self.known],
+            "played": [list(h) for h in self.played],
+            "picked": [list(h) for h in self.picked],
+            "to_move": self.turn,
+            "last_player": self.last_player,
+        }
 
     # ---- copying ------------------------------------------------------------------------------
     def clone(self) -> OlenonState:

@@ -280,6 +280,37 @@ def test_corner_jump_needs_the_opposite_corner_empty_and_ignores_the_diagonal():
     assert "B (0,8) corner -> (8,0)" in moves(black_corner)
 
 
+def test_corner_jump_starts_only_from_the_corner_square_itself():
+    """With the corner empty and own stones on its triangle, no stone may corner-jump (only from the corner)."""
+    triangle = [".WW......", "WW.......", "W........", *[EMPTY_ROW] * 5, "B........"]
+    start = game().new_initial_state().position()
+
+    def position(rows):
+        return game().state_from_position({**start, "board": rows, "seen": [[rows, 0, 0, 1]]})
+
+    state = position(triangle)
+    assert [a for a in state.legal_actions() if a != PASS and kind_of(a) == 0] == []
+    assert not [name for name in moves(state) if "corner" in name]
+    filled = ["W" + triangle[0][1:], *triangle[1:]]  # the same triangle with its corner square occupied
+    assert [name for name in moves(position(filled)) if "corner" in name] == ["W (0,0) corner -> (8,8)"]
+
+
+def test_position_builder_round_trips_and_refuses_bad_positions():
+    state = game().new_initial_state()
+    play(state, "W (2,0) slide right -> (2,7)")
+    rebuilt = game().state_from_position(state.position())
+    assert rebuilt.to_text() == state.to_text() and rebuilt.legal_actions() == state.legal_actions()
+    for bad, message in [
+        ({"to_move": 2}, "to_move"),
+        ({"board": ["W"] * 9}, "board"),
+        ({"red_lock": 9}, "red_lock"),
+        ({"seen": []}, "seen"),
+        ({"colour": "white"}, "unknown key"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            game().state_from_position({**state.position(), **bad})
+
+
 def test_red_corner_jump():
     state = game().state_from_board([*[EMPTY_ROW] * 8, "R.......W"])
     assert "R (8,0) corner -> (0,8)" in moves(state)

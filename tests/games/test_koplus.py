@@ -17,7 +17,6 @@ from gameshelf.envs.koplus.board import (
     NUM_ACTIONS,
     PLUS,
     SECTIONS,
-    placement_points,
     section_values,
 )
 from gameshelf.envs.koplus.rules import NUM_PLANES, KoPlusGame, KoPlusState
@@ -157,6 +156,15 @@ def play(state: KoPlusState, text: str) -> int:
     action = state.game.string_to_action(state, text)
     state.apply_action(action)
     return action
+
+
+def at(state: KoPlusState, **changes) -> KoPlusState:
+    """The same position with some of its position keys changed, built by the validated position builder."""
+    return state.game.state_from_position({**state.position(), **changes})
+
+
+def with_points(state: KoPlusState, seat: int, points: int) -> KoPlusState:
+    return at(state, points=[points if s == seat else p for s, p in enumerate(state.points)])
 
 
 def legal_worth(state: KoPlusState, points: int) -> int:
@@ -495,7 +503,7 @@ def test_example_4_bonus_turns():
     state = standard(2)
     play(state, "place コ up at r7c5")
     assert state.current_player() == 1
-    state.points[1] = 15  # seat 1 (3 bonus turns) at 15 points
+    state = with_points(state, 1, 15)  # seat 1 (3 bonus turns) at 15 points
     state.apply_action(legal_worth(state, 5))
     assert state.points[1] == 20
     assert state.current_player() == 1 and state.bonus_turn
@@ -514,7 +522,7 @@ def test_example_4_bonus_turns():
 def test_bonus_at_each_threshold(target):
     state = standard(2)
     play(state, "place コ up at r7c5")
-    state.points[1] = target - 3
+    state = with_points(state, 1, target - 3)
     state.apply_action(legal_worth(state, 3))
     assert state.current_player() == 1 and state.bonus_left[1] == 2
 
@@ -523,7 +531,7 @@ def test_bonus_at_each_threshold(target):
 def test_no_bonus_off_threshold(total):
     state = standard(2)
     play(state, "place コ up at r7c5")
-    state.points[1] = total - 3
+    state = with_points(state, 1, total - 3)
     state.apply_action(legal_worth(state, 3))
     assert state.current_player() == 0 and state.bonus_left[1] == 3
 
@@ -531,8 +539,8 @@ def test_no_bonus_off_threshold(total):
 def test_no_bonus_once_the_allowance_is_used():
     state = standard(2)
     play(state, "place コ up at r7c5")
-    state.points[1] = 17
-    state.bonus_left[1] = 0
+    state = with_points(state, 1, 17)
+    state = at(state, bonus_left=[state.bonus_left[0], 0])
     state.apply_action(legal_worth(state, 3))
     assert state.points[1] == 20 and state.current_player() == 0
 
@@ -540,7 +548,7 @@ def test_no_bonus_once_the_allowance_is_used():
 def test_zero_point_placement_at_threshold_triggers_bonus():
     state = standard(2)
     play(state, "place コ up at r7c5")
-    state.points[1] = 40
+    state = with_points(state, 1, 40)
     state.apply_action(legal_worth(state, 0))
     assert state.current_player() == 1 and state.bonus_left[1] == 2
 
@@ -554,7 +562,7 @@ def test_bonus_not_taken_nor_consumed_when_next_tile_cannot_be_placed():
         seat = state.current_player()
         for action in state.legal_actions():
             trial = state.clone()
-            trial.points[seat] = 20 - trial.placement_points(action)
+            trial = with_points(trial, seat, 20 - trial.placement_points(action))
             trial.apply_action(action)
             if ref_legal(trial, seat).any():
                 continue
@@ -584,12 +592,7 @@ def test_passed_player_may_place_later():
         5555555555555555
         5555555555555555
         5555555555555555"""
-    aliens = np.zeros((GRID, GRID), dtype=np.int8)
-    for r, row in enumerate(made_up.split()):
-        aliens[r, : len(row)] = [0 if ch == "." else int(ch) for ch in row]
-    state.aliens = aliens.reshape(-1)
-    state.points_of = placement_points(state.geo, state.aliens)
-    state._legal = [None, None]  # drop the mask cached for the standard board at the start
+    state = at(state, aliens=made_up.split())
     assert (state.legal_action_mask() == ref_legal(state, 0)).all()
     play(state, "place コ up at r7c5")
     assert state.current_player() == 2 and state.skipped == [1]  # P1's ＋ has no spot: passed
@@ -825,6 +828,6 @@ def test_heuristic_beats_random(n):
 def test_heuristic_takes_a_bonus_landing():
     state = standard(2)
     play(state, "place コ up at r7c5")
-    state.points[1] = 15
+    state = with_points(state, 1, 15)
     action = KoPlusHeuristic().act(state, 1, np.random.default_rng(0))
     assert state.placement_points(action) == 5
