@@ -108,6 +108,7 @@ def check_info(game: Game) -> None:
     _require(0 < info.num_actions <= 10_000, f"info: num_actions {info.num_actions} is not in 1..10000")
     _require(info.max_game_length > 0, "info: max_game_length must be positive")
     _require(info.min_return <= info.max_return, "info: min_return > max_return")
+    _require(info.max_players in (0, *range(info.num_players, 65)), "info: max_players is below num_players")
     state = game.new_initial_state()
     obs = state.observation(0)
     _require(obs.shape == info.observation_shape, f"info: observation shape {obs.shape} != declared {info.observation_shape}")

@@ -39,7 +39,7 @@ def make_nim_env(**kwargs):
 class NimGame(Game):
     name = "toy_nim"
     OPTIONS = {
-        "num_players": Option(2, choices=(2, 3)),
+        "num_players": Option(2, choices=(2, 3, 4, 5, 6, 7, 8)),
         "pile": Option(7, check=int_at_least(1), allowed="an int >= 1"),
         "allow_pass": Option(False, choices=(False, True)),
         "chance": Option(False, choices=(False, True)),
@@ -58,7 +58,7 @@ class NimGame(Game):
             max_game_length=o["max_length"],
             has_chance=o["chance"] or o["hidden"],
             has_hidden_info=o["hidden"],
-            max_players=3,
+            max_players=8,
         )
 
     def new_initial_state(self) -> NimState:

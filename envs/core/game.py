@@ -10,7 +10,7 @@ from __future__ import annotations
 import abc
 import copy
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar, final
 
 import numpy as np
@@ -76,7 +76,6 @@ class GameInfo:
     observation_high: float = 1.0
     max_players: int = 0
     """Largest player count of the game (observations are padded to it); 0 means num_players."""
-    extra: Mapping[str, Any] = field(default_factory=dict)
 
 
 class Game(abc.ABC):

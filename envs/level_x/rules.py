@@ -100,7 +100,6 @@ class LevelXGame(Game):
             observation_low=0.0,
             observation_high=1.0,
             max_players=MAX_PLAYERS,
-            extra={"effects": EFFECTS},
         )
 
     def new_initial_state(self) -> LevelXState:

@@ -86,7 +86,6 @@ class OlenonGame(Game):
             min_return=-1.0,
             max_return=1.0,
             max_players=NUM_SEATS,
-            extra={"teams": ((0, 2), (1, 3))},
         )
 
     def new_initial_state(self) -> OlenonState:
