@@ -37,7 +37,7 @@ def usage() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Dispatch ``argv`` (default ``sys.argv[1:]``) to a subcommand; returns its exit status."""
-    from gameshelf.training.cli_util import fail, run
+    from gameshelf.training.cli_util import run
 
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help"):
@@ -50,7 +50,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     name = args[0]
     if name not in COMMANDS:
-        fail("gameshelf", f"unknown command {name!r}; commands: {', '.join(COMMANDS)}")
+        print(f"gameshelf: error: unknown command {name!r}; commands: {', '.join(COMMANDS)}", file=sys.stderr)
+        return 2
     try:
         run(load_command(name), args[1:], prog=f"gameshelf {name}")
     except SystemExit as done:
