@@ -5,9 +5,10 @@
 
 Two players: every pair of agents meets ``--games`` times, seats alternating, the two games of a couple
 sharing their chance seed; the table gives win/draw/loss with 95% Wilson intervals and ratings are Elo (a
-Bradley–Terry fit, random = 1000). More players: each agent plays against a field of copies of each other
-agent, its seat rotating; the table gives the mean rank, score and return with 95% intervals, and
-ratings are OpenSkill's (ordinal mu - 3 sigma). A "win" is a best final return not shared by every seat.
+Bradley–Terry fit; random = 1000 when random plays, else the mean of the agents = 1000). More players:
+each agent plays against a field of copies of each other agent, its seat rotating; the table gives the
+mean rank, score and return with 95% intervals, and ratings are OpenSkill's (ordinal mu - 3 sigma). A
+"win" is a best final return not shared by every seat.
 
 The engine is ``evaluate(env_id, agents, ...) -> EvalResult`` for scripts, tests and notebooks.
 """
@@ -31,7 +32,7 @@ from gameshelf.envs.core.episode import Episode
 from gameshelf.envs.core.game import Game
 from gameshelf.training.agents import Agent, make_agent
 from gameshelf.training.cli_util import UserError, check_env_id, check_writable_file, run
-from gameshelf.training.ratings import Rating, elo_ratings, openskill_ratings
+from gameshelf.training.ratings import Rating, elo_anchor, elo_ratings, openskill_ratings
 
 Z95 = 1.959963984540054
 
@@ -166,7 +167,7 @@ class EvalResult:
                     f"{p.mean_return:>+11.3f}"
                 )
         kind = (
-            "Elo (Bradley–Terry fit, random = 1000), ± 95%"
+            f"Elo (Bradley–Terry fit, {elo_anchor(self.agents)}), ± 95%"
             if self.rating_kind == "elo"
             else "OpenSkill ordinal (mu - 3 sigma), mu ± sigma"
         )
@@ -187,6 +188,7 @@ class EvalResult:
             "seed": self.seed,
             "wall_s": self.wall_s,
             "rating_kind": self.rating_kind,
+            "rating_anchor": elo_anchor(self.agents) if self.rating_kind == "elo" else None,
             "ratings": {k: asdict(v) for k, v in self.ratings.items()},
             "pairs": [{**asdict(p), "win_rate": p.win_rate, "win_ci": p.win_ci} for p in self.pairs],
             "games": [asdict(g) for g in self.games],
@@ -228,7 +230,7 @@ class EvalResult:
         )
         ax2.set_yticks(np.arange(len(names)), names)
         ax2.invert_yaxis()
-        ax2.set_xlabel("Elo" if self.rating_kind == "elo" else "OpenSkill ordinal")
+        ax2.set_xlabel(f"Elo ({elo_anchor(self.agents)})" if self.rating_kind == "elo" else "OpenSkill ordinal")
         fig.suptitle(title or f"{self.env_id}, {self.num_players} players, {self.games_per_pairing} games per pairing")
         fig.tight_layout()
         if path is not None:
