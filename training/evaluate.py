@@ -262,10 +262,36 @@ def outcome(returns: np.ndarray, seat: int) -> str:
     return "win" if r[seat] >= r.max() - 1e-9 else "loss"
 
 
-def _unique_names(agents: Sequence[Agent]) -> list[str]:
+def agent_labels(agents: Sequence[Agent]) -> list[str]:
+    """A distinct label for every agent: its ``name``, made unique where names clash.
+
+    Saved models are named after their file (``model:final_model``), so two models with the same file name
+    in different folders get the shortest path suffix that tells them apart (``model:a/final_model`` and
+    ``model:b/final_model``). Agents that are still alike (the same model twice, two ``random``) are
+    numbered: ``random``, ``random#2``.
+    """
+    labels = [str(getattr(agent, "name", type(agent).__name__)) for agent in agents]
+    clashes: dict[str, list[int]] = {}
+    for k, label in enumerate(labels):
+        clashes.setdefault(label, []).append(k)
+    for label, group in clashes.items():
+        paths = {k: str(getattr(agents[k], "path", "") or "") for k in group}
+        with_path = [k for k in group if paths[k]]
+        if len(with_path) < 2:
+            continue
+        parts = {k: Path(paths[k]).resolve().with_suffix("").parts for k in with_path}
+        stem = Path(paths[with_path[0]]).stem
+        if not all(Path(paths[k]).stem == stem for k in with_path) or not label.endswith(stem):
+            continue
+        prefix, distinct = label.removesuffix(stem), len(set(parts.values()))
+        for depth in range(2, max(len(p) for p in parts.values()) + 1):
+            suffixes = {k: "/".join(parts[k][-depth:]) for k in with_path}
+            if len(set(suffixes.values())) == distinct > 1:
+                for k, suffix in suffixes.items():
+                    labels[k] = prefix + suffix
+                break
     names: list[str] = []
-    for agent in agents:
-        base = str(getattr(agent, "name", type(agent).__name__))
+    for base in labels:
         name, k = base, 2
         while name in names:
             name, k = f"{base}#{k}", k + 1
@@ -340,7 +366,7 @@ def evaluate(
     game = envs.make_game(env_id, **game_options)
     n = game.info.num_players
     players = build_agents(agents, env_id, deterministic)
-    names = _unique_names(players)
+    names = agent_labels(players)
     start = time.perf_counter()
     plan = lineups(len(players), n, games, first_only)
     pair_index = {pair: k for k, pair in enumerate(sorted({(i, j) for i, j, _, _ in plan}))}
