@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import io
+import sys
+
 import pytest
 
-from gameshelf.training.cli_util import run
+from gameshelf.training.cli_util import run, show_progress
 from gameshelf.training.evaluate import agent_labels, build_agents, evaluate
+from gameshelf.training.evaluate import main as evaluate_main
 from tests.toy_nim import NIM, register_nim, unregister_nim
 
 
@@ -63,3 +67,70 @@ def test_table_and_plot_tell_same_named_models_apart(tmp_path):
     ticks = [t.get_text() for ax in fig.axes for t in ax.get_yticklabels()]
     assert "model:a/final_model vs model:b/final_model" in ticks
     assert {"model:a/final_model", "model:b/final_model"} <= set(ticks)
+
+
+# ---- progress output -------------------------------------------------------------------------------------
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_only_on_a_terminal_and_never_with_quiet(monkeypatch):
+    assert not show_progress()  # under pytest the output is captured
+    monkeypatch.setattr(sys, "stdout", Terminal())
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    assert show_progress() and not show_progress(quiet=True)
+    monkeypatch.setattr(sys, "stdout", io.StringIO())  # piped into a file or a CI log
+    assert not show_progress()
+
+
+def test_evaluate_command_draws_no_bar_into_a_log(capsys):
+    code, out, err = exit_code(evaluate_main, [NIM, "random", "random", "--games", "6", "--no-plot"], capsys)
+    assert code == 0 and "ratings" in out
+    assert err == ""
+
+
+def test_evaluate_command_draws_a_bar_on_a_terminal_unless_quiet(monkeypatch):
+    for quiet in (False, True):
+        out, err = Terminal(), Terminal()
+        monkeypatch.setattr(sys, "stdout", out)
+        monkeypatch.setattr(sys, "stderr", err)
+        with pytest.raises(SystemExit) as info:
+            run(evaluate_main, [NIM, "random", "random", "--games", "6", "--no-plot", *(["--quiet"] if quiet else [])])
+        assert info.value.code == 0
+        assert ("game" in err.getvalue()) is not quiet, err.getvalue()
+
+
+def test_demo_passes_the_progress_setting_on(monkeypatch, tmp_path, capsys):
+    from types import SimpleNamespace
+
+    import gameshelf.training.evaluate as evaluate_module
+    import gameshelf.training.train as train_module
+    from gameshelf.training import demo
+
+    seen: list[tuple[str, bool]] = []
+
+    def fake_train(env_id, timesteps, seed, out, progress):
+        seen.append(("train", progress))
+        return SimpleNamespace(model_path=tmp_path / "model.zip", wall_s=0.0)
+
+    def fake_evaluate(env_id, agents, games, seed, progress):
+        seen.append(("evaluate", progress))
+        return SimpleNamespace(plot=lambda path: None, table=lambda: "table")
+
+    monkeypatch.setattr(train_module, "train", fake_train)
+    monkeypatch.setattr(train_module, "heuristic_available", lambda env_id: False)
+    monkeypatch.setattr(evaluate_module, "evaluate", fake_evaluate)
+    argv = ["--env", NIM, "--out", str(tmp_path / "run")]
+    assert exit_code(demo.main, argv, capsys)[0] == 0
+    assert seen == [("train", False), ("evaluate", False)]
+    seen.clear()
+    monkeypatch.setattr(sys, "stdout", Terminal())
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    with pytest.raises(SystemExit):
+        run(demo.main, argv)
+    with pytest.raises(SystemExit):
+        run(demo.main, [*argv, "--quiet"])
+    assert seen == [("train", True), ("evaluate", True), ("train", False), ("evaluate", False)]

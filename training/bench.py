@@ -22,7 +22,7 @@ import numpy as np
 
 from gameshelf import envs
 from gameshelf.envs.core import random_playout
-from gameshelf.training.cli_util import check_env_id, run
+from gameshelf.training.cli_util import check_env_id, run, show_progress
 
 
 def bench_aec(make_env: Callable[[], Any], seconds: float, seed: int = 0) -> tuple[float, float]:
@@ -78,6 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; the median is reported")
     parser.add_argument("--ids", nargs="*", default=None, help="environment ids (default: all registered)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar (there is none unless the output is a terminal)")
     args = parser.parse_args(argv)
     ids = args.ids or envs.registered_ids()
     for env_id in ids:
@@ -93,7 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
     results: dict[str, list[tuple[float, ...]]] = {name: [] for name in rows}
     # rounds interleave every environment, so load changes on the machine hit all of them alike
-    for _ in tqdm_or_plain(range(args.rounds), "rounds"):
+    for _ in tqdm_or_plain(range(args.rounds), "rounds", show_progress(args.quiet)):
         for name, (make_env, engine) in rows.items():
             aec = bench_aec(make_env, args.seconds) if make_env else (float("nan"),) * 2
             eng = engine() if engine else (float("nan"),) * 2
@@ -115,7 +116,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def tqdm_or_plain(items: Any, desc: str) -> Any:
+def tqdm_or_plain(items: Any, desc: str, progress: bool = True) -> Any:
+    """``items`` behind a progress bar when ``progress`` and tqdm is installed, else as they are."""
+    if not progress:
+        return items
     try:
         from tqdm import tqdm
     except ImportError:

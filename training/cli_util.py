@@ -20,6 +20,20 @@ def fail(parser: argparse.ArgumentParser | str | None, message: str) -> NoReturn
     raise SystemExit(2)
 
 
+def is_terminal(stream: object) -> bool:
+    """Whether ``stream`` is an interactive terminal (False for files, pipes and captured output)."""
+    try:
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def show_progress(quiet: bool = False) -> bool:
+    """Whether a command draws progress bars: not with ``--quiet``, and only when both standard output and
+    standard error are terminals (redirected to a file or a CI log, the bars would flood it)."""
+    return not quiet and is_terminal(sys.stdout) and is_terminal(sys.stderr)
+
+
 EXTRAS = {
     "torch": "train",
     "stable_baselines3": "train",

@@ -31,7 +31,7 @@ from gameshelf import envs
 from gameshelf.envs.core.episode import Episode
 from gameshelf.envs.core.game import Game
 from gameshelf.training.agents import Agent, make_agent
-from gameshelf.training.cli_util import UserError, check_env_id, check_writable_file, run
+from gameshelf.training.cli_util import UserError, check_env_id, check_writable_file, run, show_progress
 from gameshelf.training.ratings import Rating, elo_anchor, elo_ratings, openskill_ratings
 
 Z95 = 1.959963984540054
@@ -450,7 +450,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--plot", default=None, help="PNG path (default runs/eval/<env>-<players>p.png)")
     parser.add_argument("--no-plot", action="store_true", help="do not save a plot")
     parser.add_argument("--json", default=None, help="also write the full results as JSON to this path")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar (there is none unless the output is a terminal)")
     return parser
 
 
@@ -471,7 +471,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 _ = agent.model  # type: ignore[attr-defined]
             except Exception as err:
                 raise UserError(f"agent {spec!r}: cannot load the model ({err})") from None
-    result = evaluate(args.env_id, agents, games=args.games, seed=args.seed, num_players=players, progress=not args.quiet)
+    result = evaluate(
+        args.env_id, agents, games=args.games, seed=args.seed, num_players=players, progress=show_progress(args.quiet)
+    )
     print(result.table())
     if plot_path is not None:
         result.plot(plot_path)
