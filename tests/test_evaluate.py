@@ -134,3 +134,58 @@ def test_demo_passes_the_progress_setting_on(monkeypatch, tmp_path, capsys):
     with pytest.raises(SystemExit):
         run(demo.main, [*argv, "--quiet"])
     assert seen == [("train", True), ("evaluate", True), ("train", False), ("evaluate", False)]
+
+
+# ---- the two-player table and the command line -------------------------------------------------------------
+
+
+def test_two_player_table_shows_win_draw_loss_by_seat(capsys):
+    from tests.toy_nim import PerfectNim
+
+    result = evaluate(NIM, [PerfectNim(), "random"], games=20, seed=3)
+    pair, mirror = result.pair("perfect", "random"), result.pair("random", "perfect")
+    assert set(pair.by_seat) == {0, 1}
+    assert pair.by_seat[0] == (10, 0, 0)  # from 7 stones the first player wins with perfect play
+    assert tuple(map(sum, zip(*pair.by_seat.values(), strict=True))) == (pair.wins, pair.draws, pair.losses)
+    for seat, (w, d, lo) in pair.by_seat.items():
+        assert mirror.by_seat[1 - seat] == (lo, d, w)
+        assert pair.win_rate_by_seat[seat] == w / (w + d + lo)
+    row = next(line for line in result.table().splitlines() if line.startswith("perfect"))
+    w1, d1, l1 = pair.by_seat[1]
+    assert row.endswith(f"s0 10/0/0  s1 {w1}/{d1}/{l1}")
+    assert "by seat" in result.table()
+    code, out, _ = exit_code(evaluate_main, [NIM, "random", "random", "--games", "4", "--no-plot"], capsys)
+    assert code == 0 and "s0 " in out and "s1 " in out
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        ([], "required"),
+        ([NIM, "random"], "at least two agents"),
+        ([NIM, "random", "random", "--games", "0"], "--games"),
+        ([NIM, "random", "random", "--games", "many"], "invalid int value"),
+        ([NIM, "random", "random", "--seed", "-1"], "--seed"),
+        ([NIM, "random", "random", "--players", "9"], "players"),
+        ([NIM, "random", "random", "--plot", "results.txt"], "image format"),
+        ([NIM, "random", "random", "--plot", "e.png", "--no-plot"], "not allowed with"),
+        ([NIM, "random", "random", "--frobnicate"], "unrecognized arguments"),
+        ([NIM, "random", "heuristic"], "no heuristic"),
+        (["nope-v0", "random", "random"], "unknown environment id"),
+    ],
+)
+def test_evaluate_command_errors_are_one_line_and_exit_2(argv, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = exit_code(evaluate_main, argv, capsys)
+    assert code == 2 and message in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err and "usage:" not in err
+    assert out == "" and not (tmp_path / "runs").exists()  # nothing played, nothing created
+
+
+@pytest.mark.parametrize("command", ["evaluate", "bench", "demo", "play"])
+def test_every_command_reports_argument_errors_in_one_line(command, capsys):
+    from gameshelf.cli import main as cli
+
+    assert cli([command, "--no-such-option"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"gameshelf {command}: error: ") and len(err.strip().splitlines()) == 1

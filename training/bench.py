@@ -11,7 +11,6 @@ sampled inline). PettingZoo's ``connect_four_v3`` and ``tictactoe_v3`` (``pip in
 
 from __future__ import annotations
 
-import argparse
 import math
 import platform
 import statistics
@@ -23,7 +22,7 @@ import numpy as np
 
 from gameshelf import envs
 from gameshelf.envs.core import random_playout
-from gameshelf.training.cli_util import UserError, check_env_id, run, show_progress
+from gameshelf.training.cli_util import ArgumentParser, UserError, check_env_id, run, show_progress
 
 
 def bench_aec(make_env: Callable[[], Any], seconds: float, seed: int = 0) -> tuple[float, float]:
@@ -82,7 +81,7 @@ Row = tuple[Callable[[], Any], Callable[[], tuple[float, float]] | None]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="gameshelf bench", description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog="gameshelf bench", description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; the median is reported")
     parser.add_argument("--ids", nargs="*", default=None, help="environment ids (default: all registered)")

@@ -14,6 +14,14 @@ class UserError(Exception):
     """A mistake in the command line (bad id, bad option, unwritable path): message only, exit code 2."""
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    """``argparse`` whose errors (a missing argument, a bad number) are ``UserError``: through ``run`` they
+    print one line naming the problem, and exit with status 2, like every other mistake in a command line."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UserError(f"{message} (see {self.prog} --help)")
+
+
 def fail(parser: argparse.ArgumentParser | str | None, message: str) -> NoReturn:
     prog = parser.prog if isinstance(parser, argparse.ArgumentParser) else parser or Path(sys.argv[0]).name
     print(f"{prog}: error: {message}", file=sys.stderr)

@@ -10,12 +10,11 @@ minute of self-play it beats the random agent in nearly every game. Everything i
 
 from __future__ import annotations
 
-import argparse
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from gameshelf.training.cli_util import UserError, check_env_id, run, show_progress
+from gameshelf.training.cli_util import ArgumentParser, UserError, check_env_id, run, show_progress
 
 DEFAULT_ENV = "level_x-v0"
 
@@ -48,7 +47,7 @@ def demo(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="gameshelf demo", description=__doc__.split("\n")[0])
+    parser = ArgumentParser(prog="gameshelf demo", description=__doc__.split("\n")[0])
     parser.add_argument("--env", default=DEFAULT_ENV, help=f"environment id (default {DEFAULT_ENV})")
     parser.add_argument("--timesteps", type=int, default=60_000, help="training steps (default 60000)")
     parser.add_argument("--games", type=int, default=200, help="evaluation games per pairing (default 200)")
