@@ -11,6 +11,7 @@ sampled inline). PettingZoo's ``connect_four_v3`` and ``tictactoe_v3`` (``pip in
 
 from __future__ import annotations
 
+import functools
 import math
 import platform
 import statistics
@@ -99,8 +100,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for env_id in ids:
         for n in envs.spec(env_id).player_counts:
             rows[f"{env_id} ({n}p)"] = (
-                lambda env_id=env_id, n=n: envs.make(env_id, num_players=n),
-                lambda env_id=env_id, n=n: bench_engine(env_id, n, args.seconds),
+                functools.partial(envs.make, env_id, num_players=n),
+                functools.partial(bench_engine, env_id, n, args.seconds),
             )
     results: dict[str, list[tuple[float, float, float | None, float | None]]] = {name: [] for name in rows}
     # rounds interleave every environment, so load changes on the machine hit all of them alike
@@ -125,7 +126,7 @@ def format_table(results: dict[str, list[tuple[float, float, float | None, float
     engine columns ``-`` for rows without an engine of ours."""
 
     def median(runs: list[tuple[float, float, float | None, float | None]], i: int) -> float | None:
-        values = [r[i] for r in runs if r[i] is not None]
+        values = [float(v) for r in runs if (v := r[i]) is not None]
         return statistics.median(values) if values else None
 
     reference = median(results[REFERENCE], 0) if results.get(REFERENCE) else None

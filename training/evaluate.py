@@ -331,7 +331,7 @@ def lineups(
 
     ``first_only``: only the pairings of agent 0 against each other agent.
     """
-    out = []
+    out: list[tuple[int, int, int, tuple[int, ...]]] = []
     if num_players == 2:
         for i, j in itertools.combinations(range(num_agents), 2):
             if first_only and i != 0:
