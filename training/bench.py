@@ -11,7 +11,8 @@ sampled inline). PettingZoo's ``connect_four_v3`` and ``tictactoe_v3`` (``pip in
 
 from __future__ import annotations
 
-import argparse
+import functools
+import math
 import platform
 import statistics
 import time
@@ -22,7 +23,7 @@ import numpy as np
 
 from gameshelf import envs
 from gameshelf.envs.core import random_playout
-from gameshelf.training.cli_util import check_env_id, run
+from gameshelf.training.cli_util import ArgumentParser, UserError, check_env_id, run, show_progress
 
 
 def bench_aec(make_env: Callable[[], Any], seconds: float, seed: int = 0) -> tuple[float, float]:
@@ -61,61 +62,97 @@ def bench_engine(env_id: str, num_players: int, seconds: float, seed: int = 0) -
     return steps / elapsed, games / elapsed
 
 
-def pettingzoo_references() -> dict[str, Callable[[], Any]]:
-    refs: dict[str, Callable[[], Any]] = {}
+REFERENCE = "pettingzoo connect_four_v3"
+"""The row the ``vs c4`` column divides by."""
+
+
+def pettingzoo_references() -> tuple[dict[str, Callable[[], Any]], str | None]:
+    """PettingZoo's classic environments to measure beside ours, and why there are none when they are missing."""
     try:
         from pettingzoo.classic import connect_four_v3, tictactoe_v3
-    except ImportError:
-        print("(PettingZoo's classic environments are not installed: pip install 'pettingzoo[classic]')")
-        return refs
-    refs["pettingzoo connect_four_v3"] = connect_four_v3.env
-    refs["pettingzoo tictactoe_v3"] = tictactoe_v3.env
-    return refs
+    except Exception as err:  # ImportError, or PettingZoo's DependencyNotInstalled for a partial install
+        return {}, (
+            f"PettingZoo's classic environments are not available ({type(err).__name__}: {err}), so there is no "
+            'comparison with connect_four_v3; install them with: pip install "gameshelf[bench]"'
+        )
+    return {REFERENCE: connect_four_v3.env, "pettingzoo tictactoe_v3": tictactoe_v3.env}, None
+
+
+Row = tuple[Callable[[], Any], Callable[[], tuple[float, float]] | None]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="gameshelf bench", description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog="gameshelf bench", description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; the median is reported")
     parser.add_argument("--ids", nargs="*", default=None, help="environment ids (default: all registered)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar (there is none unless the output is a terminal)")
     args = parser.parse_args(argv)
+    if not args.seconds > 0 or not math.isfinite(args.seconds):
+        raise UserError(f"--seconds must be a positive number of seconds, not {args.seconds:g}")
+    if args.rounds < 1:
+        raise UserError(f"--rounds must be at least 1, not {args.rounds}")
     ids = args.ids or envs.registered_ids()
     for env_id in ids:
         check_env_id(env_id)
-    rows: dict[str, tuple[Callable[[], Any] | None, Callable[[], tuple[float, float]] | None]] = {}
-    for name, fn in pettingzoo_references().items():
-        rows[name] = (fn, None)
+    references, missing = pettingzoo_references()
+    rows: dict[str, Row] = {name: (fn, None) for name, fn in references.items()}
     for env_id in ids:
         for n in envs.spec(env_id).player_counts:
             rows[f"{env_id} ({n}p)"] = (
-                lambda env_id=env_id, n=n: envs.make(env_id, num_players=n),
-                lambda env_id=env_id, n=n: bench_engine(env_id, n, args.seconds),
+                functools.partial(envs.make, env_id, num_players=n),
+                functools.partial(bench_engine, env_id, n, args.seconds),
             )
-    results: dict[str, list[tuple[float, ...]]] = {name: [] for name in rows}
+    results: dict[str, list[tuple[float, float, float | None, float | None]]] = {name: [] for name in rows}
     # rounds interleave every environment, so load changes on the machine hit all of them alike
-    for _ in tqdm_or_plain(range(args.rounds), "rounds"):
+    for _ in tqdm_or_plain(range(args.rounds), "rounds", show_progress(args.quiet)):
         for name, (make_env, engine) in rows.items():
-            aec = bench_aec(make_env, args.seconds) if make_env else (float("nan"),) * 2
-            eng = engine() if engine else (float("nan"),) * 2
+            aec = bench_aec(make_env, args.seconds)
+            eng = engine() if engine else (None, None)
             results[name].append((*aec, *eng))
-    reference = statistics.median(r[0] for r in results.get("pettingzoo connect_four_v3", [(float("nan"),)]))
     print(
         f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}; "
         f"median of {args.rounds} rounds of {args.seconds:g} s"
     )
-    header = f"{'environment':<30}{'make() steps/s':>16}{'vs c4':>7}{'games/s':>10}{'engine steps/s':>16}{'games/s':>10}"
-    print(header)
-    print("-" * len(header))
-    for name, runs in results.items():
-        med = [statistics.median(r[i] for r in runs) for i in range(4)]
-        ratio = med[0] / reference if reference == reference else float("nan")
-        cells = [f"{med[0]:>16,.0f}", f"{ratio:>6.2f}x", f"{med[1]:>10,.1f}"]
-        cells += [f"{med[2]:>16,.0f}", f"{med[3]:>10,.1f}"] if med[2] == med[2] else [f"{'-':>16}", f"{'-':>10}"]
-        print(f"{name:<30}{''.join(cells)}", flush=True)
+    for line in format_table(results):
+        print(line, flush=True)
+    if missing:
+        print(f"note: {missing}")
     return 0
 
 
-def tqdm_or_plain(items: Any, desc: str) -> Any:
+def format_table(results: dict[str, list[tuple[float, float, float | None, float | None]]]) -> list[str]:
+    """The table's lines: medians per row; ``vs c4`` only when PettingZoo's connect_four_v3 was measured,
+    engine columns ``-`` for rows without an engine of ours."""
+
+    def median(runs: list[tuple[float, float, float | None, float | None]], i: int) -> float | None:
+        values = [float(v) for r in runs if (v := r[i]) is not None]
+        return statistics.median(values) if values else None
+
+    reference = median(results[REFERENCE], 0) if results.get(REFERENCE) else None
+    if reference is not None and reference <= 0:
+        reference = None
+    header = f"{'environment':<30}{'make() steps/s':>16}" + (f"{'vs c4':>7}" if reference else "")
+    header += f"{'games/s':>10}{'engine steps/s':>16}{'games/s':>10}"
+    lines = [header, "-" * len(header)]
+    for name, runs in results.items():
+        steps, games, engine_steps, engine_games = (median(runs, i) for i in range(4))
+        cells = [f"{steps:>16,.0f}"]
+        if reference is not None and steps is not None:
+            cells.append(f"{steps / reference:>6.2f}x")
+        cells.append(f"{games:>10,.1f}")
+        if engine_steps is not None and engine_games is not None:
+            cells += [f"{engine_steps:>16,.0f}", f"{engine_games:>10,.1f}"]
+        else:
+            cells += [f"{'-':>16}", f"{'-':>10}"]
+        lines.append(f"{name:<30}{''.join(cells)}")
+    return lines
+
+
+def tqdm_or_plain(items: Any, desc: str, progress: bool = True) -> Any:
+    """``items`` behind a progress bar when ``progress`` and tqdm is installed, else as they are."""
+    if not progress:
+        return items
     try:
         from tqdm import tqdm
     except ImportError:

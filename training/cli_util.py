@@ -14,10 +14,32 @@ class UserError(Exception):
     """A mistake in the command line (bad id, bad option, unwritable path): message only, exit code 2."""
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    """``argparse`` whose errors (a missing argument, a bad number) are ``UserError``: through ``run`` they
+    print one line naming the problem, and exit with status 2, like every other mistake in a command line."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UserError(f"{message} (see {self.prog} --help)")
+
+
 def fail(parser: argparse.ArgumentParser | str | None, message: str) -> NoReturn:
     prog = parser.prog if isinstance(parser, argparse.ArgumentParser) else parser or Path(sys.argv[0]).name
     print(f"{prog}: error: {message}", file=sys.stderr)
     raise SystemExit(2)
+
+
+def is_terminal(stream: object) -> bool:
+    """Whether ``stream`` is an interactive terminal (False for files, pipes and captured output)."""
+    try:
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def show_progress(quiet: bool = False) -> bool:
+    """Whether a command draws progress bars: not with ``--quiet``, and only when both standard output and
+    standard error are terminals (redirected to a file or a CI log, the bars would flood it)."""
+    return not quiet and is_terminal(sys.stdout) and is_terminal(sys.stderr)
 
 
 EXTRAS = {

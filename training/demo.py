@@ -10,12 +10,11 @@ minute of self-play it beats the random agent in nearly every game. Everything i
 
 from __future__ import annotations
 
-import argparse
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from gameshelf.training.cli_util import UserError, check_env_id, run
+from gameshelf.training.cli_util import ArgumentParser, UserError, check_env_id, run, show_progress
 
 DEFAULT_ENV = "level_x-v0"
 
@@ -48,17 +47,17 @@ def demo(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="gameshelf demo", description=__doc__.split("\n")[0])
+    parser = ArgumentParser(prog="gameshelf demo", description=__doc__.split("\n")[0])
     parser.add_argument("--env", default=DEFAULT_ENV, help=f"environment id (default {DEFAULT_ENV})")
     parser.add_argument("--timesteps", type=int, default=60_000, help="training steps (default 60000)")
     parser.add_argument("--games", type=int, default=200, help="evaluation games per pairing (default 200)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=None, help="run directory (default runs/demo/<env>-<time>)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars (there are none unless the output is a terminal)")
     args = parser.parse_args(argv)
     if args.timesteps < 1 or args.games < 1:
         raise UserError("--timesteps and --games must be at least 1")
-    demo(args.env, args.timesteps, args.games, args.seed, args.out, progress=not args.quiet)
+    demo(args.env, args.timesteps, args.games, args.seed, args.out, progress=show_progress(args.quiet))
     return 0
 
 

@@ -4,17 +4,22 @@
     python -m gameshelf.training.evaluate koplus-v0 heuristic random --players 3 --games 60 --plot runs/eval/koplus.png
 
 Two players: every pair of agents meets ``--games`` times, seats alternating, the two games of a couple
-sharing their chance seed; the table gives win/draw/loss with 95% Wilson intervals and ratings are Elo (a
-Bradley–Terry fit, random = 1000). More players: each agent plays against a field of copies of each other
-agent, its seat rotating; the table gives the mean rank, score and return with 95% intervals, and
-ratings are OpenSkill's (ordinal mu - 3 sigma). A "win" is a best final return not shared by every seat.
+sharing their chance seed; the table gives win/draw/loss with 95% Wilson intervals and the first
+agent's wins/draws/losses in each seat (``s0`` is ``player_0``); ratings are Elo (a Bradley–Terry fit;
+random = 1000 when random plays, else the mean of the agents = 1000). More players: each agent plays
+against a field of copies of each other agent, its seat rotating; the table gives the mean rank, score
+and return with 95% intervals, and ratings are OpenSkill's (ordinal mu - 3 sigma). A "win" is a best
+final return not shared by every seat.
+
+Every mistake in the command line (unknown id, agent or option, a bad number, an unwritable or
+non-image plot path, a model that does not load) is one line on standard error and exit status 2,
+before any game is played.
 
 The engine is ``evaluate(env_id, agents, ...) -> EvalResult`` for scripts, tests and notebooks.
 """
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import math
@@ -30,8 +35,8 @@ from gameshelf import envs
 from gameshelf.envs.core.episode import Episode
 from gameshelf.envs.core.game import Game
 from gameshelf.training.agents import Agent, make_agent
-from gameshelf.training.cli_util import UserError, check_env_id, check_writable_file, run
-from gameshelf.training.ratings import Rating, elo_ratings, openskill_ratings
+from gameshelf.training.cli_util import ArgumentParser, UserError, check_env_id, check_writable_file, run, show_progress
+from gameshelf.training.ratings import Rating, elo_anchor, elo_ratings, openskill_ratings
 
 Z95 = 1.959963984540054
 
@@ -97,6 +102,8 @@ class PairResult:
     mean_return: float
     return_ci: float
     win_rate_by_seat: dict[int, float] = field(default_factory=dict)
+    by_seat: dict[int, tuple[int, int, int]] = field(default_factory=dict)
+    """Wins, draws and losses of ``agent`` in each seat it played (seat 0 is ``player_0``)."""
 
     @property
     def win_rate(self) -> float:
@@ -146,13 +153,17 @@ class EvalResult:
         ]
         width = max(len(a) for a in self.agents) + 2
         if self.num_players == 2:
-            lines.append(f"{'agent':<{width}}{'opponent':<{width}}{'games':>6}  {'win [95% CI]':<22}{'draw':>7}{'loss':>7}")
+            lines.append(
+                f"{'agent':<{width}}{'opponent':<{width}}{'games':>6}  {'win [95% CI]':<22}{'draw':>7}{'loss':>7}"
+                "   agent's w/d/l by seat"
+            )
             for p in self.listed_pairs():
                 lo, hi = p.win_ci
+                seats = "  ".join(f"s{s} {w}/{d}/{lo_}" for s, (w, d, lo_) in sorted(p.by_seat.items()))
                 lines.append(
                     f"{p.agent:<{width}}{p.opponent:<{width}}{p.games:>6}  "
                     f"{f'{100 * p.win_rate:5.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]':<22}"
-                    f"{100 * p.draws / p.games:6.1f}%{100 * p.losses / p.games:6.1f}%"
+                    f"{100 * p.draws / p.games:6.1f}%{100 * p.losses / p.games:6.1f}%   {seats}"
                 )
         else:
             lines.append(
@@ -166,7 +177,7 @@ class EvalResult:
                     f"{p.mean_return:>+11.3f}"
                 )
         kind = (
-            "Elo (Bradley–Terry fit, random = 1000), ± 95%"
+            f"Elo (Bradley–Terry fit, {elo_anchor(self.agents)}), ± 95%"
             if self.rating_kind == "elo"
             else "OpenSkill ordinal (mu - 3 sigma), mu ± sigma"
         )
@@ -187,6 +198,7 @@ class EvalResult:
             "seed": self.seed,
             "wall_s": self.wall_s,
             "rating_kind": self.rating_kind,
+            "rating_anchor": elo_anchor(self.agents) if self.rating_kind == "elo" else None,
             "ratings": {k: asdict(v) for k, v in self.ratings.items()},
             "pairs": [{**asdict(p), "win_rate": p.win_rate, "win_ci": p.win_ci} for p in self.pairs],
             "games": [asdict(g) for g in self.games],
@@ -228,7 +240,7 @@ class EvalResult:
         )
         ax2.set_yticks(np.arange(len(names)), names)
         ax2.invert_yaxis()
-        ax2.set_xlabel("Elo" if self.rating_kind == "elo" else "OpenSkill ordinal")
+        ax2.set_xlabel(f"Elo ({elo_anchor(self.agents)})" if self.rating_kind == "elo" else "OpenSkill ordinal")
         fig.suptitle(title or f"{self.env_id}, {self.num_players} players, {self.games_per_pairing} games per pairing")
         fig.tight_layout()
         if path is not None:
@@ -260,10 +272,36 @@ def outcome(returns: np.ndarray, seat: int) -> str:
     return "win" if r[seat] >= r.max() - 1e-9 else "loss"
 
 
-def _unique_names(agents: Sequence[Agent]) -> list[str]:
+def agent_labels(agents: Sequence[Agent]) -> list[str]:
+    """A distinct label for every agent: its ``name``, made unique where names clash.
+
+    Saved models are named after their file (``model:final_model``), so two models with the same file name
+    in different folders get the shortest path suffix that tells them apart (``model:a/final_model`` and
+    ``model:b/final_model``). Agents that are still alike (the same model twice, two ``random``) are
+    numbered: ``random``, ``random#2``.
+    """
+    labels = [str(getattr(agent, "name", type(agent).__name__)) for agent in agents]
+    clashes: dict[str, list[int]] = {}
+    for k, label in enumerate(labels):
+        clashes.setdefault(label, []).append(k)
+    for label, group in clashes.items():
+        paths = {k: str(getattr(agents[k], "path", "") or "") for k in group}
+        with_path = [k for k in group if paths[k]]
+        if len(with_path) < 2:
+            continue
+        parts = {k: Path(paths[k]).resolve().with_suffix("").parts for k in with_path}
+        stem = Path(paths[with_path[0]]).stem
+        if not all(Path(paths[k]).stem == stem for k in with_path) or not label.endswith(stem):
+            continue
+        prefix, distinct = label.removesuffix(stem), len(set(parts.values()))
+        for depth in range(2, max(len(p) for p in parts.values()) + 1):
+            suffixes = {k: "/".join(parts[k][-depth:]) for k in with_path}
+            if len(set(suffixes.values())) == distinct > 1:
+                for k, suffix in suffixes.items():
+                    labels[k] = prefix + suffix
+                break
     names: list[str] = []
-    for agent in agents:
-        base = str(getattr(agent, "name", type(agent).__name__))
+    for base in labels:
         name, k = base, 2
         while name in names:
             name, k = f"{base}#{k}", k + 1
@@ -293,7 +331,7 @@ def lineups(
 
     ``first_only``: only the pairings of agent 0 against each other agent.
     """
-    out = []
+    out: list[tuple[int, int, int, tuple[int, ...]]] = []
     if num_players == 2:
         for i, j in itertools.combinations(range(num_agents), 2):
             if first_only and i != 0:
@@ -338,7 +376,7 @@ def evaluate(
     game = envs.make_game(env_id, **game_options)
     n = game.info.num_players
     players = build_agents(agents, env_id, deterministic)
-    names = _unique_names(players)
+    names = agent_labels(players)
     start = time.perf_counter()
     plan = lineups(len(players), n, games, first_only)
     pair_index = {pair: k for k, pair in enumerate(sorted({(i, j) for i, j, _, _ in plan}))}
@@ -384,12 +422,14 @@ def _summarize(names: list[str], n: int, results: list[GameResult], plan: list[A
     for (i, j), items in per.items():
         tally = {"win": 0, "draw": 0, "loss": 0}
         seat_wins: dict[int, list[int]] = {}
+        seat_tally: dict[int, list[int]] = {}
         ranks, scores, rets = [], [], []
         for seat, g in items:
             r = np.asarray(g.returns)
             result = outcome(r, seat)
             tally[result] += 1
             seat_wins.setdefault(seat, []).append(int(result == "win"))
+            seat_tally.setdefault(seat, [0, 0, 0])[("win", "draw", "loss").index(result)] += 1
             ranks.append(ranks_of(r)[seat])
             scores.append(g.scores[seat])
             rets.append(g.returns[seat])
@@ -401,6 +441,7 @@ def _summarize(names: list[str], n: int, results: list[GameResult], plan: list[A
                 names[i], names[j], len(items), tally["win"], tally["draw"], tally["loss"],
                 rank, rank_ci, score, score_ci, ret, ret_ci,
                 {s: float(np.mean(v)) for s, v in sorted(seat_wins.items())},
+                {s: (w, d, lo) for s, (w, d, lo) in sorted(seat_tally.items())},
             )
         )  # fmt: skip
     pairs.sort(key=lambda p: (names.index(p.agent), names.index(p.opponent)))
@@ -408,8 +449,8 @@ def _summarize(names: list[str], n: int, results: list[GameResult], plan: list[A
 
 
 # ---- command line -------------------------------------------------------------------------------------
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+def build_parser() -> ArgumentParser:
+    parser = ArgumentParser(
         prog="gameshelf evaluate",
         description="Play agents against each other over seeded games (every seat) and rate them.",
     )
@@ -419,10 +460,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--players", type=int, default=None, help="number of players (default: the id's first count)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the chance draws (default 0)")
     parser.add_argument("--stochastic", action="store_true", help="learned agents sample from their policy")
-    parser.add_argument("--plot", default=None, help="PNG path (default runs/eval/<env>-<players>p.png)")
-    parser.add_argument("--no-plot", action="store_true", help="do not save a plot")
+    plot = parser.add_mutually_exclusive_group()
+    plot.add_argument("--plot", default=None, help="image path, e.g. .png (default runs/eval/<env>-<players>p.png)")
+    plot.add_argument("--no-plot", action="store_true", help="do not save a plot")
     parser.add_argument("--json", default=None, help="also write the full results as JSON to this path")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar (there is none unless the output is a terminal)")
     return parser
 
 
@@ -431,11 +473,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     players = check_env_id(args.env_id, args.players)
     if len(args.agents) < 2:
-        raise UserError("give at least two agents")
+        raise UserError(f"give at least two agents to play each other (got {len(args.agents)})")
     if args.games < 1:
-        raise UserError("--games must be at least 1")
-    plot_path = None if args.no_plot else check_writable_file(args.plot or f"runs/eval/{args.env_id}-{players}p.png")
-    json_path = check_writable_file(args.json) if args.json else None
+        raise UserError(f"--games must be at least 1, not {args.games}")
+    if args.seed < 0:
+        raise UserError(f"--seed must be 0 or more, not {args.seed}")
     agents = build_agents(args.agents, args.env_id, deterministic=not args.stochastic)
     for spec, agent in zip(args.agents, agents, strict=True):
         if spec.startswith("model:"):
@@ -443,7 +485,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 _ = agent.model  # type: ignore[attr-defined]
             except Exception as err:
                 raise UserError(f"agent {spec!r}: cannot load the model ({err})") from None
-    result = evaluate(args.env_id, agents, games=args.games, seed=args.seed, num_players=players, progress=not args.quiet)
+    plot_path = None
+    if not args.no_plot:
+        plot_path = check_plot_path(args.plot or f"runs/eval/{args.env_id}-{players}p.png")
+    json_path = check_writable_file(args.json) if args.json else None
+    result = evaluate(
+        args.env_id, agents, games=args.games, seed=args.seed, num_players=players, progress=show_progress(args.quiet)
+    )
     print(result.table())
     if plot_path is not None:
         result.plot(plot_path)
@@ -452,6 +500,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         json_path.write_text(json.dumps(result.to_dict(), indent=1))
         print(f"results: {json_path}")
     return 0
+
+
+def check_plot_path(path: str) -> Path:
+    """A writable image path whose extension matplotlib can write (checked before any game is played)."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    if Path(path).is_dir():
+        raise UserError(f"--plot {path!r} is a directory, expected a file path such as {path}/evaluation.png")
+    formats = FigureCanvasBase.get_supported_filetypes()
+    suffix = Path(path).suffix.lower().removeprefix(".")
+    if suffix not in formats:
+        known = ", ".join(f".{ext}" for ext in sorted(formats))
+        raise UserError(f"--plot {path!r}: the file name must end in an image format: {known}")
+    return check_writable_file(path)
 
 
 if __name__ == "__main__":

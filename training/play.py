@@ -9,7 +9,6 @@ with hidden information you see only your own seat's view.
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -18,7 +17,7 @@ from gameshelf import envs
 from gameshelf.envs.core.episode import Episode, observed_state
 from gameshelf.envs.core.game import IllegalActionError, State
 from gameshelf.training.agents import make_agent
-from gameshelf.training.cli_util import UserError, check_env_id, run
+from gameshelf.training.cli_util import ArgumentParser, UserError, check_env_id, run
 
 
 def list_moves(state: State) -> str:
@@ -74,7 +73,7 @@ def play(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="gameshelf play", description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog="gameshelf play", description=__doc__.splitlines()[0])
     parser.add_argument("env_id")
     parser.add_argument("--seat", type=int, default=0)
     parser.add_argument("--players", type=int, default=None)

@@ -4,7 +4,10 @@ The evaluation of a position for a seat is its score plus the expected value of 
 X square (or close to it) is worth its row's token value times the chance that a roll can make that row's
 sum, discounted by the steps still needed, and a bonus term for progress towards the next complete set.
 The move chosen maximises (own evaluation) minus (best opponent evaluation). Once the end is triggered,
-only the turns left count: on a seat's last turn, the plain score decides.
+only the turns left count: on a seat's last turn, the plain score decides. A won game is closed out: when
+a move triggers the end and leaves the seat ahead by that measure, it is played, even if keeping the game
+open scores higher (the credit for turns to come would otherwise make it pass for ever against a player
+who never ends the game).
 """
 
 from __future__ import annotations
@@ -37,12 +40,21 @@ class LevelXHeuristic:
         if len(legal) == 1:
             return legal[0]
         best, best_value = legal[0], -np.inf
+        close, close_value = -1, -np.inf
         for action in legal:
             child = state.clone()
             child.apply_action(action)
             value = self.evaluate(child, seat) + 1e-6 * len(EFFECTS[action]) + 1e-9 * rng.random()
             if value > best_value:
                 best, best_value = action, value
+            if child.end_triggered and not state.end_triggered and value > close_value:
+                close, close_value = action, value
+        # Close out a won game: the evaluation credits pawns with turns still to come, which ending the game
+        # takes away, so it would rather keep the game open (against a passing opponent, for ever). When a
+        # move ends the game (or starts its last round) with this seat ahead even after the others' last
+        # turns are counted, play it.
+        if close >= 0 and close_value > 0:
+            return int(close)
         return int(best)
 
     def evaluate(self, state: LevelXState, seat: int) -> float:

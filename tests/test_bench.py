@@ -1,0 +1,87 @@
+"""The benchmark command: quiet in logs, and a clear table without PettingZoo's classic environments."""
+
+from __future__ import annotations
+
+import io
+import sys
+
+import pytest
+
+from gameshelf.training.bench import main
+from gameshelf.training.cli_util import run
+from tests.toy_nim import NIM, register_nim, unregister_nim
+
+QUICK = ["--seconds", "0.02", "--rounds", "2", "--ids", NIM]
+
+
+@pytest.fixture(autouse=True)
+def nim_registered():
+    register_nim()
+    yield
+    unregister_nim()
+
+
+def bench(argv, capsys):
+    with pytest.raises(SystemExit) as info:
+        run(main, argv)
+    out = capsys.readouterr()
+    assert info.value.code == 0, out.err
+    return out.out, out.err
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_no_progress_bar_into_a_log(capsys):
+    out, err = bench(QUICK, capsys)
+    assert f"{NIM} (2p)" in out
+    assert "rounds" not in err
+
+
+def test_progress_bar_on_a_terminal_unless_quiet(monkeypatch):
+    for quiet in (False, True):
+        err = Terminal()
+        monkeypatch.setattr(sys, "stdout", Terminal())
+        monkeypatch.setattr(sys, "stderr", err)
+        with pytest.raises(SystemExit):
+            run(main, [*QUICK, *(["--quiet"] if quiet else [])])
+        assert ("rounds" in err.getvalue()) is not quiet
+
+
+def test_without_pettingzoo_classic_a_note_not_nan(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "pettingzoo.classic", None)  # importing it now raises ImportError
+    out, _ = bench(QUICK, capsys)
+    assert "nan" not in out.lower()
+    assert "vs c4" not in out and "connect_four_v3" not in out.splitlines()[1]
+    note = [line for line in out.splitlines() if line.startswith("note:")]
+    assert len(note) == 1 and "PettingZoo's classic environments are not available" in note[0]
+    assert 'pip install "gameshelf[bench]"' in note[0]
+    row = next(line for line in out.splitlines() if line.startswith(f"{NIM} (2p)"))
+    assert len(row.split()) == 2 + 4  # name, "(2p)", then four numbers
+
+
+def test_with_the_references_a_ratio_column(monkeypatch, capsys):
+    import types
+
+    from gameshelf import envs
+
+    # stand-ins for connect_four_v3 and tictactoe_v3 (the real ones need pygame), measured by the same loop
+    classic = types.ModuleType("pettingzoo.classic")
+    classic.connect_four_v3 = types.SimpleNamespace(env=lambda: envs.make(NIM))  # type: ignore[attr-defined]
+    classic.tictactoe_v3 = types.SimpleNamespace(env=lambda: envs.make(NIM))  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "pettingzoo.classic", classic)
+    out, _ = bench(QUICK, capsys)
+    lines = out.splitlines()
+    assert "vs c4" in lines[1] and "note:" not in out and "nan" not in out.lower()
+    reference = next(line for line in lines if line.startswith("pettingzoo connect_four_v3"))
+    assert "1.00x" in reference and reference.split()[-2:] == ["-", "-"]
+
+
+def test_bad_settings_are_one_line_errors(capsys):
+    for argv, message in [(["--rounds", "0"], "--rounds"), (["--seconds", "0"], "--seconds"), (["--ids", "nope-v0"], "nope-v0")]:
+        with pytest.raises(SystemExit) as info:
+            run(main, argv)
+        err = capsys.readouterr().err
+        assert info.value.code == 2 and message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
