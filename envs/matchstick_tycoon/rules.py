@@ -335,7 +335,7 @@ class MatchstickState(State):
 
     def _no_play(self, p: int) -> None:
         """A pass or a discard: it counts as a turn without playing; clear the table if everyone else did."""
-        if self.in_game[p]:
+        if self.in_game[p] and self.table_count:
             self.passed[p] = True
         n = self.game.num_players
         if self.table_count and all(
@@ -450,7 +450,6 @@ class MatchstickState(State):
     def position(self) -> dict[str, Any]:
         if self.phase in (CHOOSE_FIRST, DEAL):
             raise ValueError("a position is exported once the cards are dealt")
-        unplayed = [0] * NUM_FACES
         return {
             "hands": [[FACE_NAMES[f] for f in range(NUM_FACES) for _ in range(h[f])] for h in self.hands],
             "matchsticks": list(self.sticks),
@@ -467,7 +466,7 @@ class MatchstickState(State):
             "revolutions": self.revolutions,
             "passed": [s for s in range(self.game.num_players) if self.passed[s]],
             "finished": list(self.out_order),
-            "played": {FACE_NAMES[f]: self.played[f] for f in range(NUM_FACES) if self.played[f] or unplayed[f]},
+            "played": {FACE_NAMES[f]: self.played[f] for f in range(NUM_FACES) if self.played[f]},
             "played_by": [
                 {FACE_NAMES[f]: pb[f] for f in range(NUM_FACES) if pb[f]} for pb in self.played_by
             ],
@@ -687,7 +686,7 @@ def _from_position(game: MatchstickGame, pos: Mapping[str, Any]) -> MatchstickSt
         st.in_game[s] = False
     st.out_order = list(finished)
     for s in range(n):
-        if st.in_game[s] and not st.hand_sizes[s] and not st.sticks[s] and s not in picks_owner(st, pos):
+        if st.in_game[s] and not st.hand_sizes[s] and not st.sticks[s]:
             raise ValueError(f"seat {s} has no cards and no matchsticks but is not listed as finished")
     over = len(finished) >= n - 1
     if over and len(finished) == n - 1:
@@ -708,7 +707,7 @@ def _from_position(game: MatchstickGame, pos: Mapping[str, Any]) -> MatchstickSt
         st.passed[s] = True
     if not st.table_count and any(st.passed):
         raise ValueError("passes are recorded only while cards are on the table")
-    if st.table_count and all(st.passed[s] for s in range(n) if st.in_game[s] and s != st.last_player):
+    if not over and st.table_count and all(st.passed[s] for s in range(n) if st.in_game[s] and s != st.last_player):
         raise ValueError("every other player has passed: the table would have been cleared")
     # whose turn
     to_move = pos["to_move"]
@@ -723,8 +722,6 @@ def _from_position(game: MatchstickGame, pos: Mapping[str, Any]) -> MatchstickSt
     st.turn = _seat(to_move, n, "to_move")
     if not st.in_game[st.turn]:
         raise ValueError(f"seat {st.turn} is out and cannot be to move")
-    if st.passed[st.turn]:
-        pass  # a player who passed may play again later in the same trick
     if st.pending_count:
         if st.pending_value >= game.num_values:
             raise ValueError(f"pending: value {VALUE_NAMES[st.pending_value]} exists only with the expansion")
@@ -738,13 +735,6 @@ def _from_position(game: MatchstickGame, pos: Mapping[str, Any]) -> MatchstickSt
     if not st.legal_action_mask().any():
         raise ValueError("the player to move would have no legal action (the pending play cannot be completed)")
     return st
-
-
-def picks_owner(st: MatchstickState, pos: Mapping[str, Any]) -> set[int]:
-    """The seat laying a pending play (its hand may be empty while cards are being laid)."""
-    if st.pending_count and isinstance(pos.get("to_move"), int):
-        return {pos["to_move"]}
-    return set()
 
 
 __all__ = ["MatchstickGame", "MatchstickState", "can_show", "min_costs"]
