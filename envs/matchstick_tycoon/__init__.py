@@ -58,10 +58,11 @@ game ends; places follow the order of going out, the remaining player last.
 | name | default | allowed | meaning |
 |---|---|---|---|
 | ``num_players`` | 4 | 2 ... 8 | number of players |
-| ``deal`` | ``"standard"`` | ``"standard"``, ``"all"`` | ``"standard"``: 15 cards each at 2-3 players, all at 4-8; ``"all"``: always deal the whole deck |
+| ``deal`` | ``"standard"`` | ``"standard"``, ``"all"`` | how many cards are dealt (below) |
 | ``expansion_copies`` | 0 | 0, 2, 4 | copies of each expansion card G and H in the deck (0: no expansion) |
 
-Every option set shares one action space and one observation shape.
+``deal="standard"`` deals 15 cards each at 2-3 players (the rest unused) and the whole deck at 4-8;
+``deal="all"`` always deals the whole deck. Every option set shares one action space and one observation shape.
 
 ## Actions
 
@@ -73,8 +74,10 @@ matchsticks held, and a card only if the rest of the play can still be completed
 |---|---|---|
 | 0 | ``pass`` | table not empty, cards in hand: pass and take one matchstick |
 | 1 | ``discard a matchstick`` | no cards in hand: discard one matchstick (the only legal action then) |
-| ``2 + (n-1)·18 + W`` (2-91), n = 1..5, W = 0..17 | ``play 2x9`` | announce a play of n cards showing value W (value order ``0123456789AbCdEFGH``) |
-| ``92 + f`` (92-107), f = 0..15 | ``card 3/E as 9 +1`` | lay one card of face f (``0 1 2 3/E 4 5 6/9 7 8 A b C d F G H``) as the announced value, spending the matchsticks shown |
+| ``2 + (n-1)·18 + W`` (2-91), n = 1..5, W = 0..17 | ``play 2x9`` | announce a play of n cards showing value W (1) |
+| ``92 + f`` (92-107), f = 0..15 | ``card 3/E as 9 +1`` | lay one card of face f (2) as the announced value |
+
+(1) Values in the order ``0123456789AbCdEFGH``. (2) Faces in the order ``0 1 2 3/E 4 5 6/9 7 8 A b C d F G H``.
 
 Names parse back with ``game.string_to_action(state, text)`` (case-insensitive) and plain numbers are
 accepted. Chance outcomes: ``first player: seat s`` (outcome s, probability 1/N), then ``deal F to seat

@@ -27,8 +27,8 @@ from gameshelf.envs.matchstick_tycoon.cards import (
     PLAY_BASE,
     VALUE_NAMES,
     cards_text,
-    decode,
     deck_copies,
+    decode,
     face_index,
     value_index,
 )
@@ -41,8 +41,7 @@ CHOOSE_FIRST, DEAL, PLAY, OVER = 0, 1, 2, 3
 
 # For each value: the faces able to show it, cheapest first (ties by face index).
 _SHOWERS: tuple[tuple[tuple[int, int], ...], ...] = tuple(
-    tuple(sorted(((COST[f][v], f) for f in range(NUM_FACES) if COST[f][v] >= 0)))
-    for v in range(NUM_VALUES)
+    tuple(sorted((COST[f][v], f) for f in range(NUM_FACES) if COST[f][v] >= 0)) for v in range(NUM_VALUES)
 )
 
 
@@ -338,9 +337,7 @@ class MatchstickState(State):
         if self.in_game[p] and self.table_count:
             self.passed[p] = True
         n = self.game.num_players
-        if self.table_count and all(
-            self.passed[s] for s in range(n) if self.in_game[s] and s != self.last_player
-        ):
+        if self.table_count and all(self.passed[s] for s in range(n) if self.in_game[s] and s != self.last_player):
             leader = self.last_player if self.in_game[self.last_player] else self._next_in_game(self.last_player)
             self.table_value = -1
             self.table_count = 0
@@ -405,8 +402,7 @@ class MatchstickState(State):
         if not self.table_count:
             return "Table: empty"
         shown = ", ".join(
-            f"{FACE_NAMES[f]}" + (f"+{COST[f][self.table_value]}" if COST[f][self.table_value] else "")
-            for f in self.table_faces
+            f"{FACE_NAMES[f]}" + (f"+{COST[f][self.table_value]}" if COST[f][self.table_value] else "") for f in self.table_faces
         )
         return f"Table: {self.table_count} x {VALUE_NAMES[self.table_value]}  (cards {shown}; seat {self.last_player})"
 
@@ -429,10 +425,7 @@ class MatchstickState(State):
             )
         to_act = self.current_player()
         for s in range(n):
-            if self.place[s] >= 0:
-                status = f"out, place {self.place[s] + 1}"
-            else:
-                status = "passed" if self.passed[s] else ""
+            status = f"out, place {self.place[s] + 1}" if self.place[s] >= 0 else "passed" if self.passed[s] else ""
             mark = "  <- to act" if to_act == s else ""
             row = f"Seat {s}: cards {self.hand_sizes[s]:>2}  sticks {self.sticks[s]:>2}  {status}".rstrip()
             if seat == s:
@@ -467,9 +460,7 @@ class MatchstickState(State):
             "passed": [s for s in range(self.game.num_players) if self.passed[s]],
             "finished": list(self.out_order),
             "played": {FACE_NAMES[f]: self.played[f] for f in range(NUM_FACES) if self.played[f]},
-            "played_by": [
-                {FACE_NAMES[f]: pb[f] for f in range(NUM_FACES) if pb[f]} for pb in self.played_by
-            ],
+            "played_by": [{FACE_NAMES[f]: pb[f] for f in range(NUM_FACES) if pb[f]} for pb in self.played_by],
             "pending": None
             if not self.pending_count
             else {

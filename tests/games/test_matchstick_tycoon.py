@@ -25,8 +25,8 @@ from gameshelf.envs.matchstick_tycoon.cards import (
     PASS,
     VALUE_NAMES,
     cost,
-    decode,
     deck_copies,
+    decode,
     face_index,
     pick_action,
     play_action,
@@ -618,7 +618,7 @@ def test_position_builder_rejects_a_table_everyone_passed_on():
 
 def test_position_builder_rejects_unfinishable_pending_play():
     g = game(2, deal="all")
-    with pytest.raises(ValueError, match="matchsticks|no legal action"):
+    with pytest.raises(ValueError, match=r"matchsticks|no legal action"):
         position(g, ["1 1", "2"], to_move=0, sticks=[0, 1], pending={"value": "7", "count": 2, "picked": []})
 
 

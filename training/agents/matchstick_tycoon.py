@@ -73,7 +73,7 @@ class MatchstickHeuristic:
         sticks = s.sticks[seat]
         if action == PASS:
             return self.pass_score
-        kind, count, x = decode(action)
+        _kind, count, x = decode(action)
         if action >= PICK_BASE:
             c = COST[x][s.pending_value]
             return self.stick_pick * c - 0.4 * VERSATILITY[x] + (self.single_pick if hand[x] == 1 else 0.0)
