@@ -136,6 +136,8 @@ class MatchstickState(State):
         """Index in ``history`` of the first dealt card (-1: built from a position, no deal in history)."""
         self.hands = [[0] * NUM_FACES for _ in range(n)]
         self.hand_sizes = [0] * n
+        self.undealt = list(game.deck)
+        """Copies of each face not dealt yet (during the deal)."""
         self.sticks = [1] * n
         self.turn = -1
         self.table_value = -1
@@ -171,7 +173,7 @@ class MatchstickState(State):
 
     # ---- chance ---------------------------------------------------------------------------------
     def _undealt(self) -> list[int]:
-        return [self.deck[f] - sum(h[f] for h in self.hands) for f in range(NUM_FACES)]
+        return self.undealt if self.phase == DEAL else [0] * NUM_FACES
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         n = self.game.num_players
@@ -264,6 +266,7 @@ class MatchstickState(State):
             seat = self.dealt % n
             self.hands[seat][action] += 1
             self.hand_sizes[seat] += 1
+            self.undealt[action] -= 1
             self.dealt += 1
             if self.dealt == self.game.cards_dealt:
                 self.phase = PLAY
@@ -517,6 +520,7 @@ class MatchstickState(State):
         new.history = list(self.history)
         new.hands = [list(h) for h in self.hands]
         new.hand_sizes = list(self.hand_sizes)
+        new.undealt = list(self.undealt)
         new.sticks = list(self.sticks)
         new.table_faces = list(self.table_faces)
         new.passed = list(self.passed)
