@@ -373,10 +373,6 @@ class MatchstickState(State):
             counts[f] += 1
         return counts
 
-    def strength_text(self) -> str:
-        values = VALUE_NAMES[: self.game.num_values]
-        return (" > ".join(values[::-1]) if not self.reversed else " > ".join(values)).replace(" ", "")
-
     # ---- observation and text -------------------------------------------------------------------
     def observation(self, seat: int) -> np.ndarray:
         if not 0 <= seat < self.game.num_players:
