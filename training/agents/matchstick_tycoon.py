@@ -1,16 +1,18 @@
-"""A heuristic Matchstick Tycoon agent: shed cards and matchsticks, play low, keep versatile cards.
+"""A heuristic Matchstick Tycoon agent: shed cards, keep matchsticks for when they are needed, play low,
+keep versatile cards.
 
 It reads only its own hand and public information (the state it is handed is redealt from its seat's
 point of view by the caller). Every legal action is scored and the best played (ties broken at random):
 
 * announcing a play (``play n x W``): 10 per card shed, +12 per face of the hand the play uses up (fewer
-  groups left means fewer leads needed), +3 per matchstick the cheapest way of laying it spends
-  (matchsticks left at the end cost a turn each), minus 4 x the value's strength in the current order
-  (keep strong values for later), minus 8 for one of the strongest values on a follow while the hand is
-  still big; going out at once (all cards, all matchsticks) is always taken;
+  groups left means fewer leads needed), -3 per matchstick the cheapest way of laying it needs
+  (matchsticks are what lets a hand beat a table: they are spent only when it pays), minus 4 x the
+  value's strength in the current order (keep strong values for later), minus 8 for one of the
+  strongest values on a follow while the hand is still big; going out at once (all cards, all
+  matchsticks) is always taken;
 * passing scores -5: the agent follows whenever it can;
-* laying a card: spend matchsticks first (+2 per matchstick), take a face held once (+2), keep the
-  versatile cards (those that can show many values) for later (-0.4 per value the face can show).
+* laying a card: the cheapest cards first (-2 per matchstick), a face held once (+2), keep the versatile
+  cards (those that can show many values) for later (-0.4 per value the face can show).
 
 Its record against the random agent is in the environment card.
 """
@@ -51,11 +53,11 @@ class MatchstickHeuristic:
 
     name = "heuristic"
     per_card = 10.0
-    per_stick = 3.0
+    per_stick = -3.0
     rank_w = 4.0
     group_w = 12.0
     strong_w = 8.0
-    stick_pick = 2.0
+    stick_pick = -2.0
     single_pick = 2.0
     pass_score = -5.0
 
