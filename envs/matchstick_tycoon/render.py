@@ -50,7 +50,9 @@ def _segments(x: float, y: float, w: float, h: float) -> dict[int, tuple[float, 
     }
 
 
-def _card(draw: ImageDraw.ImageDraw, x: float, y: float, face: int, value: int | None, w: float = 46, h: float = 70) -> None:
+def _card(
+    draw: ImageDraw.ImageDraw, x: float, y: float, face: int, value: int | None, w: float = 46, h: float = 70, label: bool = True
+) -> None:
     """A card at (x, y): ``face`` showing ``value`` (None: its own value, upright)."""
     draw.rounded_rectangle((x, y, x + w, y + h), radius=6, fill=(255, 255, 250), outline=DARK, width=2)
     own = FACE_GLYPH[face]
@@ -65,7 +67,8 @@ def _card(draw: ImageDraw.ImageDraw, x: float, y: float, face: int, value: int |
             draw.line(line, fill=STICK, width=width)
         else:
             draw.line(line, fill=(232, 232, 225), width=1)
-    draw.text((x + 3, y + 1), FACE_NAMES[face], fill=GREY, font=font(10))
+    if label:
+        draw.text((x + 3, y + 1), FACE_NAMES[face], fill=GREY, font=font(10))
 
 
 def _sticks(draw: ImageDraw.ImageDraw, x: float, y: float, count: int, limit: int = 12) -> None:
@@ -163,8 +166,8 @@ def draw(state: MatchstickState) -> np.ndarray:
         if not deck[f]:
             continue
         x = 20 + col * 58
-        _card(d, x, y + 26, f, None, w=40, h=60)
-        d.text((x + 6, y + 92), f"{state.played[f]}/{deck[f]}", fill=INK, font=font(13))
+        _card(d, x, y + 26, f, None, w=40, h=60, label=False)
+        d.text((x + 6, y + 92), f"{FACE_NAMES[f]}: {state.played[f]}/{deck[f]}", fill=INK, font=font(13))
         col += 1
     if state.is_terminal():
         order_text = "  ".join(f"{i + 1}. seat {s}" for i, s in enumerate(state.out_order))
