@@ -33,5 +33,11 @@ register(
 )
 register("olenon-v0", f"{_E}.olenon.rules:OlenonGame", heuristic=f"{_A}.olenon:OlenonHeuristic",
          description="Olenon: team shedding card game")  # fmt: skip
+register(
+    "matchstick_tycoon-v0",
+    f"{_E}.matchstick_tycoon.rules:MatchstickGame",
+    heuristic=f"{_A}.matchstick_tycoon:MatchstickHeuristic",
+    description="Matchstick Tycoon: climbing card game with 7-segment cards and matchsticks",
+)
 
 __all__ = ["EnvSpec", "IllegalActionError", "make", "make_game", "register", "registered_ids", "spec", "unregister"]

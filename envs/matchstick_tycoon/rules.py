@@ -1,0 +1,731 @@
+"""Matchstick Tycoon rules engine: ``MatchstickGame`` and ``MatchstickState``.
+
+See the package docstring (``envs/matchstick_tycoon/__init__.py``) for the rules as implemented, the action
+encoding, the observation layout, the position keys and the readings taken.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+
+from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameInfo, Option, State, rank_returns
+from gameshelf.envs.matchstick_tycoon import observation as obs_mod
+from gameshelf.envs.matchstick_tycoon.cards import (
+    BASE_VALUES,
+    COST,
+    DISCARD,
+    FACE_NAMES,
+    MAX_PLAY,
+    NUM_ACTIONS,
+    NUM_FACES,
+    NUM_VALUES,
+    PASS,
+    PICK_BASE,
+    PLAY_BASE,
+    VALUE_NAMES,
+    cards_text,
+    deck_copies,
+    decode,
+    face_index,
+    value_index,
+)
+
+MAX_PLAYERS = 8
+SMALL_GAME_HAND = 15
+"""Cards dealt to each player at 2 or 3 players (``deal="standard"``)."""
+
+CHOOSE_FIRST, DEAL, PLAY, OVER = 0, 1, 2, 3
+
+# For each value: the faces able to show it, cheapest first (ties by face index).
+_SHOWERS: tuple[tuple[tuple[int, int], ...], ...] = tuple(
+    tuple(sorted((COST[f][v], f) for f in range(NUM_FACES) if COST[f][v] >= 0)) for v in range(NUM_VALUES)
+)
+
+
+def min_costs(hand: list[int], value: int, limit: int = MAX_PLAY) -> list[int]:
+    """``out[k]``: fewest matchsticks to show ``value`` with k + 1 cards of ``hand`` (as many as the hand allows)."""
+    out: list[int] = []
+    total = 0
+    for c, f in _SHOWERS[value]:
+        for _ in range(hand[f]):
+            if len(out) == limit:
+                return out
+            total += c
+            out.append(total)
+    return out
+
+
+def can_show(hand: list[int], value: int, count: int, sticks: int) -> bool:
+    """Whether ``count`` cards of ``hand`` can all show ``value`` with at most ``sticks`` matchsticks."""
+    if count == 0:
+        return sticks >= 0
+    m = min_costs(hand, value, count)
+    return len(m) == count and m[-1] <= sticks
+
+
+class MatchstickGame(Game):
+    """Matchstick Tycoon for 2 to 8 players."""
+
+    name = "matchstick_tycoon"
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        "num_players": Option(4, choices=(4, 2, 3, 5, 6, 7, 8), doc="number of players"),
+        "deal": Option(
+            "standard",
+            choices=("standard", "all"),
+            doc='"standard": 15 cards each at 2-3 players (the rest unused), all cards at 4-8; "all": always deal every card',
+        ),
+        "expansion_copies": Option(0, choices=(0, 2, 4), doc="copies of each expansion card (G and H) in the deck"),
+    }
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.expansion_copies: int = self.options["expansion_copies"]
+        self.deck: tuple[int, ...] = deck_copies(self.expansion_copies)
+        n = self.options["num_players"]
+        total = sum(self.deck)
+        self.cards_dealt: int = SMALL_GAME_HAND * n if (n <= 3 and self.options["deal"] == "standard") else total
+        self.num_values: int = NUM_VALUES if self.expansion_copies else BASE_VALUES
+
+    def _make_info(self) -> GameInfo:
+        n = self.options["num_players"]
+        deck = sum(deck_copies(self.options["expansion_copies"]))
+        # plays <= cards dealt, each at most 1 + 5 decisions; between two plays at most 2n turns without a
+        # play; every such turn gains at most one matchstick, each later discarded once.
+        max_len = deck * 6 + 2 * (deck + 1) * 2 * n + 2 * n
+        return GameInfo(
+            name=self.name,
+            num_players=n,
+            num_actions=NUM_ACTIONS,
+            observation_shape=(obs_mod.SIZE,),
+            observation_dtype=np.float32,
+            max_game_length=max_len,
+            has_chance=True,
+            has_hidden_info=True,
+            min_return=-1.0,
+            max_return=1.0,
+            observation_low=0.0,
+            observation_high=1.0,
+            max_players=MAX_PLAYERS,
+        )
+
+    def new_initial_state(self) -> MatchstickState:
+        return MatchstickState(self)
+
+    # ---- position builder ------------------------------------------------------------------------
+    def state_from_position(self, position: Mapping[str, Any]) -> MatchstickState:
+        """A validated state from a position dict (keys: see the environment card)."""
+        return _from_position(self, position)
+
+
+class MatchstickState(State):
+    """A position of a Matchstick Tycoon game."""
+
+    game: MatchstickGame
+
+    def __init__(self, game: MatchstickGame) -> None:
+        super().__init__(game)
+        n = game.num_players
+        self.deck = game.deck
+        self.phase = CHOOSE_FIRST
+        self.first_player = -1
+        self.dealt = 0
+        self.deal_start = -1
+        """Index in ``history`` of the first dealt card (-1: built from a position, no deal in history)."""
+        self.hands = [[0] * NUM_FACES for _ in range(n)]
+        self.hand_sizes = [0] * n
+        self.undealt = list(game.deck)
+        """Copies of each face not dealt yet (during the deal)."""
+        self.sticks = [1] * n
+        self.turn = -1
+        self.table_value = -1
+        self.table_count = 0
+        self.table_faces: list[int] = []
+        self.last_player = -1
+        """Seat whose play is on the table (-1 when the table is empty)."""
+        self.reversed = False
+        self.passed = [False] * n
+        """Seats that took a turn without playing since the last play."""
+        self.in_game = [True] * n
+        self.place = [-1] * n
+        """Finishing place (0 = first out) of each seat, -1 while it plays on."""
+        self.out_order: list[int] = []
+        self.played = [0] * NUM_FACES
+        """Cards of each face played so far by anyone (the table's included)."""
+        self.played_by = [[0] * NUM_FACES for _ in range(n)]
+        self.pending_value = -1
+        self.pending_count = 0
+        """Count of the play being laid down (0: no play announced)."""
+        self.picks: list[int] = []
+        self.pending_cost = 0
+        self.sticks_spent = 0
+        self.revolutions = 0
+
+    # ---- whose turn -----------------------------------------------------------------------------
+    def current_player(self) -> int:
+        if self.phase == PLAY:
+            return self.turn
+        if self.phase == OVER:
+            return TERMINAL
+        return CHANCE
+
+    # ---- chance ---------------------------------------------------------------------------------
+    def _undealt(self) -> list[int]:
+        return self.undealt if self.phase == DEAL else [0] * NUM_FACES
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        n = self.game.num_players
+        if self.phase == CHOOSE_FIRST:
+            return [(s, 1.0 / n) for s in range(n)]
+        if self.phase == DEAL:
+            left = self._undealt()
+            total = sum(left)
+            return [(f, c / total) for f, c in enumerate(left) if c]
+        return []
+
+    def sample_chance(self, rng: np.random.Generator) -> int:
+        if self.phase == CHOOSE_FIRST:
+            return int(rng.integers(self.game.num_players))
+        if self.phase == DEAL:
+            left = self._undealt()
+            u = int(rng.integers(sum(left)))
+            for f, c in enumerate(left):
+                if u < c:
+                    return f
+                u -= c
+        raise ValueError("not a chance node")
+
+    def _is_legal(self, player: int, action: int) -> bool:
+        if player == CHANCE:
+            if self.phase == CHOOSE_FIRST:
+                return 0 <= action < self.game.num_players
+            return 0 <= action < NUM_FACES and self._undealt()[action] > 0
+        return 0 <= action < NUM_ACTIONS and bool(self.legal_action_mask()[action])
+
+    # ---- actions --------------------------------------------------------------------------------
+    def legal_action_mask(self) -> np.ndarray:
+        mask = np.zeros(NUM_ACTIONS, dtype=bool)
+        if self.phase != PLAY:
+            return mask
+        for a in self._legal_list():
+            mask[a] = True
+        return mask
+
+    def legal_actions(self) -> list[int]:
+        if self.phase != PLAY:
+            return []
+        return sorted(self._legal_list())
+
+    def _legal_list(self) -> list[int]:
+        p = self.turn
+        hand = self.hands[p]
+        if self.hand_sizes[p] == 0:
+            return [DISCARD]
+        sticks = self.sticks[p]
+        out: list[int] = []
+        if self.pending_count:
+            value = self.pending_value
+            left = self.pending_count - len(self.picks) - 1
+            budget = sticks - self.pending_cost
+            for c, f in _SHOWERS[value]:
+                if hand[f] and c <= budget:
+                    hand[f] -= 1
+                    ok = can_show(hand, value, left, budget - c)
+                    hand[f] += 1
+                    if ok:
+                        out.append(PICK_BASE + f)
+            return out
+        nv = self.game.num_values
+        if self.table_count:
+            out.append(PASS)
+            n = self.table_count
+            old = self.table_value
+            values = range(old - 1, -1, -1) if self.reversed else range(old + 1, nv)
+            for v in values:
+                if can_show(hand, v, n, sticks):
+                    out.append(PLAY_BASE + (n - 1) * NUM_VALUES + v)
+            return out
+        for v in range(nv):
+            m = min_costs(hand, v)
+            for k, total in enumerate(m):
+                if total <= sticks:
+                    out.append(PLAY_BASE + k * NUM_VALUES + v)
+        return out
+
+    def _apply(self, action: int) -> None:
+        if self.phase == CHOOSE_FIRST:
+            self.first_player = action
+            self.phase = DEAL
+            return
+        if self.phase == DEAL:
+            n = self.game.num_players
+            if self.dealt == 0:
+                self.deal_start = len(self.history)
+            seat = self.dealt % n
+            self.hands[seat][action] += 1
+            self.hand_sizes[seat] += 1
+            self.undealt[action] -= 1
+            self.dealt += 1
+            if self.dealt == self.game.cards_dealt:
+                self.phase = PLAY
+                self.turn = self.first_player
+            return
+        p = self.turn
+        if action == PASS:
+            self.sticks[p] += 1
+            self._no_play(p)
+        elif action == DISCARD:
+            self.sticks[p] -= 1
+            if self.sticks[p] == 0:
+                self._go_out(p)
+            if self.phase != OVER:
+                self._no_play(p)
+        elif action < PICK_BASE:
+            k = action - PLAY_BASE
+            self.pending_count = k // NUM_VALUES + 1
+            self.pending_value = k % NUM_VALUES
+            self.picks = []
+            self.pending_cost = 0
+        else:
+            f = action - PICK_BASE
+            self.hands[p][f] -= 1
+            self.hand_sizes[p] -= 1
+            self.picks.append(f)
+            self.pending_cost += COST[f][self.pending_value]
+            if len(self.picks) == self.pending_count:
+                self._complete_play(p)
+
+    def _complete_play(self, p: int) -> None:
+        n = self.pending_count
+        self.sticks[p] -= self.pending_cost
+        self.sticks_spent += self.pending_cost
+        for f in self.picks:
+            self.played[f] += 1
+            self.played_by[p][f] += 1
+        self.table_value = self.pending_value
+        self.table_count = n
+        self.table_faces = list(self.picks)
+        self.last_player = p
+        self.passed = [False] * self.game.num_players
+        self.pending_value = -1
+        self.pending_count = 0
+        self.picks = []
+        self.pending_cost = 0
+        if n == MAX_PLAY:
+            self.reversed = not self.reversed
+            self.revolutions += 1
+        if self.hand_sizes[p] == 0 and self.sticks[p] == 0:
+            self._go_out(p)
+        if self.phase != OVER:
+            self.turn = self._next_in_game(p)
+
+    def _go_out(self, p: int) -> None:
+        self.in_game[p] = False
+        self.passed[p] = False
+        self.place[p] = len(self.out_order)
+        self.out_order.append(p)
+        remaining = [s for s in range(self.game.num_players) if self.in_game[s]]
+        if len(remaining) == 1:
+            last = remaining[0]
+            self.in_game[last] = False
+            self.place[last] = len(self.out_order)
+            self.out_order.append(last)
+            self.phase = OVER
+            self.turn = -1
+
+    def _no_play(self, p: int) -> None:
+        """A pass or a discard: it counts as a turn without playing; clear the table if everyone else did."""
+        if self.in_game[p] and self.table_count:
+            self.passed[p] = True
+        n = self.game.num_players
+        if self.table_count and all(self.passed[s] for s in range(n) if self.in_game[s] and s != self.last_player):
+            leader = self.last_player if self.in_game[self.last_player] else self._next_in_game(self.last_player)
+            self.table_value = -1
+            self.table_count = 0
+            self.table_faces = []
+            self.last_player = -1
+            self.passed = [False] * n
+            self.turn = leader
+            return
+        self.turn = self._next_in_game(p)
+
+    def _next_in_game(self, seat: int) -> int:
+        n = self.game.num_players
+        for step in range(1, n + 1):
+            s = (seat + step) % n
+            if self.in_game[s]:
+                return s
+        raise RuntimeError("nobody is left in the game")  # unreachable: the game ends with one player left
+
+    # ---- results --------------------------------------------------------------------------------
+    def returns(self) -> np.ndarray:
+        n = self.game.num_players
+        if self.phase != OVER:
+            return np.zeros(n, dtype=np.float64)
+        return rank_returns([-self.place[s] for s in range(n)])
+
+    # ---- helpers --------------------------------------------------------------------------------
+    def pick_counts(self) -> list[int]:
+        counts = [0] * NUM_FACES
+        for f in self.picks:
+            counts[f] += 1
+        return counts
+
+    # ---- observation and text -------------------------------------------------------------------
+    def observation(self, seat: int) -> np.ndarray:
+        if not 0 <= seat < self.game.num_players:
+            raise ValueError(f"seat {seat} is not one of 0..{self.game.num_players - 1}")
+        return obs_mod.encode(self, seat)
+
+    def action_to_string(self, action: int) -> str:
+        if self.phase == CHOOSE_FIRST:
+            return f"first player: seat {action}"
+        if self.phase == DEAL:
+            return f"deal {FACE_NAMES[action]} to seat {self.dealt % self.game.num_players}"
+        kind, count, x = decode(action)
+        if kind == "pass":
+            return "pass"
+        if kind == "discard":
+            return "discard a matchstick"
+        if kind == "play":
+            return f"play {count}x{VALUE_NAMES[x]}"
+        if self.pending_count:
+            c = COST[x][self.pending_value]
+            extra = f" +{c}" if c > 0 else ""
+            return f"card {FACE_NAMES[x]} as {VALUE_NAMES[self.pending_value]}{extra}"
+        return f"card {FACE_NAMES[x]}"
+
+    def _table_text(self) -> str:
+        if not self.table_count:
+            return "Table: empty"
+        shown = ", ".join(
+            f"{FACE_NAMES[f]}" + (f"+{COST[f][self.table_value]}" if COST[f][self.table_value] else "") for f in self.table_faces
+        )
+        return f"Table: {self.table_count} x {VALUE_NAMES[self.table_value]}  (cards {shown}; seat {self.last_player})"
+
+    def to_text(self, seat: int | None = None) -> str:
+        """The public situation; with ``seat``, also that seat's own hand."""
+        n = self.game.num_players
+        order = "REVERSED (0 strongest)" if self.reversed else "normal (F strongest)"
+        head = f"Matchstick Tycoon  {n} players  |  order: {order}  |  revolutions: {self.revolutions}"
+        lines = [head]
+        if self.phase == CHOOSE_FIRST:
+            lines.append("Choosing the first player")
+        elif self.phase == DEAL:
+            lines.append(f"Dealing: {self.dealt}/{self.game.cards_dealt} cards dealt; first player seat {self.first_player}")
+        lines.append(self._table_text())
+        if self.pending_count:
+            picked = " ".join(FACE_NAMES[f] for f in self.picks) or "-"
+            lines.append(
+                f"Seat {self.turn} is laying {self.pending_count} x {VALUE_NAMES[self.pending_value]}:"
+                f" laid {picked} (+{self.pending_cost} sticks)"
+            )
+        to_act = self.current_player()
+        for s in range(n):
+            status = f"out, place {self.place[s] + 1}" if self.place[s] >= 0 else "passed" if self.passed[s] else ""
+            mark = "  <- to act" if to_act == s else ""
+            row = f"Seat {s}: cards {self.hand_sizes[s]:>2}  sticks {self.sticks[s]:>2}  {status}".rstrip()
+            if seat == s:
+                row += f"  hand: {cards_text(self.hands[s])}"
+            lines.append(row + mark)
+        lines.append(f"Played: {cards_text(self.played)}")
+        if self.phase == OVER:
+            lines.append("Game over: finishing order " + " ".join(f"seat {s}" for s in self.out_order))
+        return "\n".join(lines)
+
+    def seat_text(self, seat: int) -> str:
+        return self.to_text(seat)
+
+    # ---- position -------------------------------------------------------------------------------
+    def position(self) -> dict[str, Any]:
+        if self.phase in (CHOOSE_FIRST, DEAL):
+            raise ValueError("a position is exported once the cards are dealt")
+        return {
+            "hands": [[FACE_NAMES[f] for f in range(NUM_FACES) for _ in range(h[f])] for h in self.hands],
+            "matchsticks": list(self.sticks),
+            "to_move": self.turn if self.phase == PLAY else None,
+            "first_player": self.first_player,
+            "table": None
+            if not self.table_count
+            else {
+                "value": VALUE_NAMES[self.table_value],
+                "faces": [FACE_NAMES[f] for f in self.table_faces],
+                "player": self.last_player,
+            },
+            "reversed": self.reversed,
+            "revolutions": self.revolutions,
+            "passed": [s for s in range(self.game.num_players) if self.passed[s]],
+            "finished": list(self.out_order),
+            "played": {FACE_NAMES[f]: self.played[f] for f in range(NUM_FACES) if self.played[f]},
+            "played_by": [{FACE_NAMES[f]: pb[f] for f in range(NUM_FACES) if pb[f]} for pb in self.played_by],
+            "pending": None
+            if not self.pending_count
+            else {
+                "value": VALUE_NAMES[self.pending_value],
+                "count": self.pending_count,
+                "picked": [FACE_NAMES[f] for f in self.picks],
+            },
+            "sticks_spent": self.sticks_spent,
+        }
+
+    # ---- hidden information ---------------------------------------------------------------------
+    def unseen_cards(self, seat: int) -> list[int]:
+        """Per face: the cards ``seat`` cannot place (other hands and cards never dealt)."""
+        picks = self.pick_counts()
+        return [self.deck[f] - self.hands[seat][f] - self.played[f] - picks[f] for f in range(NUM_FACES)]
+
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> MatchstickState:
+        """A state ``seat`` cannot tell apart from this one: the other hands redealt from the unseen cards.
+
+        Every other hand keeps its size; the cards ``seat`` cannot place are shuffled uniformly into them
+        (the rest stay undealt). The deal in ``history`` is rewritten to match, so the new state replays.
+        """
+        new = self.clone()
+        if self.phase in (CHOOSE_FIRST, DEAL):
+            return new
+        n = self.game.num_players
+        pool = self.unseen_cards(seat)
+        cards = np.repeat(np.arange(NUM_FACES), pool)
+        rng.shuffle(cards)
+        pos = 0
+        for s in range(n):
+            if s == seat:
+                continue
+            size = self.hand_sizes[s]
+            hand = [0] * NUM_FACES
+            for f in cards[pos : pos + size]:
+                hand[int(f)] += 1
+            pos += size
+            new.hands[s] = hand
+        if self.deal_start >= 0:
+            picks = self.pick_counts()
+            initial = []
+            for s in range(n):
+                counts = [new.hands[s][f] + self.played_by[s][f] + (picks[f] if s == self.turn else 0) for f in range(NUM_FACES)]
+                initial.append([f for f in range(NUM_FACES) for _ in range(counts[f])])
+            deal = [initial[k % n][k // n] for k in range(self.dealt)]
+            new.history[self.deal_start : self.deal_start + self.dealt] = deal
+        return new
+
+    # ---- copying --------------------------------------------------------------------------------
+    def clone(self) -> MatchstickState:
+        new = MatchstickState.__new__(MatchstickState)
+        new.__dict__.update(self.__dict__)
+        new.history = list(self.history)
+        new.hands = [list(h) for h in self.hands]
+        new.hand_sizes = list(self.hand_sizes)
+        new.undealt = list(self.undealt)
+        new.sticks = list(self.sticks)
+        new.table_faces = list(self.table_faces)
+        new.passed = list(self.passed)
+        new.in_game = list(self.in_game)
+        new.place = list(self.place)
+        new.out_order = list(self.out_order)
+        new.played = list(self.played)
+        new.played_by = [list(h) for h in self.played_by]
+        new.picks = list(self.picks)
+        return new
+
+
+# ---- position builder ------------------------------------------------------------------------------
+def _faces(items: Any, what: str) -> list[int]:
+    if not isinstance(items, (list, tuple)):
+        raise ValueError(f"{what} must be a list of card names, got {items!r}")
+    out = []
+    for name in items:
+        if not isinstance(name, str):
+            raise ValueError(f"{what}: card {name!r} is not a card name")
+        try:
+            out.append(face_index(name))
+        except ValueError as err:
+            raise ValueError(f"{what}: {err}") from None
+    return out
+
+
+def _face_counts(data: Any, what: str) -> list[int]:
+    counts = [0] * NUM_FACES
+    if data is None:
+        return counts
+    if not isinstance(data, Mapping):
+        raise ValueError(f"{what} must map card names to counts, got {data!r}")
+    for name, c in data.items():
+        try:
+            f = face_index(str(name))
+        except ValueError as err:
+            raise ValueError(f"{what}: {err}") from None
+        if not isinstance(c, int) or isinstance(c, bool) or c < 0:
+            raise ValueError(f"{what}: count of {name} must be a non-negative integer, got {c!r}")
+        counts[f] += c
+    return counts
+
+
+def _seat(value: Any, n: int, what: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < n:
+        raise ValueError(f"{what} must be a seat 0..{n - 1}, got {value!r}")
+    return value
+
+
+def _from_position(game: MatchstickGame, pos: Mapping[str, Any]) -> MatchstickState:
+    n = game.num_players
+    known = {
+        "hands", "matchsticks", "to_move", "first_player", "table", "reversed", "revolutions", "passed",
+        "finished", "played", "played_by", "pending", "sticks_spent",
+    }  # fmt: skip
+    unknown = sorted(set(pos) - known)
+    if unknown:
+        raise ValueError(f"unknown position key(s) {unknown}; known keys: {sorted(known)}")
+    for key in ("hands", "matchsticks", "to_move"):
+        if key not in pos:
+            raise ValueError(f"position needs the key {key!r}")
+    st = MatchstickState(game)
+    st.phase = PLAY
+    st.dealt = game.cards_dealt
+    hands = pos["hands"]
+    if not isinstance(hands, (list, tuple)) or len(hands) != n:
+        raise ValueError(f"hands must list {n} hands, got {hands!r}")
+    for s in range(n):
+        for f in _faces(hands[s], f"hands[{s}]"):
+            st.hands[s][f] += 1
+        st.hand_sizes[s] = sum(st.hands[s])
+    sticks = pos["matchsticks"]
+    if not isinstance(sticks, (list, tuple)) or len(sticks) != n:
+        raise ValueError(f"matchsticks must list {n} counts, got {sticks!r}")
+    for s, k in enumerate(sticks):
+        if not isinstance(k, int) or isinstance(k, bool) or k < 0:
+            raise ValueError(f"matchsticks[{s}] must be a non-negative integer, got {k!r}")
+    st.sticks = list(sticks)
+    st.played = _face_counts(pos.get("played"), "played")
+    played_by = pos.get("played_by")
+    if played_by is not None:
+        if not isinstance(played_by, (list, tuple)) or len(played_by) != n:
+            raise ValueError(f"played_by must list {n} maps, got {played_by!r}")
+        st.played_by = [_face_counts(pb, f"played_by[{s}]") for s, pb in enumerate(played_by)]
+        totals = [sum(pb[f] for pb in st.played_by) for f in range(NUM_FACES)]
+        if totals != st.played:
+            raise ValueError("played_by does not add up to played")
+    # pending play
+    pending = pos.get("pending")
+    if pending is not None:
+        if not isinstance(pending, Mapping) or set(pending) - {"value", "count", "picked"}:
+            raise ValueError(f"pending must be a map with value, count, picked; got {pending!r}")
+        try:
+            st.pending_value = value_index(str(pending.get("value")))
+        except ValueError as err:
+            raise ValueError(f"pending: {err}") from None
+        count = pending.get("count")
+        if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_PLAY:
+            raise ValueError(f"pending count must be 1..{MAX_PLAY}, got {count!r}")
+        st.pending_count = count
+        st.picks = _faces(pending.get("picked", []), "pending picked")
+        if len(st.picks) >= count:
+            raise ValueError("pending: a play with all its cards laid is complete, not pending")
+        for f in st.picks:
+            if COST[f][st.pending_value] < 0:
+                raise ValueError(f"pending: card {FACE_NAMES[f]} cannot show {VALUE_NAMES[st.pending_value]}")
+        st.pending_cost = sum(COST[f][st.pending_value] for f in st.picks)
+    # card counts
+    picks = st.pick_counts()
+    used = [sum(h[f] for h in st.hands) + st.played[f] + picks[f] for f in range(NUM_FACES)]
+    for f in range(NUM_FACES):
+        if used[f] > game.deck[f]:
+            raise ValueError(f"{used[f]} cards {FACE_NAMES[f]} in the position, the deck has {game.deck[f]}")
+    if sum(used) != game.cards_dealt:
+        raise ValueError(f"hands, played and laid cards hold {sum(used)} cards; {game.cards_dealt} are dealt in this game")
+    # table
+    table = pos.get("table")
+    if table is not None:
+        if not isinstance(table, Mapping) or set(table) != {"value", "faces", "player"}:
+            raise ValueError(f"table must be a map with value, faces, player; got {table!r}")
+        try:
+            st.table_value = value_index(str(table["value"]))
+        except ValueError as err:
+            raise ValueError(f"table: {err}") from None
+        if st.table_value >= game.num_values:
+            raise ValueError(f"table: value {VALUE_NAMES[st.table_value]} exists only with the expansion")
+        st.table_faces = _faces(table["faces"], "table faces")
+        st.table_count = len(st.table_faces)
+        if not 1 <= st.table_count <= MAX_PLAY:
+            raise ValueError(f"table holds {st.table_count} cards; a play is 1..{MAX_PLAY} cards")
+        for f in st.table_faces:
+            if COST[f][st.table_value] < 0:
+                raise ValueError(f"table: card {FACE_NAMES[f]} cannot show {VALUE_NAMES[st.table_value]}")
+            if st.table_faces.count(f) > st.played[f]:
+                raise ValueError(f"table: card {FACE_NAMES[f]} on the table is missing from played")
+        st.last_player = _seat(table["player"], n, "table player")
+    st.reversed = bool(pos.get("reversed", False))
+    rev = pos.get("revolutions", int(st.reversed))
+    if not isinstance(rev, int) or isinstance(rev, bool) or rev < 0 or rev % 2 != int(st.reversed):
+        raise ValueError(f"revolutions {rev!r} does not agree with reversed={st.reversed}")
+    st.revolutions = rev
+    spent = pos.get("sticks_spent", 0)
+    if not isinstance(spent, int) or isinstance(spent, bool) or spent < 0:
+        raise ValueError(f"sticks_spent must be a non-negative integer, got {spent!r}")
+    st.sticks_spent = spent
+    fp = pos.get("first_player", -1)
+    st.first_player = -1 if fp in (None, -1) else _seat(fp, n, "first_player")
+    # finishing order
+    finished = pos.get("finished", [])
+    if not isinstance(finished, (list, tuple)) or len(set(finished)) != len(finished):
+        raise ValueError(f"finished must list distinct seats, got {finished!r}")
+    for i, s in enumerate(finished):
+        _seat(s, n, "finished seat")
+        if i < n - 1 and (st.hand_sizes[s] or st.sticks[s]):
+            raise ValueError(f"seat {s} is listed as finished but still holds cards or matchsticks")
+        st.place[s] = i
+        st.in_game[s] = False
+    st.out_order = list(finished)
+    for s in range(n):
+        if st.in_game[s] and not st.hand_sizes[s] and not st.sticks[s]:
+            raise ValueError(f"seat {s} has no cards and no matchsticks but is not listed as finished")
+    over = len(finished) >= n - 1
+    if over and len(finished) == n - 1:
+        last = next(s for s in range(n) if st.in_game[s])
+        st.in_game[last] = False
+        st.place[last] = n - 1
+        st.out_order.append(last)
+    # passes
+    passed = pos.get("passed", [])
+    if not isinstance(passed, (list, tuple)):
+        raise ValueError(f"passed must list seats, got {passed!r}")
+    for s in passed:
+        _seat(s, n, "passed seat")
+        if not st.in_game[s]:
+            raise ValueError(f"seat {s} is out and cannot have passed")
+        if s == st.last_player:
+            raise ValueError(f"seat {s} made the play on the table and cannot have passed since")
+        st.passed[s] = True
+    if not st.table_count and any(st.passed):
+        raise ValueError("passes are recorded only while cards are on the table")
+    if not over and st.table_count and all(st.passed[s] for s in range(n) if st.in_game[s] and s != st.last_player):
+        raise ValueError("every other player has passed: the table would have been cleared")
+    # whose turn
+    to_move = pos["to_move"]
+    if over:
+        if to_move is not None:
+            raise ValueError("the game is over: to_move must be None")
+        if st.pending_count:
+            raise ValueError("the game is over: no play can be pending")
+        st.phase = OVER
+        st.turn = -1
+        return st
+    st.turn = _seat(to_move, n, "to_move")
+    if not st.in_game[st.turn]:
+        raise ValueError(f"seat {st.turn} is out and cannot be to move")
+    if st.pending_count:
+        if st.pending_value >= game.num_values:
+            raise ValueError(f"pending: value {VALUE_NAMES[st.pending_value]} exists only with the expansion")
+        if st.table_count and (
+            st.pending_count != st.table_count
+            or not (st.pending_value < st.table_value if st.reversed else st.pending_value > st.table_value)
+        ):
+            raise ValueError("pending play does not beat the table")
+        if st.pending_cost > st.sticks[st.turn]:
+            raise ValueError("pending play costs more matchsticks than the player holds")
+    if not st.legal_action_mask().any():
+        raise ValueError("the player to move would have no legal action (the pending play cannot be completed)")
+    return st
+
+
+__all__ = ["MatchstickGame", "MatchstickState", "can_show", "min_costs"]
