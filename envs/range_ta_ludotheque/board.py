@@ -30,11 +30,11 @@ VERTICAL = frozenset({1, 3, 5})
 HORIZONTAL = frozenset({2, 4, 6})
 SQUARES = {face: w * h for face, (w, h) in SHAPES.items()}
 
-PERMS: tuple[tuple[int, int, int], ...] = tuple(itertools.permutations(range(3)))
+PERMS: tuple[tuple[int, int, int], ...] = tuple((a, b, c) for a, b, c in itertools.permutations(range(3)))
 """Dice assignments: ``PERMS[p] = (i, j, k)`` gives die ``i`` to the size, ``j`` to the category, ``k`` to
 the mechanism (dice sorted ascending)."""
 
-ROLLS: tuple[tuple[int, int, int], ...] = tuple(itertools.combinations_with_replacement(range(1, 7), 3))
+ROLLS: tuple[tuple[int, int, int], ...] = tuple((a, b, c) for a, b, c in itertools.combinations_with_replacement(range(1, 7), 3))
 """The 56 rolls of three dice as sorted multisets (chance outcome ``i`` is ``ROLLS[i]``)."""
 ROLL_INDEX = {roll: i for i, roll in enumerate(ROLLS)}
 

@@ -299,7 +299,7 @@ class RangeTaLudothequeState(State):
         return list(enumerate(ROLL_PROBS))
 
     def sample_chance(self, rng: np.random.Generator) -> int:
-        return int(min(np.searchsorted(ROLL_CUMULATIVE, rng.random(), side="right"), len(ROLLS) - 1))
+        return min(int(np.searchsorted(ROLL_CUMULATIVE, rng.random(), side="right")), len(ROLLS) - 1)
 
     def check_fits(self, move: Move, seat: int) -> None:
         """``ValueError`` unless ``move`` can be drawn on ``seat``'s sheet now (whatever the dice)."""
