@@ -108,7 +108,10 @@ rounds: what it chose this round appears when the round ends (the `chosen` piece
 |---|---|
 | `round` | current round 1..12, or 13 when the game is over |
 | `dice` | this round's three dice (any order), or `null` before the roll (and at the end) |
-| `sheets` | one list per seat of its moves in order, as named above (`"box 6 P Deduction r4c0"`, `"playmat r0c2"`, `"pass"`): `round − 1` moves, plus this round's move for the seats that already chose (seats 0..k−1, k < N; needs `dice`) |
+| `sheets` | one list of moves per seat, in order, named as above (`"box 6 P Deduction r4c0"`, `"playmat r0c2"`, `"pass"`) |
+
+Each seat has `round − 1` moves, plus this round's move for the seats that already chose (seats 0..k−1,
+k < N; this needs `dice`).
 
 Every move is replayed and checked (on the sheet, one compartment, empty squares, supported; pass only on
 a full sheet); this round's moves are checked against the dice and the playmat option too. Earlier
