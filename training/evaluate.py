@@ -154,6 +154,13 @@ class EvalResult:
                     f"{f'{100 * p.win_rate:5.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]':<22}"
                     f"{100 * p.draws / p.games:6.1f}%{100 * p.losses / p.games:6.1f}%"
                 )
+        elif self.num_players == 1:  # solitaire: the score is the result
+            lines.append(f"{'agent':<{width}}{'games':>6}  {'mean score ± 95%':<20}{'mean return':>11}")
+            for p in self.pairs:
+                lines.append(
+                    f"{p.agent:<{width}}{p.games:>6}  {f'{p.mean_score:.2f} ± {p.score_ci:.2f}':<20}{p.mean_return:>+11.3f}"
+                )
+            return "\n".join(lines)
         else:
             lines.append(
                 f"{'agent':<{width}}{'field':<{width}}{'games':>6}  {'win':>6}  {'mean rank ± 95%':<16}"
@@ -204,7 +211,10 @@ class EvalResult:
         fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 0.5 * len(pairs) + 2.2), gridspec_kw={"width_ratios": [3, 2]})
         labels = [f"{p.agent} vs {p.opponent}" for p in pairs]
         y = np.arange(len(pairs))
-        if self.num_players == 2:
+        if self.num_players == 1:
+            ax1.barh(y, [p.mean_score for p in pairs], xerr=[p.score_ci for p in pairs], color="#55a868", capsize=3)
+            ax1.set_xlabel("mean score with 95% interval")
+        elif self.num_players == 2:
             values = [100 * p.win_rate for p in pairs]
             err = np.array([[100 * (p.win_rate - p.win_ci[0]), 100 * (p.win_ci[1] - p.win_rate)] for p in pairs]).T
             err = np.clip(err, 0, None)
@@ -351,6 +361,8 @@ def evaluate(
             duels.append((a, b, {"win": 1.0, "draw": 0.5, "loss": 0.0}[result]))
         ratings = elo_ratings(names, duels)
         kind = "elo"
+    elif n == 1:  # solitaire: no one to rate against, the table gives the mean scores
+        ratings, kind = {}, "none"
     else:
         ratings = openskill_ratings(names, [(g.lineup, ranks_of(np.asarray(g.returns))) for g in results], seed=seed)
         kind = "openskill"
