@@ -248,6 +248,7 @@ class RangeTaLudothequeState(State):
         self.planes: list[list[np.ndarray]] = [[game.empty_planes] for _ in range(n)]
         self._mask: list[int] | None = None
         self._scores: dict[tuple[int, int], int] = {}
+        self._lines: dict[tuple[int, int], list[str]] = {}
 
     # ---- whose turn ------------------------------------------------------------------------------
     def current_player(self) -> int:
@@ -365,6 +366,7 @@ class RangeTaLudothequeState(State):
             self.mats[seat].pop()
             self.occ[seat] &= ~(1 << sq)
         self._scores = {k: v for k, v in self._scores.items() if k[0] != seat}
+        self._lines = {k: v for k, v in self._lines.items() if k[0] != seat}
         return move
 
     def _apply(self, action: int) -> None:
@@ -477,8 +479,14 @@ class RangeTaLudothequeState(State):
 
     def sheet_lines(self, seat: int, viewer: int | None) -> list[str]:
         """ASCII picture of ``seat``'s sheet as ``viewer`` sees it, and its legend."""
-        g = self.game.geom
         k = self.visible_moves(seat, viewer)
+        cached = self._lines.get((seat, k))
+        if cached is None:
+            cached = self._lines[(seat, k)] = self._sheet_lines(seat, k)
+        return cached
+
+    def _sheet_lines(self, seat: int, k: int) -> list[str]:
+        g = self.game.geom
         label = ["."] * g.size
         legend = []
         number = 0
@@ -564,4 +572,5 @@ class RangeTaLudothequeState(State):
         new.planes = [p.copy() for p in self.planes]
         new._mask = self._mask
         new._scores = dict(self._scores)
+        new._lines = dict(self._lines)
         return new

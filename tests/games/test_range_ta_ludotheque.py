@@ -695,3 +695,14 @@ def test_env_plays_through_make():
         env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
         del agent
     assert env.game_state.is_terminal()
+
+
+def test_heuristic_and_solo_evaluation():
+    from gameshelf.training.evaluate import evaluate
+
+    result = evaluate(ID, ["heuristic", "random"], games=6, num_players=1, seed=1)
+    assert result.rating_kind == "none" and "mean score" in result.table()
+    heuristic = next(p for p in result.pairs if p.agent == "heuristic")
+    assert heuristic.games == 6
+    result = evaluate(ID, ["heuristic", "random"], games=4, seed=1, options={"scoring": "expert"})
+    assert result.pairs
