@@ -56,7 +56,9 @@ def elo_ratings(
         p = 1.0 / (1.0 + np.exp(-diff))
         grad = (wins - played * p).sum(axis=1)
         hess = (played * p * (1 - p)).sum(axis=1) + 1e-9
-        step = grad / hess
+        # half a per-seat Newton step: both sides of a pairing move, so a full step overshoots by 2 and
+        # two agents oscillate for ever around their fitted gap
+        step = 0.5 * grad / hess
         r += np.clip(step, -2, 2)
         r -= r.mean()
         if np.abs(step).max() < 1e-10:
