@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from math import factorial
 
+import numpy as np
+
 ROUNDS = 12
 """Rounds of a game (one box or playmat per player per round)."""
 
@@ -116,6 +118,40 @@ class Geometry:
                     found.append(Placement(face, r * self.cols + c, sum(1 << s for s in squares), below, squares))
             self.placements[face] = tuple(found)
             self.placement_at[face] = {p.anchor: p for p in found}
+        self.floor_mask = sum(1 << sq for sq in range(self.size) if self.is_floor[sq])
+        # bit-parallel fitting: per face, the anchors' bit set, those standing on a floor, and the shifts
+        # that bring each covered square (and each square under the bottom row) onto the anchor's bit
+        self._fit: dict[int, tuple[int, int, tuple[int, ...], tuple[int, ...]]] = {}
+        for face, (w, h) in SHAPES.items():
+            anchors = sum(1 << p.anchor for p in self.placements[face])
+            on_floor = sum(1 << p.anchor for p in self.placements[face] if not p.below)
+            cells = tuple(dr * self.cols + dc for dr in range(h) for dc in range(w))
+            below_shifts = tuple(h * self.cols + dc for dc in range(w))
+            self._fit[face] = (anchors, on_floor, cells, below_shifts)
+        self._nbytes = (self.size + 7) // 8
+
+    def fitting_anchors(self, face: int, occ: int) -> int:
+        """Bit set of the anchors where a box of ``face`` fits on a sheet with occupancy ``occ``."""
+        anchors, on_floor, cells, below = self._fit[face]
+        empty = ~occ & self.full
+        m = anchors
+        for off in cells:
+            m &= empty >> off
+        if m & ~on_floor:
+            held = anchors & ~on_floor
+            for off in below:
+                held &= occ >> off
+            m &= on_floor | held
+        return m
+
+    def supported_bits(self, occ: int) -> int:
+        """Bit set of the empty squares a single square could go on (a floor or a filled square below)."""
+        return ~occ & self.full & (self.floor_mask | (occ >> self.cols))
+
+    def bits_array(self, bits: int) -> np.ndarray:
+        """A bit set as a 0/1 uint8 array of ``size`` squares."""
+        raw = np.frombuffer(bits.to_bytes(self._nbytes, "little"), dtype=np.uint8)
+        return np.unpackbits(raw, bitorder="little")[: self.size]
 
     def square_name(self, sq: int) -> str:
         r, c = divmod(sq, self.cols)
@@ -133,6 +169,16 @@ class Geometry:
         if not (0 <= r < self.rows and 0 <= c < self.cols):
             raise ValueError(f"square {text!r} is off the {self.rows}x{self.cols} sheet")
         return r * self.cols + c
+
+    @staticmethod
+    def squares_of(bits: int) -> list[int]:
+        """The squares of a bit set, ascending."""
+        out = []
+        while bits:
+            low = bits & -bits
+            out.append(low.bit_length() - 1)
+            bits ^= low
+        return out
 
     def supported(self, occ: int, sq: int) -> bool:
         """Could a single square go on ``sq`` (empty, on a floor or on a filled square)?"""

@@ -48,23 +48,35 @@ LAYOUT = make_layout(6, 6)
 def sheet_planes(geom: Geometry, boxes: Sequence[Box], mats: Sequence[int]) -> np.ndarray:
     """The 16 channels of one sheet, ``(rows, cols, 16)``."""
     out = np.zeros((geom.rows, geom.cols, SHEET_CHANNELS), dtype=np.float32)
-    flat = out.reshape(geom.size, SHEET_CHANNELS)
     for sq in mats:
-        flat[sq, OCC] = 1.0
-        flat[sq, MAT] = 1.0
+        draw_mat(out, geom, sq)
     for box in boxes:
-        squares = geom.placement_at[box.face][box.anchor].squares
-        cells = set(squares)
-        for sq in squares:
-            row = flat[sq]
-            row[OCC] = 1.0
-            row[CAT0 + box.category - 1] = 1.0
-            row[MECH0 + box.mechanism - 1] = 1.0
-            if sq + 1 in cells and (sq + 1) % geom.cols:
-                row[JOIN_RIGHT] = 1.0
-            if sq + geom.cols in cells:
-                row[JOIN_DOWN] = 1.0
+        draw_box(out, geom, box)
     return out
+
+
+def draw_mat(planes: np.ndarray, geom: Geometry, sq: int) -> None:
+    """Add a playmat to a sheet's channels (in place)."""
+    row = planes.reshape(geom.size, SHEET_CHANNELS)[sq]
+    row[OCC] = 1.0
+    row[MAT] = 1.0
+
+
+def draw_box(planes: np.ndarray, geom: Geometry, box: Box) -> None:
+    """Add a box to a sheet's channels (in place)."""
+    flat = planes.reshape(geom.size, SHEET_CHANNELS)
+    squares = geom.placement_at[box.face][box.anchor].squares
+    cells = set(squares)
+    cat, mech = CAT0 + box.category - 1, MECH0 + box.mechanism - 1
+    for sq in squares:
+        row = flat[sq]
+        row[OCC] = 1.0
+        row[cat] = 1.0
+        row[mech] = 1.0
+        if sq + 1 in cells and (sq + 1) % geom.cols:
+            row[JOIN_RIGHT] = 1.0
+        if sq + geom.cols in cells:
+            row[JOIN_DOWN] = 1.0
 
 
 def static_planes(layout: ObservationLayout, geom: Geometry, options: Sequence[bool]) -> np.ndarray:
@@ -98,10 +110,7 @@ def encode(
     start = layout["sheets"].start
     for slot, planes in enumerate(sheets):
         obs[..., start + slot * SHEET_CHANNELS : start + (slot + 1) * SHEET_CHANNELS] = planes
-    sup = layout.view(obs, "supported").reshape(geom.size)
-    for sq in range(geom.size):
-        if geom.supported(own_occ, sq):
-            sup[sq] = 1.0
+    obs[..., layout["supported"].start] = geom.bits_array(geom.supported_bits(own_occ)).reshape(geom.rows, geom.cols)
     if dice is not None:
         d0 = layout["dice"].start
         for i, v in enumerate(dice):

@@ -25,7 +25,15 @@ from gameshelf.envs.range_ta_ludotheque.board import (
     SHAPES,
     geometry,
 )
-from gameshelf.envs.range_ta_ludotheque.observation import MAX_PLAYERS, encode, make_layout, sheet_planes, static_planes
+from gameshelf.envs.range_ta_ludotheque.observation import (
+    MAX_PLAYERS,
+    draw_box,
+    draw_mat,
+    encode,
+    make_layout,
+    sheet_planes,
+    static_planes,
+)
 from gameshelf.envs.range_ta_ludotheque.scoring import Box, empty_squares, score_bounds, sheet_score
 
 BOX, MAT, PASS = 0, 1, 2
@@ -152,18 +160,13 @@ class RangeTaLudothequeGame(Game):
         g = self.geom
         if occ == g.full:
             return [self.pass_action]
-        out = []
+        out: list[int] = []
         size = g.size
         for p, (face, _cat, _mech) in ROLL_TRIPLES[roll_id]:
             base = p * size
-            for pl in g.placements[face]:
-                if not occ & pl.cells and pl.below & occ == pl.below:
-                    out.append(base + pl.anchor)
+            out.extend(base + a for a in g.squares_of(g.fitting_anchors(face, occ)))
         if not out or not self.mat_only_if_no_box:
-            for sq in range(size):
-                if g.supported(occ, sq):
-                    out.append(self.mat_base + sq)
-        out.sort()
+            out.extend(self.mat_base + sq for sq in g.squares_of(g.supported_bits(occ)))
         return out
 
     # ---- position builder ----------------------------------------------------------------------
@@ -283,7 +286,9 @@ class RangeTaLudothequeState(State):
     def legal_action_mask(self) -> np.ndarray:
         mask = np.zeros(self.game.info.num_actions, dtype=bool)
         if self.current_player() >= 0:
-            mask[self.legal_actions()] = True
+            if self._mask is None:
+                self.legal_actions()
+            mask[self._mask] = True
         return mask
 
     def _is_legal(self, player: int, action: int) -> bool:
@@ -352,7 +357,12 @@ class RangeTaLudothequeState(State):
         if kind == PASS:
             self.planes[seat].append(self.planes[seat][-1])
         else:
-            self.planes[seat].append(sheet_planes(g, self.boxes[seat], self.mats[seat]))
+            planes = self.planes[seat][-1].copy()
+            if kind == BOX:
+                draw_box(planes, g, self.boxes[seat][-1])
+            else:
+                draw_mat(planes, g, sq)
+            self.planes[seat].append(planes)
 
     def unplace(self, seat: int) -> Move:
         """Rub out ``seat``'s last move."""
