@@ -27,6 +27,7 @@ CATEGORY_FILL = {
     6: (245, 235, 170),  # R roleplaying
 }
 MECH_SHORT = ("Bluf", "Dedu", "Deck", "Prog", "Memo", "SecR")
+MECH_TINY = ("Bl", "De", "Dk", "Pr", "Me", "SR")
 EMPTY_FILL = (255, 255, 255)
 MAT_FILL = (200, 200, 200)
 HEADER = 56
@@ -96,7 +97,8 @@ def draw(state: RangeTaLudothequeState) -> np.ndarray:
                 label = f"{CATEGORY_LETTERS[cat - 1]}{number}"
                 if y1 - y0 > 2 * cell - 8 or x1 - x0 > 2 * cell - 8:
                     centred_text(d, (cx, cy - small * 0.6), label, size=small + 1)
-                    centred_text(d, (cx, cy + small * 0.7), MECH_SHORT[mech - 1], size=small)
+                    mech_name = MECH_SHORT[mech - 1] if x1 - x0 >= 4 * small else MECH_TINY[mech - 1]
+                    centred_text(d, (cx, cy + small * 0.7), mech_name, size=small)
                 else:
                     centred_text(d, (cx, cy), label, size=small + 1)
         # compartment walls and floors
