@@ -156,10 +156,11 @@ class EvalResult:
                 )
         elif self.num_players == 1:  # solitaire: the score is the result
             lines.append(f"{'agent':<{width}}{'games':>6}  {'mean score ± 95%':<20}{'mean return':>11}")
-            for p in self.pairs:
-                lines.append(
-                    f"{p.agent:<{width}}{p.games:>6}  {f'{p.mean_score:.2f} ± {p.score_ci:.2f}':<20}{p.mean_return:>+11.3f}"
-                )
+            for k, name in enumerate(self.agents):
+                mine = [g for g in self.games if g.lineup[0] == k]
+                score, score_ci = mean_ci([g.scores[0] for g in mine])
+                ret = float(np.mean([g.returns[0] for g in mine])) if mine else 0.0
+                lines.append(f"{name:<{width}}{len(mine):>6}  {f'{score:.2f} ± {score_ci:.2f}':<20}{ret:>+11.3f}")
             return "\n".join(lines)
         else:
             lines.append(
