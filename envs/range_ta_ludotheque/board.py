@@ -129,6 +129,12 @@ class Geometry:
             below_shifts = tuple(h * self.cols + dc for dc in range(w))
             self._fit[face] = (anchors, on_floor, cells, below_shifts)
         self._nbytes = (self.size + 7) // 8
+        self._planes: dict[int, np.ndarray] = {}
+
+    def __getstate__(self) -> dict[str, object]:
+        state = dict(self.__dict__)
+        state["_planes"] = {}  # a cache: not worth pickling
+        return state
 
     def fitting_anchors(self, face: int, occ: int) -> int:
         """Bit set of the anchors where a box of ``face`` fits on a sheet with occupancy ``occ``."""
@@ -152,6 +158,17 @@ class Geometry:
         """A bit set as a 0/1 uint8 array of ``size`` squares."""
         raw = np.frombuffer(bits.to_bytes(self._nbytes, "little"), dtype=np.uint8)
         return np.unpackbits(raw, bitorder="little")[: self.size]
+
+    def supported_plane(self, occ: int) -> np.ndarray:
+        """``supported_bits(occ)`` as a read-only ``(rows, cols)`` float32 plane (cached)."""
+        plane = self._planes.get(occ)
+        if plane is None:
+            if len(self._planes) > 20000:
+                self._planes.clear()
+            plane = self.bits_array(self.supported_bits(occ)).reshape(self.rows, self.cols).astype(np.float32)
+            plane.flags.writeable = False
+            self._planes[occ] = plane
+        return plane
 
     def square_name(self, sq: int) -> str:
         r, c = divmod(sq, self.cols)

@@ -110,7 +110,7 @@ def encode(
     start = layout["sheets"].start
     for slot, planes in enumerate(sheets):
         obs[..., start + slot * SHEET_CHANNELS : start + (slot + 1) * SHEET_CHANNELS] = planes
-    obs[..., layout["supported"].start] = geom.bits_array(geom.supported_bits(own_occ)).reshape(geom.rows, geom.cols)
+    obs[..., layout["supported"].start] = geom.supported_plane(own_occ)
     if dice is not None:
         d0 = layout["dice"].start
         for i, v in enumerate(dice):

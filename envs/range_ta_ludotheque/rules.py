@@ -224,7 +224,7 @@ class RangeTaLudothequeGame(Game):
                     if action is None or action not in self.legal_actions_for(state.occ[seat], roll_id):
                         raise ValueError(f"seat {seat}: {text!r} is not a legal choice with dice {list(ROLLS[roll_id])}")
                 state.place(seat, move)
-        state._mask = None
+        state._mask = state._mask_arr = None
         return state
 
 
@@ -250,6 +250,7 @@ class RangeTaLudothequeState(State):
         self.mats: list[list[int]] = [[] for _ in range(n)]
         self.planes: list[list[np.ndarray]] = [[game.empty_planes] for _ in range(n)]
         self._mask: list[int] | None = None
+        self._mask_arr: np.ndarray | None = None
         self._scores: dict[tuple[int, int], int] = {}
         self._lines: dict[tuple[int, int], list[str]] = {}
 
@@ -284,12 +285,14 @@ class RangeTaLudothequeState(State):
         return list(self._mask)
 
     def legal_action_mask(self) -> np.ndarray:
-        mask = np.zeros(self.game.info.num_actions, dtype=bool)
-        if self.current_player() >= 0:
-            if self._mask is None:
-                self.legal_actions()
-            mask[self._mask] = True
-        return mask
+        if self._mask_arr is None:
+            mask = np.zeros(self.game.info.num_actions, dtype=bool)
+            if self.current_player() >= 0:
+                if self._mask is None:
+                    self.legal_actions()
+                mask[self._mask] = True
+            self._mask_arr = mask
+        return self._mask_arr.copy()
 
     def _is_legal(self, player: int, action: int) -> bool:
         if player == CHANCE:
@@ -383,11 +386,11 @@ class RangeTaLudothequeState(State):
         if self.roll_id < 0:
             self.roll_id = action
             self.current = 0
-            self._mask = None
+            self._mask = self._mask_arr = None
             return
         seat = self.current
         self.place(seat, self.game.move_of_action(action, ROLLS[self.roll_id]))
-        self._mask = None
+        self._mask = self._mask_arr = None
         if seat + 1 < self.game.num_players:
             self.current = seat + 1
         else:  # everyone has chosen: the round ends, its choices become public
@@ -581,6 +584,7 @@ class RangeTaLudothequeState(State):
         new.mats = [m.copy() for m in self.mats]
         new.planes = [p.copy() for p in self.planes]
         new._mask = self._mask
+        new._mask_arr = self._mask_arr
         new._scores = dict(self._scores)
         new._lines = dict(self._lines)
         return new
