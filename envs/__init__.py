@@ -31,6 +31,12 @@ register(
     heuristic=f"{_A}.koplus:KoPlusHeuristic",
     description="KoPlus: pentomino nets catching aliens",
 )
+register(
+    "range_ta_ludotheque-v0",
+    f"{_E}.range_ta_ludotheque.rules:RangeTaLudothequeGame",
+    heuristic=f"{_A}.range_ta_ludotheque:RangeTaLudothequeHeuristic",
+    description="Range Ta Ludotheque: roll and write, boxes in a Kallax shelf",
+)
 register("olenon-v0", f"{_E}.olenon.rules:OlenonGame", heuristic=f"{_A}.olenon:OlenonHeuristic",
          description="Olenon: team shedding card game")  # fmt: skip
 register(

@@ -165,6 +165,14 @@ class EvalResult:
                     f"{f'{100 * p.win_rate:5.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]':<22}"
                     f"{100 * p.draws / p.games:6.1f}%{100 * p.losses / p.games:6.1f}%   {seats}"
                 )
+        elif self.num_players == 1:  # solitaire: the score is the result
+            lines.append(f"{'agent':<{width}}{'games':>6}  {'mean score ± 95%':<20}{'mean return':>11}")
+            for k, name in enumerate(self.agents):
+                mine = [g for g in self.games if g.lineup[0] == k]
+                score, score_ci = mean_ci([g.scores[0] for g in mine])
+                ret = float(np.mean([g.returns[0] for g in mine])) if mine else 0.0
+                lines.append(f"{name:<{width}}{len(mine):>6}  {f'{score:.2f} ± {score_ci:.2f}':<20}{ret:>+11.3f}")
+            return "\n".join(lines)
         else:
             lines.append(
                 f"{'agent':<{width}}{'field':<{width}}{'games':>6}  {'win':>6}  {'mean rank ± 95%':<16}"
@@ -216,7 +224,10 @@ class EvalResult:
         fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 0.5 * len(pairs) + 2.2), gridspec_kw={"width_ratios": [3, 2]})
         labels = [f"{p.agent} vs {p.opponent}" for p in pairs]
         y = np.arange(len(pairs))
-        if self.num_players == 2:
+        if self.num_players == 1:
+            ax1.barh(y, [p.mean_score for p in pairs], xerr=[p.score_ci for p in pairs], color="#55a868", capsize=3)
+            ax1.set_xlabel("mean score with 95% interval")
+        elif self.num_players == 2:
             values = [100 * p.win_rate for p in pairs]
             err = np.array([[100 * (p.win_rate - p.win_ci[0]), 100 * (p.win_ci[1] - p.win_rate)] for p in pairs]).T
             err = np.clip(err, 0, None)
@@ -404,6 +415,8 @@ def evaluate(
             duels.append((a, b, {"win": 1.0, "draw": 0.5, "loss": 0.0}[result]))
         ratings = elo_ratings(names, duels)
         kind = "elo"
+    elif n == 1:  # solitaire: no one to rate against, the table gives the mean scores
+        ratings, kind = {}, "none"
     else:
         ratings = openskill_ratings(names, [(g.lineup, ranks_of(np.asarray(g.returns))) for g in results], seed=seed)
         kind = "openskill"
