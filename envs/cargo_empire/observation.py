@@ -1,0 +1,126 @@
+"""Cargo Empire's observation: one flat ``float32`` vector in [0, 1] built from named pieces.
+
+Seats inside a piece are egocentric (the observing seat first, then the others in turn order), padded to
+five players. Imports no Pillow or torch (the card's table is generated from ``LAYOUT``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from gameshelf.envs.cargo_empire import data as D
+from gameshelf.envs.core.observation import ObservationLayout, seat_order
+
+if TYPE_CHECKING:
+    from gameshelf.envs.cargo_empire.rules import CargoEmpireState
+
+C, P, K = D.NUM_CITIES, D.MAX_PLAYERS, D.NUM_COLOURS
+HAND_LEVELS = 8
+POSTS_SCALE = 6.0
+VP_SCALE = 100.0
+
+LAYOUT = ObservationLayout()
+LAYOUT.add("city_level", (C, 4), "per city: one-hot no tile yet / LV1 / LV2 / LV3")
+LAYOUT.add("city_colour", (C, K), "per city: one-hot production colour (Brown, White, Grey, Orange); 0 at LV3")
+LAYOUT.add("city_cubes", C, "per city: cubes on the tile / 3")
+LAYOUT.add("city_demand_open", (C, K), "per city and colour: an empty demand space of that colour")
+LAYOUT.add("city_demand_filled", (C, K), "per city and colour: a filled demand space of that colour")
+LAYOUT.add("city_posts", (C, P), "per city and ego seat: that player's posts there (demand + side) / 6, capped at 1")
+LAYOUT.add("city_public", C, "per city: its city card is public")
+LAYOUT.add("city_own_private", C, "per city: its city card is one of own private cards")
+LAYOUT.add("city_shown_private", (P - 1, C), "per other ego seat 1..4 and city: a private card it has shown")
+LAYOUT.add("hand", (3, HAND_LEVELS), "own Truck, Train, Ship cards: entry k is 1 if holding more than k")
+LAYOUT.add("hand_sizes", P, "transport cards in hand per ego seat / 20, capped at 1")
+LAYOUT.add("discards", 3, "discarded Truck, Train, Ship cards / copies in the game")
+LAYOUT.add("decks", 3, "cards left in the transport deck / 48, city deck / 8, goal deck / 10")
+LAYOUT.add("tracks", (P, 3, D.TRACK_MAX + 1), "per ego seat and vehicle: one-hot marker space 0..12")
+LAYOUT.add("posts_left", P, "posts on the board per ego seat / 12")
+LAYOUT.add("private_counts", P, "private city cards per ego seat / 8")
+LAYOUT.add("goal_counts", P, "goal cards per ego seat / 10")
+LAYOUT.add("own_goals", D.NUM_GOALS, "own goal cards G1..G10")
+LAYOUT.add("own_goals_met", D.NUM_GOALS, "own goal cards fulfilled now")
+LAYOUT.add("perfect", P, "Perfect Upgrades caused per ego seat / 4, capped at 1")
+LAYOUT.add("vp", P, "public VP (markers, LV3 posts, private cards) per ego seat / 100, capped at 1")
+LAYOUT.add("seat_present", P, "ego seat holds a player")
+LAYOUT.add("to_move", P, "one-hot ego seat to move (0 at chance and terminal nodes)")
+LAYOUT.add("round", D.ROUNDS, "one-hot round 1..3")
+LAYOUT.add("turn", 4, "one-hot turn of the round 1..4")
+LAYOUT.add("phase", 4, "one-hot decision step: start / destination / payment / bonus moves")
+LAYOUT.add("sel_start", C, "one-hot start city of the delivery in progress")
+LAYOUT.add("sel_dest", C, "one-hot destination of the delivery in progress")
+LAYOUT.add("bonus", 4, "bonus moves left / 3, then the vehicles paid with (Truck, Train, Ship)")
+LAYOUT.add("game_over", 1, "1 once the game is over")
+
+
+def encode(state: CargoEmpireState, seat: int) -> np.ndarray:
+    from gameshelf.envs.cargo_empire.routes import ALL_PAYMENTS
+    from gameshelf.envs.cargo_empire.rules import PHASES
+
+    n = state.n
+    obs = LAYOUT.zeros()
+    v = LAYOUT.view
+    ego = seat_order(seat, n)
+    level, colour, cubes = v(obs, "city_level"), v(obs, "city_colour"), v(obs, "city_cubes")
+    d_open, d_fill, posts = v(obs, "city_demand_open"), v(obs, "city_demand_filled"), v(obs, "city_posts")
+    for c in range(C):
+        level[c, state.level[c]] = 1.0
+        col = state.colour(c)
+        if col >= 0:
+            colour[c, col] = 1.0
+        cubes[c] = state.cubes[c] / D.MAX_CUBES
+        for dc, owner in zip(state.demand_colours(c), state.demand[c], strict=True):
+            (d_fill if owner >= 0 else d_open)[c, dc] = 1.0
+        for i, p in enumerate(ego):
+            posts[c, i] = min(1.0, state.posts_in(p, c) / POSTS_SCALE)
+    for c in state.public_cards:
+        v(obs, "city_public")[c] = 1.0
+    for c in state.private[seat]:
+        v(obs, "city_own_private")[c] = 1.0
+    shown = v(obs, "city_shown_private")
+    for i, p in enumerate(ego[1:]):
+        for c in state.revealed[p]:
+            shown[i, c] = 1.0
+    hand = v(obs, "hand")
+    for k in range(3):
+        hand[k, : min(HAND_LEVELS, state.hands[seat][k])] = 1.0
+    for k in range(3):
+        v(obs, "discards")[k] = state.discard[k] / D.TRANSPORT_DECK[k]
+    decks = v(obs, "decks")
+    decks[0] = sum(state.deck) / D.DECK_SIZE
+    decks[1] = len(state.city_deck) / (D.NUM_CITIES - D.NUM_PUBLIC_CARDS)
+    decks[2] = len(state.goal_deck) / D.NUM_GOALS
+    tracks = v(obs, "tracks")
+    end = state.is_terminal()
+    for i, p in enumerate(ego):
+        v(obs, "hand_sizes")[i] = min(1.0, sum(state.hands[p]) / 20.0)
+        for k in range(3):
+            tracks[i, k, state.tracks[p][k]] = 1.0
+        v(obs, "posts_left")[i] = state.posts_left[p] / 12.0
+        v(obs, "private_counts")[i] = len(state.private[p]) / 8.0
+        v(obs, "goal_counts")[i] = len(state.goals[p]) / D.NUM_GOALS
+        v(obs, "perfect")[i] = min(1.0, state.perfect[p] / 4.0)
+        v(obs, "vp")[i] = min(1.0, state.vp(p, with_goals=end and p == seat) / VP_SCALE)
+        v(obs, "seat_present")[i] = 1.0
+    for g in state.goals[seat]:
+        v(obs, "own_goals")[g] = 1.0
+    for g in state.fulfilled_goals(seat):
+        v(obs, "own_goals_met")[g] = 1.0
+    player = state.current_player()
+    if player >= 0:
+        v(obs, "to_move")[(player - seat) % n] = 1.0
+        v(obs, "phase")[PHASES.index(state.phase)] = 1.0
+    v(obs, "round")[state.round] = 1.0
+    v(obs, "turn")[min(3, state.turn // n)] = 1.0
+    if state.sel_start >= 0:
+        v(obs, "sel_start")[state.sel_start] = 1.0
+    if state.sel_dest >= 0:
+        v(obs, "sel_dest")[state.sel_dest] = 1.0
+    bonus = v(obs, "bonus")
+    bonus[0] = min(1.0, state.bonus_left / 3.0)
+    if state.sel_payment >= 0:
+        for k in range(3):
+            bonus[1 + k] = float(ALL_PAYMENTS[state.sel_payment][k] > 0)
+    v(obs, "game_over")[0] = float(end)
+    return obs
