@@ -33,5 +33,7 @@ register(
 )
 register("olenon-v0", f"{_E}.olenon.rules:OlenonGame", heuristic=f"{_A}.olenon:OlenonHeuristic",
          description="Olenon: team shedding card game")  # fmt: skip
+register("cargo_empire-v0", f"{_E}.cargo_empire.rules:CargoEmpireGame", heuristic=f"{_A}.cargo_empire:CargoEmpireHeuristic",
+         description="Cargo Empire: cargo deliveries by truck, train and ship")  # fmt: skip
 
 __all__ = ["EnvSpec", "IllegalActionError", "make", "make_game", "register", "registered_ids", "spec"]
