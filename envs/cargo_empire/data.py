@@ -48,18 +48,18 @@ RAILROADS: tuple[tuple[int, int], ...] = (
 """Undirected railroad tracks between adjacent cities."""
 
 MAP_XY: tuple[tuple[float, float], ...] = (
-    (0.06, 0.86),  # Lisbon
-    (0.20, 0.78),  # Madrid
-    (0.38, 0.70),  # Marseille
-    (0.38, 0.46),  # Paris
-    (0.24, 0.22),  # London
-    (0.50, 0.30),  # Amsterdam
-    (0.62, 0.18),  # Hamburg
-    (0.70, 0.05),  # Copenhagen
-    (0.74, 0.32),  # Berlin
-    (0.92, 0.30),  # Warsaw
-    (0.74, 0.56),  # Vienna
-    (0.62, 0.84),  # Rome
+    (0.00, 0.92),  # Lisbon
+    (0.20, 0.74),  # Madrid
+    (0.42, 0.78),  # Marseille
+    (0.30, 0.50),  # Paris
+    (0.08, 0.30),  # London
+    (0.42, 0.28),  # Amsterdam
+    (0.64, 0.12),  # Hamburg
+    (0.86, 0.00),  # Copenhagen
+    (0.78, 0.34),  # Berlin
+    (1.00, 0.24),  # Warsaw
+    (0.72, 0.60),  # Vienna
+    (0.62, 0.94),  # Rome
 )
 """Where each city is drawn (fractions of the map's width and height); used by the renderer only."""
 

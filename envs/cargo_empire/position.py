@@ -64,7 +64,7 @@ def validate(game: CargoEmpireGame, pos: Mapping[str, Any]) -> None:
             used_tiles.append(t)
         cap = {0: 0, 1: D.LV1_CUBES, 2: D.LV2_CUBES, 3: 0}[lv]
         _int(f"cubes of {D.CITIES[c]}", cubes[c], 0, cap)
-        slots = len(D.TILES[t][lv]) if lv in (1, 2) else 0
+        slots = len(D.TILES[t][1] if lv == 1 else D.TILES[t][2]) if lv in (1, 2) else 0
         owners = _list(f"demand of {D.CITIES[c]}", demand[c], slots)
         for o in owners:
             _int(f"demand owner in {D.CITIES[c]}", o, -1, n - 1)
@@ -101,7 +101,9 @@ def validate(game: CargoEmpireGame, pos: Mapping[str, Any]) -> None:
         for p in range(n):
             total += _int(f"hand of P{p}", _list(f"hands[{p}]", hands[p], 3)[v], 0, D.DECK_SIZE)
         if total != D.TRANSPORT_DECK[v]:
-            raise ValueError(f"position: {total} {D.VEHICLES[v]} cards in deck, discards and hands; the game has {D.TRANSPORT_DECK[v]}")
+            raise ValueError(
+                f"position: {total} {D.VEHICLES[v]} cards in deck, discards and hands; the game has {D.TRANSPORT_DECK[v]}"
+            )
     tracks = _list("tracks", pos["tracks"], n)
     for p in range(n):
         for v, t in enumerate(_list(f"tracks[{p}]", tracks[p], 3)):

@@ -17,6 +17,7 @@ A shortest path of G' has at most one ship jump (two jumps could be replaced by 
 from __future__ import annotations
 
 import functools
+import itertools
 from collections import deque
 from collections.abc import Iterator
 
@@ -161,7 +162,7 @@ def allowed_routes(s: int, d: int) -> list[tuple[int, ...]]:
 
 
 def _is_land_path(path: tuple[int, ...]) -> bool:
-    return all(b in NEIGHBOURS[a] for a, b in zip(path, path[1:], strict=False))
+    return all(b in NEIGHBOURS[a] for a, b in itertools.pairwise(path))
 
 
 MAX_LAND = max(max(row) for row in LAND_DIST)

@@ -26,7 +26,7 @@ from gameshelf.envs.cargo_empire.actions import (
     payment_text,
 )
 from gameshelf.envs.cargo_empire.routes import ALL_PAYMENTS, legal_payments
-from gameshelf.envs.cargo_empire.scoring import MAX_VP, final_vp, goal_fulfilled, track_rewards, track_vp
+from gameshelf.envs.cargo_empire.scoring import MAX_VP, final_vp, goal_fulfilled, track_rewards
 from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameInfo, Option, State, rank_returns
 
 # decision phases of the player to move
@@ -198,22 +198,14 @@ class CargoEmpireState(State):
     def affordable(self, seat: int, s: int, d: int) -> list[int]:
         """Indices of the legal payments from ``s`` to ``d`` that ``seat``'s hand can pay."""
         hand = self.hands[seat]
-        return [
-            PAYMENT_INDEX[p]
-            for p in legal_payments(s, d)
-            if p[0] <= hand[0] and p[1] <= hand[1] and p[2] <= hand[2]
-        ]
+        return [PAYMENT_INDEX[p] for p in legal_payments(s, d) if p[0] <= hand[0] and p[1] <= hand[1] and p[2] <= hand[2]]
 
     def destinations(self, seat: int, s: int) -> list[int]:
         """Cities a delivery of ``seat`` from ``s`` can go to (demand space free, payable)."""
         colour = self.colour(s)
         if colour < 0 or self.cubes[s] <= 0 or not self.has_post(seat, s):
             return []
-        return [
-            d
-            for d in range(D.NUM_CITIES)
-            if d != s and self.open_demand(d, colour) >= 0 and self.affordable(seat, s, d)
-        ]
+        return [d for d in range(D.NUM_CITIES) if d != s and self.open_demand(d, colour) >= 0 and self.affordable(seat, s, d)]
 
     def current_player(self) -> int:
         if self.queue:
@@ -249,7 +241,7 @@ class CargoEmpireState(State):
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if not self.queue:
             return []
-        kind, who = self.queue[0]
+        kind, _who = self.queue[0]
         if kind == D.DRAW_TRANSPORT:
             pile = self.deck if sum(self.deck) else self.discard
             total = sum(pile)
@@ -494,10 +486,11 @@ class CargoEmpireState(State):
     def _text(self, seat: int | None) -> str:
         n = self.n
         tpr = D.turns_per_round(n)
-        lines = [f"Cargo Empire  {n} player{'s' if n > 1 else ''}  round {self.round + 1}/{D.ROUNDS}  turn {min(self.turn // n + 1, tpr)}/{tpr}"]
+        players = f"{n} player{'s' if n > 1 else ''}"
+        lines = [f"Cargo Empire  {players}  round {self.round + 1}/{D.ROUNDS}  turn {min(self.turn // n + 1, tpr)}/{tpr}"]
         player = self.current_player()
         if player == CHANCE:
-            lines.append(f"Drawing: {self.action_to_string(self.chance_outcomes()[0][0]).split(' ')[0]} ... ({len(self.queue)} draws pending)")
+            lines.append(f"Drawing: {self.queue[0][0]} ({len(self.queue)} draws pending)")
         elif player == TERMINAL:
             lines.append("Game over")
         else:
@@ -505,7 +498,8 @@ class CargoEmpireState(State):
                     BONUS: f"allocate {self.bonus_left} bonus move(s)"}[self.phase]  # fmt: skip
             sel = ""
             if self.sel_start >= 0:
-                sel += f"  from {D.CITIES[self.sel_start]} ({D.COLOURS[self.colour(self.sel_start)] if self.colour(self.sel_start) >= 0 else '-'})"
+                colour = self.colour(self.sel_start)
+                sel += f"  from {D.CITIES[self.sel_start]} ({D.COLOURS[colour] if colour >= 0 else '-'})"
             if self.sel_dest >= 0:
                 sel += f" to {D.CITIES[self.sel_dest]}"
             if self.sel_payment >= 0:
@@ -535,7 +529,8 @@ class CargoEmpireState(State):
             lines.append(f"Your private city cards: {', '.join(D.CITIES[c] for c in self.private[seat]) or '-'}")
             done = self.fulfilled_goals(seat)
             goals = "; ".join(
-                f"{D.GOALS[g][0]} {D.GOALS[g][3]} ({D.GOALS[g][2]} VP{', fulfilled' if g in done else ''})" for g in self.goals[seat]
+                f"{D.GOALS[g][0]} {D.GOALS[g][3]} ({D.GOALS[g][2]} VP{', fulfilled' if g in done else ''})"
+                for g in self.goals[seat]
             )
             lines.append(f"Your goals: {goals or '-'}")
         if end:

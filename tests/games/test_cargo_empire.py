@@ -67,7 +67,7 @@ def setup_state(
     starts = starts if starts is not None else [(D.CITIES[2 * s], D.CITIES[2 * s + 1]) for s in range(n)]
     outcomes: list[int] = list(tiles) + [CITY[c] for c in public]
     for s in range(n):
-        outcomes += list(hands[s]) + [goals[s]]
+        outcomes += [*list(hands[s]), goals[s]]
     for s in range(n):
         outcomes += [CITY[c] for c in starts[s]]
     for o in outcomes:
@@ -212,7 +212,7 @@ def test_legal_payments_are_minimal_for_an_allowed_shape(s, d):
 
 def test_payment_table_is_complete():
     assert set(R.ALL_PAYMENTS) == {p for s in range(12) for d in range(12) for p in R.legal_payments(s, d)}
-    assert NUM_ACTIONS == 12 + 1 + 12 + len(R.ALL_PAYMENTS) + 3
+    assert 12 + 1 + 12 + len(R.ALL_PAYMENTS) + 3 == NUM_ACTIONS
 
 
 # ---- setup -----------------------------------------------------------------------------------------
@@ -263,7 +263,9 @@ def example3_state() -> CargoEmpireState:
     tiles = [t for t in range(12) if t not in (rome, berlin)]
     tiles.insert(CITY["Berlin"], berlin)
     tiles.insert(CITY["Rome"], rome)
-    state = setup_state(2, tiles=tiles, public=("Berlin", "Paris", "Lisbon", "Warsaw"), starts=[("Berlin", "Madrid"), ("Rome", "London")])
+    state = setup_state(
+        2, tiles=tiles, public=("Berlin", "Paris", "Lisbon", "Warsaw"), starts=[("Berlin", "Madrid"), ("Rome", "London")]
+    )
     pos = state.position()
     r = CITY["Rome"]
     pos["cubes"][r] = 0
@@ -301,7 +303,11 @@ def test_bonus_moves_go_to_paid_vehicles_only():
     state = example3_state()
     pos = state.position()
     pos["hands"][0] = [1, 0, 1]
-    pos["deck"] = [D.TRANSPORT_DECK[0] - 1 - pos["hands"][1][0], D.TRANSPORT_DECK[1] - pos["hands"][1][1], D.TRANSPORT_DECK[2] - 1 - pos["hands"][1][2]]
+    pos["deck"] = [
+        D.TRANSPORT_DECK[0] - 1 - pos["hands"][1][0],
+        D.TRANSPORT_DECK[1] - pos["hands"][1][1],
+        D.TRANSPORT_DECK[2] - 1 - pos["hands"][1][2],
+    ]
     state = state.game.state_from_position(pos)
     # Berlin -> Rome: Berlin-Hamburg by Truck, then a ship jump Hamburg -> Rome
     do(state, "start Berlin", "to Rome", "pay 1 Truck + 1 Ship")
@@ -324,7 +330,7 @@ def test_no_perfect_upgrade_when_cubes_remain_and_lv2_to_lv3():
     pos["public_cards"] = [c for c in pos["public_cards"] if c != CITY["Berlin"]] + []
     pos["city_deck"].append(CITY["Berlin"])
     pos["city_deck"].remove(pos["city_deck"][0])
-    pos["public_cards"].append([c for c in range(12) if c not in pos["public_cards"] + pos["city_deck"] + pos["private"][0]][0])
+    pos["public_cards"].append(next(c for c in range(12) if c not in pos["public_cards"] + pos["city_deck"] + pos["private"][0]))
     state = state.game.state_from_position(pos)
     do(state, "start Berlin", "to Rome", "pay 1 Train")
     assert state.level[r] == 2 and state.cubes[r] == 3 and state.perfect[0] == 0
@@ -503,7 +509,7 @@ def test_example_4_final_score():
 def test_goals():
     ports = [CITY["Lisbon"], CITY["London"], CITY["Rome"]]
     assert goal_fulfilled(0, ports, [], [0, 0, 0], 0)
-    assert not goal_fulfilled(0, ports[:2] + [CITY["Paris"]], [], [0, 0, 0], 0)
+    assert not goal_fulfilled(0, [*ports[:2], CITY["Paris"]], [], [0, 0, 0], 0)
     assert goal_fulfilled(1, [1, 2], [1, 2], [0, 0, 0], 0) and not goal_fulfilled(1, [1, 2], [1], [0, 0, 0], 0)
     assert goal_fulfilled(2, list(range(8)), [], [0, 0, 0], 0) and not goal_fulfilled(2, list(range(7)), [], [0, 0, 0], 0)
     for g, v in ((3, TRUCK), (4, TRAIN), (5, SHIP)):
