@@ -54,73 +54,83 @@ LAYOUT.add("bonus", 4, "bonus moves left / 3, then the vehicles paid with (Truck
 LAYOUT.add("game_over", 1, "1 once the game is over")
 
 
+O = {name: piece.index.start for name, piece in LAYOUT.pieces.items()}
+"""Start index of each piece in the flat vector."""
+_TRACK_STRIDE = 3 * (D.TRACK_MAX + 1)
+
+
 def encode(state: CargoEmpireState, seat: int) -> np.ndarray:
     from gameshelf.envs.cargo_empire.routes import ALL_PAYMENTS
     from gameshelf.envs.cargo_empire.rules import PHASES
 
     n = state.n
-    obs = LAYOUT.zeros()
-    v = LAYOUT.view
+    obs = np.zeros(LAYOUT.size, dtype=np.float32)
     ego = seat_order(seat, n)
-    level, colour, cubes = v(obs, "city_level"), v(obs, "city_colour"), v(obs, "city_cubes")
-    d_open, d_fill, posts = v(obs, "city_demand_open"), v(obs, "city_demand_filled"), v(obs, "city_posts")
+    level, demand, side = state.level, state.demand, state.side
+    o_level, o_colour, o_cubes = O["city_level"], O["city_colour"], O["city_cubes"]
+    o_open, o_fill, o_posts = O["city_demand_open"], O["city_demand_filled"], O["city_posts"]
     for c in range(C):
-        level[c, state.level[c]] = 1.0
-        col = state.colour(c)
-        if col >= 0:
-            colour[c, col] = 1.0
-        cubes[c] = state.cubes[c] / D.MAX_CUBES
-        for dc, owner in zip(state.demand_colours(c), state.demand[c], strict=True):
-            (d_fill if owner >= 0 else d_open)[c, dc] = 1.0
+        obs[o_level + 4 * c + level[c]] = 1.0
+        t = state.tile[c]
+        if t >= 0:
+            obs[o_colour + K * c + D.TILES[t][0]] = 1.0
+            obs[o_cubes + c] = state.cubes[c] / D.MAX_CUBES
+            colours = D.TILES[t][1] if level[c] == 1 else D.TILES[t][2]
+            for dc, owner in zip(colours, demand[c], strict=True):
+                obs[(o_fill if owner >= 0 else o_open) + K * c + dc] = 1.0
+        row = side[c]
+        dem = demand[c]
         for i, p in enumerate(ego):
-            posts[c, i] = min(1.0, state.posts_in(p, c) / POSTS_SCALE)
+            k = row[p] + dem.count(p)
+            if k:
+                obs[o_posts + P * c + i] = min(1.0, k / POSTS_SCALE)
     for c in state.public_cards:
-        v(obs, "city_public")[c] = 1.0
+        obs[O["city_public"] + c] = 1.0
     for c in state.private[seat]:
-        v(obs, "city_own_private")[c] = 1.0
-    shown = v(obs, "city_shown_private")
+        obs[O["city_own_private"] + c] = 1.0
+    o = O["city_shown_private"]
     for i, p in enumerate(ego[1:]):
         for c in state.revealed[p]:
-            shown[i, c] = 1.0
-    hand = v(obs, "hand")
+            obs[o + C * i + c] = 1.0
+    o = O["hand"]
+    hand = state.hands[seat]
     for k in range(3):
-        hand[k, : min(HAND_LEVELS, state.hands[seat][k])] = 1.0
-    for k in range(3):
-        v(obs, "discards")[k] = state.discard[k] / D.TRANSPORT_DECK[k]
-    decks = v(obs, "decks")
-    decks[0] = sum(state.deck) / D.DECK_SIZE
-    decks[1] = len(state.city_deck) / (D.NUM_CITIES - D.NUM_PUBLIC_CARDS)
-    decks[2] = len(state.goal_deck) / D.NUM_GOALS
-    tracks = v(obs, "tracks")
+        obs[o + HAND_LEVELS * k : o + HAND_LEVELS * k + min(HAND_LEVELS, hand[k])] = 1.0
+        obs[O["discards"] + k] = state.discard[k] / D.TRANSPORT_DECK[k]
+    o = O["decks"]
+    obs[o] = sum(state.deck) / D.DECK_SIZE
+    obs[o + 1] = len(state.city_deck) / (D.NUM_CITIES - D.NUM_PUBLIC_CARDS)
+    obs[o + 2] = len(state.goal_deck) / D.NUM_GOALS
     end = state.is_terminal()
+    o_tracks = O["tracks"]
     for i, p in enumerate(ego):
-        v(obs, "hand_sizes")[i] = min(1.0, sum(state.hands[p]) / 20.0)
+        obs[O["hand_sizes"] + i] = min(1.0, sum(state.hands[p]) / 20.0)
         for k in range(3):
-            tracks[i, k, state.tracks[p][k]] = 1.0
-        v(obs, "posts_left")[i] = state.posts_left[p] / 12.0
-        v(obs, "private_counts")[i] = len(state.private[p]) / 8.0
-        v(obs, "goal_counts")[i] = len(state.goals[p]) / D.NUM_GOALS
-        v(obs, "perfect")[i] = min(1.0, state.perfect[p] / 4.0)
-        v(obs, "vp")[i] = min(1.0, state.vp(p, with_goals=end and p == seat) / VP_SCALE)
-        v(obs, "seat_present")[i] = 1.0
+            obs[o_tracks + _TRACK_STRIDE * i + (D.TRACK_MAX + 1) * k + state.tracks[p][k]] = 1.0
+        obs[O["posts_left"] + i] = state.posts_left[p] / 12.0
+        obs[O["private_counts"] + i] = len(state.private[p]) / 8.0
+        obs[O["goal_counts"] + i] = len(state.goals[p]) / D.NUM_GOALS
+        obs[O["perfect"] + i] = min(1.0, state.perfect[p] / 4.0)
+        obs[O["vp"] + i] = min(1.0, state.vp(p, with_goals=end and p == seat) / VP_SCALE)
+        obs[O["seat_present"] + i] = 1.0
     for g in state.goals[seat]:
-        v(obs, "own_goals")[g] = 1.0
+        obs[O["own_goals"] + g] = 1.0
     for g in state.fulfilled_goals(seat):
-        v(obs, "own_goals_met")[g] = 1.0
+        obs[O["own_goals_met"] + g] = 1.0
     player = state.current_player()
     if player >= 0:
-        v(obs, "to_move")[(player - seat) % n] = 1.0
-        v(obs, "phase")[PHASES.index(state.phase)] = 1.0
-    v(obs, "round")[state.round] = 1.0
-    v(obs, "turn")[min(3, state.turn // n)] = 1.0
+        obs[O["to_move"] + (player - seat) % n] = 1.0
+        obs[O["phase"] + PHASES.index(state.phase)] = 1.0
+    obs[O["round"] + state.round] = 1.0
+    obs[O["turn"] + min(3, state.turn // n)] = 1.0
     if state.sel_start >= 0:
-        v(obs, "sel_start")[state.sel_start] = 1.0
+        obs[O["sel_start"] + state.sel_start] = 1.0
     if state.sel_dest >= 0:
-        v(obs, "sel_dest")[state.sel_dest] = 1.0
-    bonus = v(obs, "bonus")
-    bonus[0] = min(1.0, state.bonus_left / 3.0)
+        obs[O["sel_dest"] + state.sel_dest] = 1.0
+    o = O["bonus"]
+    obs[o] = min(1.0, state.bonus_left / 3.0)
     if state.sel_payment >= 0:
         for k in range(3):
-            bonus[1 + k] = float(ALL_PAYMENTS[state.sel_payment][k] > 0)
-    v(obs, "game_over")[0] = float(end)
+            obs[o + 1 + k] = float(ALL_PAYMENTS[state.sel_payment][k] > 0)
+    obs[O["game_over"]] = float(end)
     return obs

@@ -112,6 +112,8 @@ class CargoEmpireState(State):
         super().__init__(game)
         n = game.num_players
         self.n = n
+        self._mask: np.ndarray | None = None
+        """Cached legal-action mask of this position (cleared by every action)."""
         self.round = 0
         """0-based round."""
         self.turn = 0
@@ -215,6 +217,11 @@ class CargoEmpireState(State):
         return self.turn % self.n
 
     def legal_action_mask(self) -> np.ndarray:
+        if self._mask is None:
+            self._mask = self._compute_mask()
+        return self._mask.copy()
+
+    def _compute_mask(self) -> np.ndarray:
         mask = np.zeros(NUM_ACTIONS, dtype=bool)
         seat = self.current_player()
         if seat < 0:
@@ -274,7 +281,11 @@ class CargoEmpireState(State):
     def _is_legal(self, player: int, action: int) -> bool:
         if player == CHANCE:
             return any(action == o for o, _ in self.chance_outcomes())
-        return 0 <= action < NUM_ACTIONS and bool(self.legal_action_mask()[action])
+        if not 0 <= action < NUM_ACTIONS:
+            return False
+        if self._mask is None:
+            self._mask = self._compute_mask()
+        return bool(self._mask[action])
 
     def _apply_chance(self, outcome: int) -> None:
         kind, who = self.queue.pop(0)
@@ -316,6 +327,7 @@ class CargoEmpireState(State):
 
     # ---- player actions -------------------------------------------------------------------------
     def _apply(self, action: int) -> None:
+        self._mask = None
         if self.queue:
             self._apply_chance(action)
             return
@@ -588,6 +600,7 @@ class CargoEmpireState(State):
         new.game = self.game
         new.history = list(self.history)
         new.n = self.n
+        new._mask = None
         for name in self.FIELDS:
             value = getattr(self, name)
             if isinstance(value, list):
