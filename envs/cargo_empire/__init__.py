@@ -111,7 +111,10 @@ Transport hands, private city cards and goals are private; hand sizes and card c
 and the whole board are public. A private city card that gives a bonus move is shown (and stays public).
 `resample_hidden(seat, rng)` redeals the other players' transport cards (with the deck), their unshown
 private city cards (with the city deck) and their goals (with the goal deck), keeping every count.
-With one player nothing is hidden from the only seat (`has_hidden_info` is False).
+The redeal pools the deck with the other hands, so it ignores the one thing a reshuffle reveals (the new
+deck's make-up, known to a player who counted the discards); `history` is left as it was (the
+resampled state does not replay from it). With one player nothing is hidden from the only seat
+(`has_hidden_info` is False).
 `to_text()` is the public view; `seat_text(seat)` adds the seat's hand, private cards and goals (with
 which are fulfilled now). `render_image()` draws the map, the cards and the players' boards.
 
