@@ -54,7 +54,7 @@ LAYOUT.add("bonus", 4, "bonus moves left / 3, then the vehicles paid with (Truck
 LAYOUT.add("game_over", 1, "1 once the game is over")
 
 
-O = {name: piece.index.start for name, piece in LAYOUT.pieces.items()}
+OFF = {name: piece.index.start for name, piece in LAYOUT.pieces.items()}
 """Start index of each piece in the flat vector."""
 _TRACK_STRIDE = 3 * (D.TRACK_MAX + 1)
 
@@ -67,8 +67,8 @@ def encode(state: CargoEmpireState, seat: int) -> np.ndarray:
     obs = np.zeros(LAYOUT.size, dtype=np.float32)
     ego = seat_order(seat, n)
     level, demand, side = state.level, state.demand, state.side
-    o_level, o_colour, o_cubes = O["city_level"], O["city_colour"], O["city_cubes"]
-    o_open, o_fill, o_posts = O["city_demand_open"], O["city_demand_filled"], O["city_posts"]
+    o_level, o_colour, o_cubes = OFF["city_level"], OFF["city_colour"], OFF["city_cubes"]
+    o_open, o_fill, o_posts = OFF["city_demand_open"], OFF["city_demand_filled"], OFF["city_posts"]
     for c in range(C):
         obs[o_level + 4 * c + level[c]] = 1.0
         t = state.tile[c]
@@ -85,52 +85,52 @@ def encode(state: CargoEmpireState, seat: int) -> np.ndarray:
             if k:
                 obs[o_posts + P * c + i] = min(1.0, k / POSTS_SCALE)
     for c in state.public_cards:
-        obs[O["city_public"] + c] = 1.0
+        obs[OFF["city_public"] + c] = 1.0
     for c in state.private[seat]:
-        obs[O["city_own_private"] + c] = 1.0
-    o = O["city_shown_private"]
+        obs[OFF["city_own_private"] + c] = 1.0
+    o = OFF["city_shown_private"]
     for i, p in enumerate(ego[1:]):
         for c in state.revealed[p]:
             obs[o + C * i + c] = 1.0
-    o = O["hand"]
+    o = OFF["hand"]
     hand = state.hands[seat]
     for k in range(3):
         obs[o + HAND_LEVELS * k : o + HAND_LEVELS * k + min(HAND_LEVELS, hand[k])] = 1.0
-        obs[O["discards"] + k] = state.discard[k] / D.TRANSPORT_DECK[k]
-    o = O["decks"]
+        obs[OFF["discards"] + k] = state.discard[k] / D.TRANSPORT_DECK[k]
+    o = OFF["decks"]
     obs[o] = sum(state.deck) / D.DECK_SIZE
     obs[o + 1] = len(state.city_deck) / (D.NUM_CITIES - D.NUM_PUBLIC_CARDS)
     obs[o + 2] = len(state.goal_deck) / D.NUM_GOALS
     end = state.is_terminal()
-    o_tracks = O["tracks"]
+    o_tracks = OFF["tracks"]
     for i, p in enumerate(ego):
-        obs[O["hand_sizes"] + i] = min(1.0, sum(state.hands[p]) / 20.0)
+        obs[OFF["hand_sizes"] + i] = min(1.0, sum(state.hands[p]) / 20.0)
         for k in range(3):
             obs[o_tracks + _TRACK_STRIDE * i + (D.TRACK_MAX + 1) * k + state.tracks[p][k]] = 1.0
-        obs[O["posts_left"] + i] = state.posts_left[p] / 12.0
-        obs[O["private_counts"] + i] = len(state.private[p]) / 8.0
-        obs[O["goal_counts"] + i] = len(state.goals[p]) / D.NUM_GOALS
-        obs[O["perfect"] + i] = min(1.0, state.perfect[p] / 4.0)
-        obs[O["vp"] + i] = min(1.0, state.vp(p, with_goals=end and p == seat) / VP_SCALE)
-        obs[O["seat_present"] + i] = 1.0
+        obs[OFF["posts_left"] + i] = state.posts_left[p] / 12.0
+        obs[OFF["private_counts"] + i] = len(state.private[p]) / 8.0
+        obs[OFF["goal_counts"] + i] = len(state.goals[p]) / D.NUM_GOALS
+        obs[OFF["perfect"] + i] = min(1.0, state.perfect[p] / 4.0)
+        obs[OFF["vp"] + i] = min(1.0, state.vp(p, with_goals=end and p == seat) / VP_SCALE)
+        obs[OFF["seat_present"] + i] = 1.0
     for g in state.goals[seat]:
-        obs[O["own_goals"] + g] = 1.0
+        obs[OFF["own_goals"] + g] = 1.0
     for g in state.fulfilled_goals(seat):
-        obs[O["own_goals_met"] + g] = 1.0
+        obs[OFF["own_goals_met"] + g] = 1.0
     player = state.current_player()
     if player >= 0:
-        obs[O["to_move"] + (player - seat) % n] = 1.0
-        obs[O["phase"] + PHASES.index(state.phase)] = 1.0
-    obs[O["round"] + state.round] = 1.0
-    obs[O["turn"] + min(3, state.turn // n)] = 1.0
+        obs[OFF["to_move"] + (player - seat) % n] = 1.0
+        obs[OFF["phase"] + PHASES.index(state.phase)] = 1.0
+    obs[OFF["round"] + state.round] = 1.0
+    obs[OFF["turn"] + min(3, state.turn // n)] = 1.0
     if state.sel_start >= 0:
-        obs[O["sel_start"] + state.sel_start] = 1.0
+        obs[OFF["sel_start"] + state.sel_start] = 1.0
     if state.sel_dest >= 0:
-        obs[O["sel_dest"] + state.sel_dest] = 1.0
-    o = O["bonus"]
+        obs[OFF["sel_dest"] + state.sel_dest] = 1.0
+    o = OFF["bonus"]
     obs[o] = min(1.0, state.bonus_left / 3.0)
     if state.sel_payment >= 0:
         for k in range(3):
             obs[o + 1 + k] = float(ALL_PAYMENTS[state.sel_payment][k] > 0)
-    obs[O["game_over"]] = float(end)
+    obs[OFF["game_over"]] = float(end)
     return obs
