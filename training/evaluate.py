@@ -165,6 +165,8 @@ class EvalResult:
                     f"{f'{p.mean_rank:.2f} ± {p.rank_ci:.2f}':<16}{f'{p.mean_score:.1f} ± {p.score_ci:.1f}':<20}"
                     f"{p.mean_return:>+11.3f}"
                 )
+        if self.rating_kind == "none":
+            return "\n".join(lines)
         kind = (
             "Elo (Bradley–Terry fit, random = 1000), ± 95%"
             if self.rating_kind == "elo"
@@ -351,6 +353,9 @@ def evaluate(
             duels.append((a, b, {"win": 1.0, "draw": 0.5, "loss": 0.0}[result]))
         ratings = elo_ratings(names, duels)
         kind = "elo"
+    elif n == 1:  # solo: no one to rank against; the table's mean score (with its interval) is the result
+        ratings = {}
+        kind = "none"
     else:
         ratings = openskill_ratings(names, [(g.lineup, ranks_of(np.asarray(g.returns))) for g in results], seed=seed)
         kind = "openskill"
