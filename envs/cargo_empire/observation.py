@@ -64,7 +64,7 @@ def encode(state: CargoEmpireState, seat: int) -> np.ndarray:
     from gameshelf.envs.cargo_empire.rules import PHASES
 
     n = state.n
-    obs = np.zeros(LAYOUT.size, dtype=np.float32)
+    obs = [0.0] * LAYOUT.size  # a Python list is much faster to fill than a NumPy array
     ego = seat_order(seat, n)
     level, demand, side = state.level, state.demand, state.side
     o_level, o_colour, o_cubes = OFF["city_level"], OFF["city_colour"], OFF["city_cubes"]
@@ -95,7 +95,8 @@ def encode(state: CargoEmpireState, seat: int) -> np.ndarray:
     o = OFF["hand"]
     hand = state.hands[seat]
     for k in range(3):
-        obs[o + HAND_LEVELS * k : o + HAND_LEVELS * k + min(HAND_LEVELS, hand[k])] = 1.0
+        for j in range(min(HAND_LEVELS, hand[k])):
+            obs[o + HAND_LEVELS * k + j] = 1.0
         obs[OFF["discards"] + k] = state.discard[k] / D.TRANSPORT_DECK[k]
     o = OFF["decks"]
     obs[o] = sum(state.deck) / D.DECK_SIZE
@@ -133,4 +134,4 @@ def encode(state: CargoEmpireState, seat: int) -> np.ndarray:
         for k in range(3):
             obs[o + 1 + k] = float(ALL_PAYMENTS[state.sel_payment][k] > 0)
     obs[OFF["game_over"]] = float(end)
-    return obs
+    return np.array(obs, dtype=np.float32)

@@ -209,6 +209,19 @@ class CargoEmpireState(State):
             return []
         return [d for d in range(D.NUM_CITIES) if d != s and self.open_demand(d, colour) >= 0 and self.affordable(seat, s, d)]
 
+    def _can_start(self, seat: int, s: int) -> bool:
+        """``destinations(seat, s)`` is not empty (with an early exit)."""
+        colour = self.colour(s)
+        if colour < 0 or self.cubes[s] <= 0 or not self.has_post(seat, s):
+            return False
+        hand = self.hands[seat]
+        for d in range(D.NUM_CITIES):
+            if d != s and self.open_demand(d, colour) >= 0:
+                for p in legal_payments(s, d):
+                    if p[0] <= hand[0] and p[1] <= hand[1] and p[2] <= hand[2]:
+                        return True
+        return False
+
     def current_player(self) -> int:
         if self.queue:
             return CHANCE
@@ -229,7 +242,7 @@ class CargoEmpireState(State):
         if self.phase == START:
             mask[PASS] = True
             for s in range(D.NUM_CITIES):
-                if self.destinations(seat, s):
+                if self._can_start(seat, s):
                     mask[s] = True
         elif self.phase == DEST:
             for d in self.destinations(seat, self.sel_start):
