@@ -105,7 +105,10 @@ declared return range [-1, 1]: `2 * VP / 168 - 1`, where 168 (`scoring.MAX_VP`) 
 far as public (markers, LV3 posts, private cards); goal VP is added when the game ends, so
 `reward="score"` gives VP as it grows and the final VP in total.
 
-## Hidden information
+## Chance and hidden information
+
+Chance outcomes are listed under Actions; the engine draws no random numbers.
+
 
 Transport hands, private city cards and goals are private; hand sizes and card counts, the discards
 and the whole board are public. A private city card that gives a bonus move is shown (and stays public).

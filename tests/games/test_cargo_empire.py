@@ -760,3 +760,32 @@ def test_env_make_and_heuristic():
             seat = state.current_player()
             state.apply_action(agent.act(state.resample_hidden(seat, rng), seat, rng))
     assert state.is_terminal()
+
+
+@pytest.mark.parametrize("n", [2, 5])
+def test_masks_agree_with_the_rules_queries(n):
+    """Along random games: a start city is legal iff it has a payable destination, a destination iff it
+    has a legal payment in the hand, a payment iff it is a legal minimal payment the hand holds."""
+    for state in random_states(n, seed=40 + n, every=1):
+        if state.is_terminal():
+            continue
+        seat = state.current_player()
+        mask = state.legal_action_mask()
+        if state.phase == "start":
+            assert [bool(mask[s]) for s in range(12)] == [bool(state.destinations(seat, s)) for s in range(12)]
+            assert mask[PASS]
+        elif state.phase == "dest":
+            expected = {DEST_BASE + d for d in state.destinations(seat, state.sel_start)}
+            assert set(np.flatnonzero(mask).tolist()) == expected
+        elif state.phase == "pay":
+            hand = state.hands[seat]
+            expected = {
+                PAY_BASE + R.ALL_PAYMENTS.index(p)
+                for p in R.legal_payments(state.sel_start, state.sel_dest)
+                if all(p[v] <= hand[v] for v in range(3))
+            }
+            assert set(np.flatnonzero(mask).tolist()) == expected
+        else:
+            paid = R.ALL_PAYMENTS[state.sel_payment]
+            assert set(np.flatnonzero(mask).tolist()) == {BONUS_BASE + v for v in range(3) if paid[v]}
+            assert sum(1 for v in range(3) if paid[v]) >= 2
