@@ -789,3 +789,12 @@ def test_masks_agree_with_the_rules_queries(n):
             paid = R.ALL_PAYMENTS[state.sel_payment]
             assert set(np.flatnonzero(mask).tolist()) == {BONUS_BASE + v for v in range(3) if paid[v]}
             assert sum(1 for v in range(3) if paid[v]) >= 2
+
+
+def test_solo_evaluation_reports_mean_score():
+    from gameshelf.training.evaluate import evaluate
+
+    result = evaluate("cargo_empire-v0", ["heuristic", "random"], games=3, seed=0, num_players=1)
+    assert result.rating_kind == "none" and not result.ratings
+    assert "mean score" in result.table()
+    assert all(p.mean_score > 0 for p in result.pairs)
