@@ -45,5 +45,7 @@ register(
     heuristic=f"{_A}.matchstick_tycoon:MatchstickHeuristic",
     description="Matchstick Tycoon: climbing card game with 7-segment cards and matchsticks",
 )
+register("cargo_empire-v0", f"{_E}.cargo_empire.rules:CargoEmpireGame", heuristic=f"{_A}.cargo_empire:CargoEmpireHeuristic",
+         description="Cargo Empire: cargo deliveries by truck, train and ship")  # fmt: skip
 
 __all__ = ["EnvSpec", "IllegalActionError", "make", "make_game", "register", "registered_ids", "spec", "unregister"]

@@ -184,6 +184,8 @@ class EvalResult:
                     f"{f'{p.mean_rank:.2f} ± {p.rank_ci:.2f}':<16}{f'{p.mean_score:.1f} ± {p.score_ci:.1f}':<20}"
                     f"{p.mean_return:>+11.3f}"
                 )
+        if self.rating_kind == "none":
+            return "\n".join(lines)
         kind = (
             f"Elo (Bradley–Terry fit, {elo_anchor(self.agents)}), ± 95%"
             if self.rating_kind == "elo"

@@ -1,0 +1,143 @@
+"""Validation of Cargo Empire positions (``game.state_from_position``): every problem raises ``ValueError``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from gameshelf.envs.cargo_empire import data as D
+from gameshelf.envs.cargo_empire.routes import ALL_PAYMENTS
+
+if TYPE_CHECKING:
+    from gameshelf.envs.cargo_empire.rules import CargoEmpireGame
+
+
+def _int(name: str, value: Any, low: int, high: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise ValueError(f"position: {name} must be an integer in {low}..{high}, got {value!r}")
+    return value
+
+
+def _list(name: str, value: Any, length: int | None = None) -> list[Any]:
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"position: {name} must be a list, got {value!r}")
+    if length is not None and len(value) != length:
+        raise ValueError(f"position: {name} must have {length} entries, got {len(value)}")
+    return list(value)
+
+
+def validate(game: CargoEmpireGame, pos: Mapping[str, Any]) -> None:
+    from gameshelf.envs.cargo_empire.rules import DRAW_KINDS, PHASES, STARTPOST, TILE, CargoEmpireState
+
+    missing = [k for k in ("num_players", *CargoEmpireState.FIELDS) if k not in pos]
+    if missing:
+        raise ValueError(f"position: missing keys {missing}")
+    unknown = sorted(set(pos) - {"num_players", *CargoEmpireState.FIELDS})
+    if unknown:
+        raise ValueError(f"position: unknown keys {unknown}")
+    n = game.num_players
+    if pos["num_players"] != n:
+        raise ValueError(f"position: num_players is {pos['num_players']!r} but the game has {n} players")
+    C = D.NUM_CITIES
+    tpr = D.turns_per_round(n)
+    _int("round", pos["round"], 0, D.ROUNDS - 1)
+    _int("turn", pos["turn"], 0, n * tpr)
+    if pos["phase"] not in PHASES:
+        raise ValueError(f"position: phase must be one of {PHASES}, got {pos['phase']!r}")
+    if not isinstance(pos["over"], bool):
+        raise ValueError("position: over must be true or false")
+    if pos["turn"] == n * tpr and not pos["over"]:
+        raise ValueError("position: turn equals the turns of a round but the game is not over")
+    # map
+    tiles = _list("tile", pos["tile"], C)
+    levels = _list("level", pos["level"], C)
+    cubes = _list("cubes", pos["cubes"], C)
+    demand = _list("demand", pos["demand"], C)
+    side = _list("side", pos["side"], C)
+    used_tiles = []
+    for c in range(C):
+        lv = _int(f"level[{c}]", levels[c], 0, 3)
+        t = _int(f"tile[{c}]", tiles[c], -1, D.NUM_TILES - 1)
+        if (lv in (1, 2)) != (t >= 0):
+            raise ValueError(f"position: {D.CITIES[c]} at level {lv} must {'' if lv in (1, 2) else 'not '}hold a tile")
+        if t >= 0:
+            used_tiles.append(t)
+        cap = {0: 0, 1: D.LV1_CUBES, 2: D.LV2_CUBES, 3: 0}[lv]
+        _int(f"cubes of {D.CITIES[c]}", cubes[c], 0, cap)
+        slots = len(D.TILES[t][1] if lv == 1 else D.TILES[t][2]) if lv in (1, 2) else 0
+        owners = _list(f"demand of {D.CITIES[c]}", demand[c], slots)
+        for o in owners:
+            _int(f"demand owner in {D.CITIES[c]}", o, -1, n - 1)
+        if slots and all(o >= 0 for o in owners):
+            raise ValueError(f"position: every demand space of {D.CITIES[c]} is filled (it should have upgraded)")
+        for p, k in enumerate(_list(f"side of {D.CITIES[c]}", side[c], n)):
+            _int(f"side posts of P{p} in {D.CITIES[c]}", k, 0, D.START_POSTS + D.board_posts(n))
+    if len(set(used_tiles)) != len(used_tiles):
+        raise ValueError("position: a city tile lies on two cities")
+    # cards
+    pub = _list("public_cards", pos["public_cards"])
+    cdeck = _list("city_deck", pos["city_deck"])
+    priv = _list("private", pos["private"], n)
+    rev = _list("revealed", pos["revealed"], n)
+    all_cities = pub + cdeck + [c for hand in priv for c in _list("private hand", hand)]
+    if sorted(all_cities) != list(range(C)):
+        raise ValueError("position: public, city deck and private city cards must hold each city card exactly once")
+    if len(pub) > D.NUM_PUBLIC_CARDS:
+        raise ValueError(f"position: at most {D.NUM_PUBLIC_CARDS} public city cards")
+    for p in range(n):
+        for c in _list(f"revealed[{p}]", rev[p]):
+            if c not in priv[p]:
+                raise ValueError(f"position: P{p} shows {c!r}, not one of its private cards")
+    gdeck = _list("goal_deck", pos["goal_deck"])
+    goals = _list("goals", pos["goals"], n)
+    all_goals = gdeck + [g for hand in goals for g in _list("goals hand", hand)]
+    if sorted(all_goals) != list(range(D.NUM_GOALS)):
+        raise ValueError("position: the goal deck and the players' goals must hold each goal card exactly once")
+    deck = _list("deck", pos["deck"], 3)
+    discard = _list("discard", pos["discard"], 3)
+    hands = _list("hands", pos["hands"], n)
+    for v in range(3):
+        total = _int("deck", deck[v], 0, D.DECK_SIZE) + _int("discard", discard[v], 0, D.DECK_SIZE)
+        for p in range(n):
+            total += _int(f"hand of P{p}", _list(f"hands[{p}]", hands[p], 3)[v], 0, D.DECK_SIZE)
+        if total != D.TRANSPORT_DECK[v]:
+            raise ValueError(
+                f"position: {total} {D.VEHICLES[v]} cards in deck, discards and hands; the game has {D.TRANSPORT_DECK[v]}"
+            )
+    tracks = _list("tracks", pos["tracks"], n)
+    for p in range(n):
+        for v, t in enumerate(_list(f"tracks[{p}]", tracks[p], 3)):
+            _int(f"{D.VEHICLES[v]} marker of P{p}", t, 0, D.TRACK_MAX)
+    for p, k in enumerate(_list("posts_left", pos["posts_left"], n)):
+        _int(f"posts left of P{p}", k, 0, D.board_posts(n))
+    for p, k in enumerate(_list("perfect", pos["perfect"], n)):
+        _int(f"perfect upgrades of P{p}", k, 0, D.NUM_CITIES * 2)
+    # delivery in progress
+    phase = pos["phase"]
+    _int("sel_start", pos["sel_start"], -1, C - 1)
+    _int("sel_dest", pos["sel_dest"], -1, C - 1)
+    _int("sel_payment", pos["sel_payment"], -1, len(ALL_PAYMENTS) - 1)
+    _int("bonus_left", pos["bonus_left"], 0, 3)
+    if (pos["sel_start"] >= 0) != (phase != PHASES[0]):
+        raise ValueError("position: sel_start is set exactly when a delivery is in progress")
+    if (pos["sel_dest"] >= 0) != (phase in PHASES[2:]):
+        raise ValueError("position: sel_dest is set exactly in the payment and bonus steps")
+    if (pos["sel_payment"] >= 0) != (phase == PHASES[3]) or (pos["bonus_left"] > 0) != (phase == PHASES[3]):
+        raise ValueError("position: sel_payment and bonus_left are set exactly in the bonus step")
+    for name in ("queue", "rewards"):
+        for entry in _list(name, pos[name]):
+            e = _list(f"{name} entry", entry, 2)
+            if e[0] not in DRAW_KINDS:
+                raise ValueError(f"position: unknown draw kind {e[0]!r} in {name}")
+            if e[0] == TILE:
+                _int("tile draw city", e[1], 0, C - 1)
+            elif e[0] == "public":
+                _int("public draw", e[1], -1, -1)
+            else:
+                _int(f"{e[0]} draw seat", e[1], 0, n - 1)
+            if name == "rewards" and e[0] in (TILE, "public", STARTPOST):
+                raise ValueError(f"position: {e[0]} is not a reward")
+    if pos["rewards"] and phase != PHASES[3]:
+        raise ValueError("position: pending rewards only during the bonus step")
+    if not pos["queue"] and 0 in levels:
+        raise ValueError("position: a city has no tile but no tile draw is pending")
