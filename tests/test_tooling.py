@@ -79,3 +79,19 @@ def test_wheel_installs_only_gameshelf(tmp_path):
     assert set(needed) <= set(names)
     assert any(n.startswith("gameshelf/training/configs/") and n.endswith(".yaml") for n in names)
     assert not any(n.startswith("gameshelf/tests/") for n in names)
+
+
+def test_no_file_refers_to_a_path_outside_the_repository():
+    """Docs, cards and tests link only inside the repository (its rules live in docs/rules/)."""
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    if not tracked:
+        pytest.skip("not a git checkout")
+    outside = ("../shared", "shared/rules/", "shared/seeds", "/work/")
+    offenders = []
+    for name in tracked:
+        path = ROOT / name
+        if path.suffix not in (".py", ".md", ".yaml", ".toml", ".ipynb", ".sh", ".txt", ".cfg") or not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        offenders += [f"{name}: {marker}" for marker in outside if marker in text]
+    assert not [o for o in offenders if not o.startswith("tests/test_tooling.py")], offenders

@@ -6,8 +6,8 @@
 | agents | `player_0` (White, moves first), `player_1` (Black) |
 | action space | `Discrete(1054)` |
 | observation | `Box(0, 1, (9, 9, 10), float32)` + `action_mask` `(1054,) int8` |
-| import | `envs.make("amoriax-v0")`; engine: `envs.amoriax.rules.AmoriaxGame` |
-| spec | `shared/rules/amoriax.md` (seed text: the BGA help page, revision 2025-09-23) |
+| import | `gameshelf.make("amoriax-v0")`; engine: `gameshelf.envs.amoriax.rules.AmoriaxGame` |
+| rules | `docs/rules/amoriax.md` |
 
 A 9x9 board (rows and columns 0-8, row 0 at the top); the crown is C = (4,4), inside a marked inner area.
 Each player has 12 stones; the neutral Red stone starts on C. A move takes one own stone or the Red stone to
@@ -120,6 +120,14 @@ None: no chance nodes, everything is public.
 * Engine extras: `game.state_from_board(rows, to_move, red_frozen)` sets up a position from an ASCII board
   (tests, puzzles); such a state cannot be replayed from the start position. `state.winner` (-1 if none),
   `state.end` (why the game ended), `state.last_move`, `state.destination(action)`.
+
+## Position builder
+
+``state.position()`` / ``game.state_from_position(data)`` (validated; unknown keys refused): ``board`` (9
+strings of 9 cells: ``W``, ``B``, ``R``, ``.``), ``to_move``, ``red_lock`` (bit ``s``: seat ``s`` may not move
+Red now), ``ply``, ``passes``, ``winner``, ``end``, ``last_move`` and ``seen`` (``[board, to_move, red_lock,
+count]`` of every position so far, for repetition; it must count the current one).
+``game.state_from_board(rows, to_move=0, red_frozen=False)`` is the short form for a fresh position.
 
 ## Version history
 

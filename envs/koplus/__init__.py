@@ -1,12 +1,12 @@
 """KoPlus (コプラス): place コ and ＋ pentomino NETs on a board of 4x4 sections to catch aliens.
 
-Spec: ``shared/rules/koplus.md`` (seed ``shared/seeds/002_3872f5aea81c7bf2.txt``, newest revision).
+Rules as implemented: ``docs/rules/koplus.md``.
 
 | | |
 |---|---|
 | Id | `koplus-v0` |
-| Import | `envs.make("koplus-v0", num_players=2, board_mode="random")` |
-| Engine | `envs.koplus.rules:KoPlusGame` |
+| Import | `gameshelf.make("koplus-v0", num_players=2, board_mode="random")` |
+| Engine | `gameshelf.envs.koplus.rules:KoPlusGame` |
 | Agents | `player_0` … `player_{N-1}`, N = 2, 3, 4 |
 | Action space | `Discrete(1024)`: orientation × anchor cell on a 16×16 grid |
 | Observation | `Box(0, 1, (16, 16, 36), float32)`, egocentric, padded to 4 players and a 16×16 board |
@@ -99,6 +99,15 @@ first turn; standard boards have no chance node. The engine draws no random numb
 * 3-player board: 3 rows × 4 columns of sections (12×16 cells), interior rows 4–7 × cols 4–11 (PROPOSED).
 * Section layouts: the spec's PROPOSED table S00–S15, exactly as written.
 * Seating is not modelled: seat 0 always plays first.
+
+## Position builder
+
+``state.position()`` / ``game.state_from_position(data)`` (validated; unknown keys refused): ``layout`` (the
+``[section, rotation]`` of each board position; the standard layout in ``board_mode="standard"``),
+``pending_section``, ``tiles`` (``[seat, action]`` in the order placed, each checked against the placement
+rules), ``points`` (optional: the running placement points, else those of the tiles), ``bonus_left``,
+``bonus_turn``, ``skipped``, ``to_move`` (a seat that can place, -1 while the board is drawn, -4 when nobody
+can place), and ``aliens`` (optional: a made-up board, rows of digits, ``.`` = 0, for puzzles).
 
 ## Version history
 

@@ -1,4 +1,4 @@
-"""KoPlus rules engine: ``KoPlusGame`` and ``KoPlusState`` (spec: ``shared/rules/koplus.md``)."""
+"""KoPlus rules engine: ``KoPlusGame`` and ``KoPlusState`` (rules: ``docs/rules/koplus.md``)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """Level X (Stefan Risthaus, Schmidt Spiele 2010): group four dice into sums 5 to 10 to move pawns up six
 rows; a pawn that reaches or stands on its row's X square takes one of the row's score tokens.
 
-Spec: ``shared/rules/level_x.md`` (seed text ``shared/seeds/003_65e79b1a934e03bc.txt``, the Happy Meeple
-French help). Engine: ``envs/level_x/rules.py``; tables: ``actions.py``; picture: ``render.py``.
+Rules as implemented: ``docs/rules/level_x.md``. Engine: ``envs/level_x/rules.py``; tables: ``actions.py``;
+observation layout: ``observation.py``; picture: ``render.py``.
 
 | | |
 |---|---|
@@ -11,7 +11,7 @@ French help). Engine: ``envs/level_x/rules.py``; tables: ``actions.py``; picture
 | action space | ``Discrete(49)`` |
 | observation | ``Dict(observation=Box(0, 1, (212,), float32), action_mask=Box(0, 1, (49,), int8))`` |
 | chance / hidden information | yes (first player, dice) / no |
-| import | ``envs.make("level_x-v0", num_players=3)`` |
+| import | ``gameshelf.make("level_x-v0", num_players=3)`` |
 
 ## Options
 
@@ -66,22 +66,10 @@ grouping of the current dice in any order, sums optional, ineffective groups all
 Egocentric: slot 0 is the observing seat, slots 1-3 the following seats in turn order (seat + k mod N);
 slots of absent players (N < 4) are zero. float32, every entry in [0, 1], length 212:
 
-| slice | size | meaning | scaling |
-|---|---|---|---|
-| 0:120 | 4×6×5 | pawns: [slot, row 5..10, position] one-hot, position 0 = supply, 1..4 = square (X = row length) | 0/1 |
-| 120:126 | 6 | tokens left in each row's stack | /12 |
-| 126:150 | 4×6 | tokens held: [slot, row] | /12 |
-| 150:154 | 4 | bonus tiles 15, 12, 9, 6 still in the stack | 0/1 |
-| 154:170 | 4×4 | bonus tiles held: [slot, tile 15/12/9/6] | 0/1 |
-| 170:174 | 4 | score (tokens + bonuses) per slot | /452 (all tokens and bonuses) |
-| 174:198 | 4×6 | current dice, ascending, each one-hot over 1..6 (zero before the roll) | 0/1 |
-| 198:202 | 4 | slot holds a player | 0/1 |
-| 202:206 | 4 | slot to move (zero at chance and terminal nodes) | 0/1 |
-| 206:210 | 4 | slot of the first player "(1)" | 0/1 |
-| 210 | 1 | end triggered (last round being completed) | 0/1 |
-| 211 | 1 | game over | 0/1 |
+{observation_table}
 
-``rules.OBS_SLICES`` names these slices. There is no hidden information: all seats see the same facts.
+``observation.OBSERVATION`` names these pieces (``OBSERVATION["dice"]`` is its slice). There is no hidden
+information: all seats see the same facts.
 
 ## Rewards
 
@@ -114,7 +102,19 @@ held): +1 first, -1 last, linear in between, ties on the whole key shared. ``sco
   dice unused, so the rules alone bound no game length. Under random play games take 74 / 91 / 104
   decisions on average for 2 / 3 / 4 players (at most 108 / 126 / 140 in 300 games each).
 
+## Position builder
+
+``state.position()`` / ``game.state_from_position(data)`` (validated; unknown keys refused): ``pawns`` (per
+seat, the square of its pawn in rows 5..10, 0 = supply), ``tokens_left`` (per row), ``tokens_held`` (per
+seat and row; with ``tokens_left`` they must add up to the stacks), ``bonus_stack`` (top first, in the order
+15, 12, 9, 6), ``bonuses`` (per seat), ``first`` and ``to_move`` (-1 before the first player is drawn),
+``dice`` (``[]`` before the roll, else four values), ``turns``, ``end_triggered``, ``over``.
+
 ## Version history
 
 * v0: first version.
 """
+
+from gameshelf.envs.level_x.observation import OBSERVATION
+
+__doc__ = __doc__.replace("{observation_table}", OBSERVATION.table())

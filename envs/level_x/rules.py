@@ -1,4 +1,4 @@
-"""Level X rules engine: ``LevelXGame`` and ``LevelXState`` (spec ``shared/rules/level_x.md``).
+"""Level X rules engine: ``LevelXGame`` and ``LevelXState`` (rules: ``docs/rules/level_x.md``).
 
 See the package docstring (``envs/level_x/__init__.py``) for the action encoding, the observation layout
 and the readings of the spec.
@@ -32,34 +32,12 @@ from gameshelf.envs.level_x.actions import (
     grouping_text,
     parse_grouping,
 )
+from gameshelf.envs.level_x.observation import MAX_PLAYERS, NUM_ROWS, OBSERVATION, POSITIONS
 
-MAX_PLAYERS = 4
-NUM_ROWS = len(ROWS)
 NO_DICE = -1
 """``state.dice`` while the turn's roll is still to come."""
 
-# ---- observation layout (see the card) -----------------------------------------------------------
-POSITIONS = 1 + max(ROW_LENGTH)  # supply, squares 1..4
-OBS_PIECES: tuple[tuple[str, int], ...] = (
-    ("pawns", MAX_PLAYERS * NUM_ROWS * POSITIONS),
-    ("tokens_left", NUM_ROWS),
-    ("tokens_held", MAX_PLAYERS * NUM_ROWS),
-    ("bonus_stack", len(BONUS_TILES)),
-    ("bonus_held", MAX_PLAYERS * len(BONUS_TILES)),
-    ("scores", MAX_PLAYERS),
-    ("dice", 4 * 6),
-    ("seat_present", MAX_PLAYERS),
-    ("to_move", MAX_PLAYERS),
-    ("first_player", MAX_PLAYERS),
-    ("end_triggered", 1),
-    ("game_over", 1),
-)
-OBS_SLICES: dict[str, slice] = {}
-_start = 0
-for _name, _size in OBS_PIECES:
-    OBS_SLICES[_name] = slice(_start, _start + _size)
-    _start += _size
-OBS_SIZE = _start
+OBS_SIZE = OBSERVATION.size
 TOKEN_SCALE = float(max(TOKENS))
 
 MAX_GAME_LENGTH = 2000
@@ -308,10 +286,10 @@ class LevelXState(State):
         if not 0 <= seat < n:
             raise ValueError(f"seat {seat} is not in [0, {n})")
         obs = np.zeros(OBS_SIZE, dtype=np.float32)
-        pawns = obs[OBS_SLICES["pawns"]].reshape(MAX_PLAYERS, NUM_ROWS, POSITIONS)
-        held = obs[OBS_SLICES["tokens_held"]].reshape(MAX_PLAYERS, NUM_ROWS)
-        bonus_held = obs[OBS_SLICES["bonus_held"]].reshape(MAX_PLAYERS, len(BONUS_TILES))
-        scores = obs[OBS_SLICES["scores"]]
+        pawns = obs[OBSERVATION["pawns"]].reshape(MAX_PLAYERS, NUM_ROWS, POSITIONS)
+        held = obs[OBSERVATION["tokens_held"]].reshape(MAX_PLAYERS, NUM_ROWS)
+        bonus_held = obs[OBSERVATION["bonus_held"]].reshape(MAX_PLAYERS, len(BONUS_TILES))
+        scores = obs[OBSERVATION["scores"]]
         for slot in range(n):
             s = (seat + slot) % n
             pawns[slot, range(NUM_ROWS), self.pos[s]] = 1.0
@@ -319,19 +297,19 @@ class LevelXState(State):
             for tile in self.bonuses[s]:
                 bonus_held[slot, BONUS_TILES.index(tile)] = 1.0
             scores[slot] = self.score(s) / MAX_SCORE
-        obs[OBS_SLICES["tokens_left"]] = np.asarray(self.tokens_left, dtype=np.float32) / TOKEN_SCALE
+        obs[OBSERVATION["tokens_left"]] = np.asarray(self.tokens_left, dtype=np.float32) / TOKEN_SCALE
         for tile in self.bonus_stack:
-            obs[OBS_SLICES["bonus_stack"].start + BONUS_TILES.index(tile)] = 1.0
+            obs[OBSERVATION["bonus_stack"].start + BONUS_TILES.index(tile)] = 1.0
         if self.dice != NO_DICE:
-            dice = obs[OBS_SLICES["dice"]].reshape(4, 6)
+            dice = obs[OBSERVATION["dice"]].reshape(4, 6)
             dice[range(4), [v - 1 for v in ROLLS[self.dice]]] = 1.0
-        obs[OBS_SLICES["seat_present"].start : OBS_SLICES["seat_present"].start + n] = 1.0
+        obs[OBSERVATION["seat_present"].start : OBSERVATION["seat_present"].start + n] = 1.0
         if self.current_player() >= 0:
-            obs[OBS_SLICES["to_move"].start + (self.current - seat) % n] = 1.0
+            obs[OBSERVATION["to_move"].start + (self.current - seat) % n] = 1.0
         if self.first >= 0:
-            obs[OBS_SLICES["first_player"].start + (self.first - seat) % n] = 1.0
-        obs[OBS_SLICES["end_triggered"]] = float(self.end_triggered)
-        obs[OBS_SLICES["game_over"]] = float(self.over)
+            obs[OBSERVATION["first_player"].start + (self.first - seat) % n] = 1.0
+        obs[OBSERVATION["end_triggered"]] = float(self.end_triggered)
+        obs[OBSERVATION["game_over"]] = float(self.over)
         return obs
 
     # ---- text -------------------------------------------------------------------------------------

@@ -6,8 +6,8 @@
 | agents | `player_0` ... `player_3`; team A = seats 0 & 2, team B = seats 1 & 3 |
 | action space | `Discrete(36)` |
 | observation | `Dict(observation=Box(0, 1, (120,), float32), action_mask=Box(0, 1, (36,), int8))` |
-| import | `envs.make("olenon-v0")`, engine `envs.olenon.rules.OlenonGame` |
-| spec | `shared/rules/olenon.md` (BGA help, revision 2025-08-28 19:32 "Rules correction") |
+| import | `gameshelf.make("olenon-v0")`, engine `gameshelf.envs.olenon.rules.OlenonGame` |
+| rules | `docs/rules/olenon.md` |
 
 ## Rules as implemented
 
@@ -130,6 +130,16 @@ from their history like any other.
   forced by the rules.
 * Going out takes precedence over an Olenon. At the end of the game the final position (table, hands)
   is kept for display; rounds 2-3 start from a fresh deal.
+
+## Position builder
+
+``state.position()`` / ``game.state_from_position(data)`` (validated; unknown keys refused): ``phase``
+(``choose_first``, ``deal``, ``play``, ``over``), ``round`` (0-based), ``wins`` (teams A, B), ``round_first``,
+``out_player``, ``hands`` (per seat, count of each value 0..6), ``dealt``, ``table_count``, ``table_value``,
+``passed`` (the face-up card of each passed seat, -1 if not passed), ``discards``, ``known`` (cards publicly
+known in each hand), ``played`` and ``picked`` (this round, per seat), ``to_move``, ``last_player``. No
+value may be in play more often than the deck holds it. ``game.state_from_deal(hands, first_player)``
+starts a game from a chosen deal.
 
 ## Version history
 

@@ -1,4 +1,4 @@
-"""Amoriax: every rule, every worked example of shared/rules/amoriax.md (section 4), each option both ways."""
+"""Amoriax: every rule, every worked example of docs/rules/amoriax.md (section 4), each option both ways."""
 
 from __future__ import annotations
 

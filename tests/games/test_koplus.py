@@ -1,4 +1,4 @@
-"""KoPlus: every rule and every worked example of ``shared/rules/koplus.md``, each option both ways.
+"""KoPlus: every rule and every worked example of the rules (``docs/rules/koplus.md``), each option both ways.
 
 Legality is checked against a from-scratch reference written from the spec's wording (explicit cell lists,
 literal board sizes and interior regions), not against the engine's precomputed tables.

@@ -1,4 +1,4 @@
-"""Level X: every rule and every worked example of ``shared/rules/level_x.md``, each option both ways."""
+"""Level X: every rule and every worked example of the rules (``docs/rules/level_x.md``), each option both ways."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Olenon: every rule of shared/rules/olenon.md, its worked examples 4.1-4.4, each option both ways,
+"""Olenon: every rule of docs/rules/olenon.md, its worked examples 4.1-4.4, each option both ways,
 ``resample_hidden`` consistency, observation layout, text, image and the heuristic agent.
 
 Positions are scripted by applying chosen chance outcomes (``game.state_from_deal``), so every state
