@@ -66,25 +66,10 @@ card of a deal goes to seat `k % 4`.
 
 ## Observation
 
-One flat `float32` vector in [0, 1] (layout in `envs.olenon.observation.LAYOUT`, slices in `OFFSETS`).
+One flat `float32` vector in [0, 1] (pieces in `gameshelf.envs.olenon.observation.OBSERVATION`).
 "Ego" seats: the observer first, then clockwise (ego 2 is the partner).
 
-| slice | piece | meaning and scaling |
-|---|---|---|
-| 0:7 | `hand` | own cards of each value / copies of that value in the deck |
-| 7:11 | `hand_sizes` | cards in hand per ego seat / 28 |
-| 11:16 | `table_count` | one-hot 0..4 cards on the table |
-| 16:23 | `table_value` | one-hot value of the table cards (zero when empty) |
-| 23:55 | `passed` | per ego seat, 8 entries: [passed, one-hot value of the face-up card] |
-| 55:62 | `discards` | discarded this round per value / copies in the deck |
-| 62:83 | `known` | per other ego seat 1..3, 7 values: cards publicly known to be in that hand / copies (1) |
-| 83:104 | `open_hands` | per other ego seat: its exact hand / copies (only with `open_team_info`, else 0) |
-| 104:108 | `current` | one-hot ego seat to act (zero at chance and terminal nodes) |
-| 108:112 | `last_player` | one-hot ego seat that most recently played cards this round |
-| 112:114 | `team` | one-hot own team (A, B) |
-| 114:116 | `round_wins` | [own team, other team] rounds won / 2 |
-| 116:119 | `round` | one-hot round number 1..3 |
-| 119:120 | `open_info` | 1 with `open_team_info` |
+{observation_table}
 
 (1) Passed cards a player took back into his hand, less what he may have played since.
 
@@ -145,3 +130,7 @@ starts a game from a chosen deal.
 
 * v0: first version.
 """
+
+from gameshelf.envs.olenon.observation import OBSERVATION
+
+__doc__ = __doc__.replace("{observation_table}", OBSERVATION.table())

@@ -26,7 +26,8 @@ from gameshelf.envs.level_x.actions import (
     ROW_LENGTH,
     TOKENS,
 )
-from gameshelf.envs.level_x.rules import OBS_SIZE, OBS_SLICES, LevelXGame, LevelXState
+from gameshelf.envs.level_x.observation import OBSERVATION
+from gameshelf.envs.level_x.rules import OBS_SIZE, LevelXGame, LevelXState
 
 R = {row: row - 5 for row in range(5, 11)}
 """Row number -> row index."""
@@ -516,10 +517,10 @@ def test_observation_shape_bounds_and_padding(num_players):
             obs = state.observation(seat)
             assert obs.shape == (212,) and obs.dtype == np.float32
             assert obs.min() >= 0.0 and obs.max() <= 1.0
-            pawns = obs[OBS_SLICES["pawns"]].reshape(4, 6, 5)
+            pawns = obs[OBSERVATION["pawns"]].reshape(4, 6, 5)
             assert (pawns[:num_players].sum(axis=2) == 1).all() and (pawns[num_players:] == 0).all()
-            assert list(obs[OBS_SLICES["seat_present"]]) == [1.0] * num_players + [0.0] * (4 - num_players)
-            assert obs[OBS_SLICES["to_move"]][(state.current_player() - seat) % num_players] == 1.0
+            assert list(obs[OBSERVATION["seat_present"]]) == [1.0] * num_players + [0.0] * (4 - num_players)
+            assert obs[OBSERVATION["to_move"]][(state.current_player() - seat) % num_players] == 1.0
 
 
 def test_observation_is_egocentric():
@@ -530,17 +531,17 @@ def test_observation_is_egocentric():
     state.bonus_stack = [12, 9, 6]
     roll(state, 3, 3, 4, 6)
     obs = state.observation(1)
-    pawns = obs[OBS_SLICES["pawns"]].reshape(4, 6, 5)
+    pawns = obs[OBSERVATION["pawns"]].reshape(4, 6, 5)
     assert pawns[0, R[8], 3] == 1.0  # slot 0 = seat 1 itself
-    assert obs[OBS_SLICES["tokens_held"]].reshape(4, 6)[1, R[6]] == pytest.approx(0.5)  # slot 1 = seat 2
-    assert list(obs[OBS_SLICES["bonus_held"]].reshape(4, 4)[1]) == [1.0, 0.0, 0.0, 0.0]
-    assert list(obs[OBS_SLICES["bonus_stack"]]) == [0.0, 1.0, 1.0, 1.0]
-    assert list(obs[OBS_SLICES["first_player"]]) == [1.0, 0.0, 0.0, 0.0]
-    assert list(obs[OBS_SLICES["to_move"]]) == [1.0, 0.0, 0.0, 0.0]
-    dice = obs[OBS_SLICES["dice"]].reshape(4, 6)
+    assert obs[OBSERVATION["tokens_held"]].reshape(4, 6)[1, R[6]] == pytest.approx(0.5)  # slot 1 = seat 2
+    assert list(obs[OBSERVATION["bonus_held"]].reshape(4, 4)[1]) == [1.0, 0.0, 0.0, 0.0]
+    assert list(obs[OBSERVATION["bonus_stack"]]) == [0.0, 1.0, 1.0, 1.0]
+    assert list(obs[OBSERVATION["first_player"]]) == [1.0, 0.0, 0.0, 0.0]
+    assert list(obs[OBSERVATION["to_move"]]) == [1.0, 0.0, 0.0, 0.0]
+    dice = obs[OBSERVATION["dice"]].reshape(4, 6)
     assert [int(np.argmax(d)) + 1 for d in dice] == [3, 3, 4, 6]
-    assert obs[OBS_SLICES["scores"]][1] == pytest.approx((36 + 15) / 452)
-    assert list(state.observation(0)[OBS_SLICES["first_player"]]) == [0.0, 1.0, 0.0, 0.0]
+    assert obs[OBSERVATION["scores"]][1] == pytest.approx((36 + 15) / 452)
+    assert list(state.observation(0)[OBSERVATION["first_player"]]) == [0.0, 1.0, 0.0, 0.0]
     with pytest.raises(ValueError):
         state.observation(3)
 

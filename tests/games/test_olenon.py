@@ -23,7 +23,7 @@ from gameshelf.envs.olenon.cards import (
     play_action,
     replace_action,
 )
-from gameshelf.envs.olenon.observation import LAYOUT, OFFSETS, SIZE
+from gameshelf.envs.olenon.observation import OBSERVATION, SIZE
 from gameshelf.envs.olenon.rules import OlenonGame, OlenonState
 
 # ---- helpers -------------------------------------------------------------------------------------
@@ -466,7 +466,7 @@ def test_face_up_passed_card_is_not_in_the_hand():
     state = game().state_from_deal(HANDS_PRECEDENCE, 1)
     do(state, "play 4x3", "play 1x1", "pass (take a 1)")
     assert state.hand_sizes[2] == 7 and state.hands[2][1] == 1 and state.passed[2] == 1  # its own 1 only
-    assert state.observation(0)[OFFSETS["hand_sizes"]][2] * 28 == pytest.approx(7)
+    assert state.observation(0)[OBSERVATION["hand_sizes"]][2] * 28 == pytest.approx(7)
 
 
 def _round_after_seat1_out(rule: str) -> OlenonState:
@@ -571,12 +571,12 @@ def test_open_team_info_both_ways():
     hidden, open_ = game(), game(open_team_info=True)
     s_h = hidden.state_from_deal(HANDS_41, 0)
     s_o = open_.state_from_deal(HANDS_41, 0)
-    sl = OFFSETS["open_hands"]
+    sl = OBSERVATION["open_hands"]
     assert not s_h.observation(0)[sl].any()
     obs = s_o.observation(0)[sl].reshape(3, 7)
     for i, seat in enumerate((1, 2, 3)):
         assert np.allclose(obs[i] * np.array(DECK), s_o.hands[seat])
-    assert s_o.observation(0)[OFFSETS["open_info"]][0] == 1 and s_h.observation(0)[OFFSETS["open_info"]][0] == 0
+    assert s_o.observation(0)[OBSERVATION["open_info"]][0] == 1 and s_h.observation(0)[OBSERVATION["open_info"]][0] == 0
     # text: hands only when open
     assert "hand: 2 2 3 4 5 6" not in s_h.to_text() and "hand: 0 2 2 3 4 5 6" in s_o.to_text()
     # nothing is hidden in the open variant
@@ -589,39 +589,39 @@ def test_open_team_info_both_ways():
 def test_observation_contains_nothing_of_other_hands_by_default():
     state = game().state_from_deal(HANDS_41, 0)
     obs = state.observation(1)
-    hand = obs[OFFSETS["hand"]] * np.array(DECK)
+    hand = obs[OBSERVATION["hand"]] * np.array(DECK)
     assert np.allclose(hand, state.hands[1])
-    assert not obs[OFFSETS["known"]].any()  # nothing known yet about the others
+    assert not obs[OBSERVATION["known"]].any()  # nothing known yet about the others
 
 
 # ---- observation layout --------------------------------------------------------------------------
 
 
 def test_observation_layout_and_pieces():
-    assert sum(size for _, size in LAYOUT) == SIZE == 120
+    assert sum(p.size for p in OBSERVATION.pieces.values()) == SIZE == 120
     state = game().state_from_deal(HANDS_41, 0)
     do(state, "play 2x1", "replace with 2x2", "play 1x2", "pass (take a 2)")
     # seat 0 to act; seat 3 passed showing a 2; table 2,2; seat 2 played last
     obs = state.observation(1)  # ego: 1, 2, 3, 0
     assert obs.dtype == np.float32 and obs.shape == (120,)
     assert obs.min() >= 0 and obs.max() <= 1
-    assert obs[OFFSETS["table_count"]].tolist() == [0, 0, 1, 0, 0]
-    assert obs[OFFSETS["table_value"]].tolist() == [0, 0, 1, 0, 0, 0, 0]
-    passed = obs[OFFSETS["passed"]].reshape(4, 8)
+    assert obs[OBSERVATION["table_count"]].tolist() == [0, 0, 1, 0, 0]
+    assert obs[OBSERVATION["table_value"]].tolist() == [0, 0, 1, 0, 0, 0, 0]
+    passed = obs[OBSERVATION["passed"]].reshape(4, 8)
     assert passed[2].tolist() == [1, 0, 0, 1, 0, 0, 0, 0]  # ego 2 = seat 3, showing a 2
     assert not passed[[0, 1, 3]].any()
-    assert obs[OFFSETS["current"]].tolist() == [0, 0, 0, 1]  # seat 0 is ego 3
-    assert obs[OFFSETS["last_player"]].tolist() == [0, 1, 0, 0]  # seat 2 is ego 1
-    assert obs[OFFSETS["team"]].tolist() == [0, 1]
-    assert np.allclose(obs[OFFSETS["hand_sizes"]] * 28, [5, 6, 7, 5])
-    assert np.allclose(obs[OFFSETS["discards"]] * np.array(DECK), [0, 2, 0, 0, 0, 0, 0])
-    assert obs[OFFSETS["round"]].tolist() == [1, 0, 0]
+    assert obs[OBSERVATION["current"]].tolist() == [0, 0, 0, 1]  # seat 0 is ego 3
+    assert obs[OBSERVATION["last_player"]].tolist() == [0, 1, 0, 0]  # seat 2 is ego 1
+    assert obs[OBSERVATION["team"]].tolist() == [0, 1]
+    assert np.allclose(obs[OBSERVATION["hand_sizes"]] * 28, [5, 6, 7, 5])
+    assert np.allclose(obs[OBSERVATION["discards"]] * np.array(DECK), [0, 2, 0, 0, 0, 0, 0])
+    assert obs[OBSERVATION["round"]].tolist() == [1, 0, 0]
     state = _round_after_seat1_out("rotate")
     deal(state, HANDS_41)
     obs = state.observation(1)
-    assert obs[OFFSETS["round_wins"]].tolist() == [0.5, 0.0]
-    assert obs[OFFSETS["round"]].tolist() == [0, 1, 0]
-    assert state.observation(0)[OFFSETS["round_wins"]].tolist() == [0.0, 0.5]
+    assert obs[OBSERVATION["round_wins"]].tolist() == [0.5, 0.0]
+    assert obs[OBSERVATION["round"]].tolist() == [0, 1, 0]
+    assert state.observation(0)[OBSERVATION["round_wins"]].tolist() == [0.0, 0.5]
     with pytest.raises(ValueError):
         state.observation(4)
 
@@ -629,7 +629,7 @@ def test_observation_layout_and_pieces():
 def test_known_cards_appear_in_the_observation():
     state = game().state_from_deal(HANDS_41, 0)
     do(state, "play 2x1", "replace with 2x2", "play 1x2", "pass (take a 2)", "play 2x2")
-    known = state.observation(0)[OFFSETS["known"]].reshape(3, 7) * np.array(DECK)
+    known = state.observation(0)[OBSERVATION["known"]].reshape(3, 7) * np.array(DECK)
     assert np.allclose(known[2], [0, 0, 1, 0, 0, 0, 0])  # ego 3 = seat 3 holds a known 2
 
 
@@ -727,7 +727,7 @@ def test_env_options_reach_the_engine():
     assert env.game.options["first_player_rule"] == "loser_team" and env.game.open_team_info
     agent = env.agent_selection
     obs = env.observe(agent)
-    assert obs["observation"][OFFSETS["open_info"]][0] == 1
+    assert obs["observation"][OBSERVATION["open_info"]][0] == 1
     assert "hand:" in env.render()
     env.reset(seed=3)
     assert env.game.options["open_team_info"] is True
