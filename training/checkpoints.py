@@ -162,6 +162,7 @@ class RunDir:
 
     def sound_checkpoint(self) -> tuple[Path, dict[str, Any], int] | None:
         """The newest checkpoint that loads (weights and step count); damaged newer ones are skipped with a warning."""
+        skipped = False
         for path in reversed(self.checkpoint_files()):
             try:
                 weights = load_weights(path, optimizer=True)
@@ -169,9 +170,13 @@ class RunDir:
                     steps = read_info(path).timesteps
                 except ModelLoadError:
                     steps = int(path.stem.removeprefix("model_"))  # a checkpoint of an older version
-                return path, weights, steps
             except ModelLoadError as err:
-                warn(f"skipping the damaged checkpoint {str(path)!r}: {err}")
+                warn(f"skipping the damaged checkpoint checkpoints/{path.name}: {err}")
+                skipped = True
+                continue
+            if skipped:
+                warn(f"resuming from the previous checkpoint, checkpoints/{path.name}")
+            return path, weights, steps
         return None
 
 
