@@ -143,13 +143,44 @@ def test_poisoned_weights_are_refused_with_a_clear_message(saved_model, tmp_path
     assert not marker.exists()
 
 
-def test_a_model_without_gameshelf_metadata_needs_trust(saved_model, tmp_path):
+@pytest.mark.parametrize("observation", ["flat", "planes"])
+def test_a_model_saved_before_gameshelf_json_loads_from_plain_fields_only(tmp_path, observation):
+    """Older gameshelf models (a bare MaskablePPO.save) load from the readable parts of SB3's data."""
+    from gameshelf.training.agents import make_agent
+    from gameshelf.training.config import resolve_config
+    from gameshelf.training.environments import make_vec_env
+    from gameshelf.training.train import build_model
+
+    config = resolve_config(NIM, {"n_envs": 1, "observation": observation, "ppo": {"net_arch": [8], "features_dim": 8}})
+    vec = make_vec_env(config)
+    model = build_model(config, vec, None)
+    vec.close()
+    path = tmp_path / "old.zip"
+    model.save(str(path))
+    marker = tmp_path / "owned"
+    poison_schedule(path, marker)
+    agent = make_agent(f"model:{path}", NIM)
+    play_one_game(agent)
+    assert not marker.exists()
+    from gameshelf.training.agents.learned import LearnedAgent
+
+    state = envs.make_game(NIM).new_initial_state()
+    expected = LearnedAgent.from_model(model, NIM).action_probabilities(state, 0)
+    assert np.allclose(agent.action_probabilities(state, 0), expected)
+    loaded, original = agent.model.policy.state_dict(), model.policy.state_dict()
+    assert loaded.keys() == original.keys() and all((loaded[k] == original[k]).all() for k in original)
+
+
+def test_a_foreign_model_needs_trust(saved_model, tmp_path):
     from gameshelf.training.agents import make_agent
     from gameshelf.training.model_io import ModelLoadError
 
     marker = tmp_path / "owned"
     poison_schedule(saved_model, marker)
-    rewrite_zip(saved_model, {}, drop=("gameshelf.json",))
+    with zipfile.ZipFile(saved_model) as archive:
+        data = json.loads(archive.read("data"))
+    data["policy_class"]["__module__"] = "somebody.elses.policies"
+    rewrite_zip(saved_model, {"data": json.dumps(data).encode()}, drop=("gameshelf.json",))
     with pytest.raises(ModelLoadError, match="trust_model=True"):
         _ = make_agent(f"model:{saved_model}", NIM).model
     assert not marker.exists()

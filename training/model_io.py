@@ -183,17 +183,95 @@ def _open(path: Path) -> zipfile.ZipFile:
         raise ModelLoadError(f"{str(path)!r} is not a readable model file ({err})") from None
 
 
-def read_info(path: str | os.PathLike[str]) -> ModelInfo:
-    """The ``gameshelf.json`` of a model file (nothing else is read)."""
+def read_info(path: str | os.PathLike[str], legacy: bool = False) -> ModelInfo:
+    """The ``gameshelf.json`` of a model file (nothing else is read).
+
+    ``legacy``: for a model saved before ``gameshelf.json`` existed, read the same facts from the plain
+    JSON parts of SB3's ``data`` entry instead (its pickled parts are never decoded).
+    """
     p = Path(path)
+    where = repr(str(p))
     with _open(p) as archive:
-        if METADATA not in archive.namelist():
+        if METADATA in archive.namelist():
+            return ModelInfo.from_json(_read_entry(archive, METADATA, where).decode("utf-8", "replace"), where)
+        info = _info_from_sb3_data(archive, where) if legacy else None
+        if info is None:
             raise ModelLoadError(
-                f"{str(p)!r} has no {METADATA}: it was not saved by gameshelf train (or by an older version), "
-                "and loading it fully would unpickle code from the file. If you trust its source, load it with "
-                "trust_model=True (--trust-model on the command line); see docs/security.md"
+                f"{where} has no {METADATA} and is not a model of gameshelf's policies: it was not saved by "
+                "gameshelf train, and loading it fully would unpickle code from the file. If you trust its "
+                "source, load it with trust_model=True (see docs/security.md)"
             )
-        return ModelInfo.from_json(_read_entry(archive, METADATA, repr(str(p))).decode("utf-8", "replace"), repr(str(p)))
+        return info
+
+
+MAX_DATA_BYTES = 64 * 2**20
+
+
+def _info_from_sb3_data(archive: zipfile.ZipFile, where: str) -> ModelInfo | None:
+    """A ``ModelInfo`` from the readable (non-pickled) fields of SB3's ``data``; None if they do not suffice.
+
+    Only the plain JSON values and the strings SB3 writes beside each pickled value are used: the policy
+    class's module and docstring, ``policy_kwargs`` (``net_arch``, the extractor's name and keyword
+    arguments, parsed with ``ast.literal_eval``), the spaces' shape, dtype and action count.
+    """
+    import ast
+
+    if "data" not in archive.namelist() or archive.getinfo("data").file_size > MAX_DATA_BYTES:
+        return None
+    try:
+        data = json.loads(archive.read("data"))
+        policy_class = data["policy_class"]
+        kwargs = data.get("policy_kwargs") or {}
+        obs_space, action_space = data["observation_space"], data["action_space"]
+        module = policy_class.get("__module__") if isinstance(policy_class, dict) else None
+        doc = str(policy_class.get("__doc__", "")) if isinstance(policy_class, dict) else ""
+
+        def plain(value: Any) -> Any:
+            return ast.literal_eval(value) if isinstance(value, str) else value
+
+        if module == "gameshelf.training.policies":
+            policy, net_arch = "fully_conv", [64]
+        elif module == "sb3_contrib.common.maskable.policies" and doc.strip().startswith("Policy class for actor-critic"):
+            policy, net_arch = "default", plain(kwargs.get("net_arch", [64, 64]))
+        else:
+            return None
+        extractor = str(kwargs.get("features_extractor_class", ""))
+        features_dim = int(plain(kwargs.get("features_extractor_kwargs", "{}")).get("features_dim", 256))
+        shape = [int(n) for n in plain(obs_space["_shape"])]
+        dtype = str(obs_space["dtype"])
+        if dtype not in ("float32", "float64") or str(action_space.get(":type:", "")).find("Discrete") < 0:
+            return None
+        if policy == "default":
+            if "SmallCNN" in extractor and len(shape) == 3:
+                observation = "planes"
+            elif extractor in ("", "None") and len(shape) == 1:
+                observation = "flat"
+            else:
+                return None
+        else:
+            observation = "planes"
+        text = json.dumps(
+            {
+                "format": FORMAT,
+                "env_id": "",
+                "num_players": 1,
+                "observation_shape": shape,
+                "observation_dtype": dtype,
+                "observation_low": -1e30,
+                "observation_high": 1e30,
+                "num_actions": int(plain(action_space["n"])),
+                "observation": observation,
+                "policy": policy,
+                "net_arch": list(net_arch) if isinstance(net_arch, list) else [],
+                "features_dim": features_dim,
+                "timesteps": int(data.get("num_timesteps", 0)),
+                "n_updates": int(data.get("_n_updates", 0)),
+                "game_options": {},
+            }
+        )
+    except (KeyError, TypeError, ValueError, AttributeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return ModelInfo.from_json(text, where)
 
 
 def _torch_weights(archive: zipfile.ZipFile, name: str, where: str) -> Any:
@@ -258,7 +336,7 @@ def load_policy(path: str | os.PathLike[str], trust_model: bool = False) -> Load
         except ModelLoadError:
             info = None
         return LoadedPolicy(model.policy, model.observation_space, model.action_space, info)
-    info = read_info(path)
+    info = read_info(path, legacy=True)
     weights = load_weights(path)["policy"]
     policy = build_policy(info)
     try:
@@ -278,6 +356,8 @@ def check_fits(loaded: LoadedPolicy, env_id: str, path: str, num_players: int | 
     info = loaded.info
     counts = envs.spec(env_id).player_counts
     n = num_players or (info.num_players if info is not None and info.num_players in counts else counts[0])
+    if info is not None and info.env_id == "":
+        n = num_players or counts[0]
     options = info.game_options if info is not None and info.env_id == env_id else {}
     try:
         game = envs.make_game(env_id, num_players=n, **options)
@@ -286,7 +366,8 @@ def check_fits(loaded: LoadedPolicy, env_id: str, path: str, num_players: int | 
     obs_shape = tuple(game.info.observation_shape)
     policy_shape = tuple(loaded.observation_space.shape)
     policy_actions = int(loaded.action_space.n)
-    trained = f"{info.env_id} ({info.num_players} players)" if info is not None else "its game"
+    known = info is not None and info.env_id != ""
+    trained = f"{info.env_id} ({info.num_players} players)" if info is not None and known else "another game"
     problems = []
     try:
         to_policy_input(np.zeros(obs_shape, dtype=np.float32), policy_shape)
