@@ -200,6 +200,42 @@ def test_ctrl_c_saves_a_checkpoint_then_resume_finishes_and_a_finished_run_says_
     assert lower.status == "already_done" and "nothing to do" in lower.message
 
 
+def test_sigterm_while_building_saves_the_fresh_model_and_resume_finishes(tmp_path, monkeypatch, capsys):
+    import gameshelf.training.train as train_module
+
+    real = train_module.make_vec_env
+
+    def make_then_signal(config):
+        vec = real(config)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return vec
+
+    monkeypatch.setattr(train_module, "make_vec_env", make_then_signal)
+    out = tmp_path / "run"
+    config = {**SHORT, "timesteps": 128}
+    result = train_module.train(NIM, config=config, out=out, progress=False)
+    assert result.status == "interrupted" and result.signal == "SIGTERM" and result.timesteps == 0
+    assert (out / "checkpoints" / "model_0.zip").is_file() and read_state(out)["timesteps"] == 0
+    monkeypatch.setattr(train_module, "make_vec_env", real)
+    resumed = train_module.train("", resume=out, progress=False)
+    assert resumed.status == "finished" and resumed.timesteps >= 128
+
+
+def test_a_run_killed_before_its_first_checkpoint_starts_again(tmp_path, capsys):
+    import yaml
+
+    from gameshelf.training.config import resolve_config
+    from gameshelf.training.train import train
+
+    out = tmp_path / "run"
+    (out / "checkpoints").mkdir(parents=True)
+    config = resolve_config(NIM, {**SHORT, "timesteps": 128})
+    (out / "config.yaml").write_text(yaml.safe_dump({"env_id": NIM, **config.to_dict()}))
+    result = train("", resume=out, progress=False)
+    assert result.status == "finished" and result.timesteps >= 128
+    assert "no usable checkpoint" in capsys.readouterr().err
+
+
 def test_stop_on_signal_catches_sigterm_once():
     from gameshelf.training.callbacks import StopOnSignal
 

@@ -37,6 +37,7 @@ def make_env_fn(config: Any, opponents: Any) -> EnvFactory:
         dict(config.game_options),
         opponents,
         float(config.reward_scale),
+        worker=config.vec_env == "subproc",
     )
 
 
@@ -59,13 +60,15 @@ class EnvFactory:
     game_options: dict[str, Any]
     opponents: Any
     reward_scale: float = 1.0
+    worker: bool = False
+    """Built inside a ``SubprocVecEnv`` worker process."""
 
     def __call__(self) -> Any:
         from gameshelf.training.agents import make_agent
         from gameshelf.wrappers import ChannelsFirstObservation, FlattenObservation, SingleSeatEnv
 
-        if multiprocessing.parent_process() is not None:
-            # a SubprocVecEnv worker: Ctrl-C reaches the whole process group; the main process handles it
+        if self.worker and multiprocessing.parent_process() is not None:
+            # Ctrl-C reaches the whole process group; the main process saves the run and closes the workers
             signal.signal(signal.SIGINT, signal.SIG_IGN)
         try:
             import torch

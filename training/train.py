@@ -133,7 +133,9 @@ def _plan_resume(resume: Any, timesteps: int | None) -> _Plan | TrainResult:
         return done
     checkpoint = run_dir.sound_checkpoint()
     if checkpoint is None:
-        raise UserError(f"{str(run_dir.root)!r} has no checkpoint to resume from")
+        # stopped (or killed) before its first checkpoint: the run starts again from its config.yaml
+        warn(f"{str(run_dir.root)!r} has no usable checkpoint; starting the run again from step 0")
+        return _Plan(cfg, run_dir, RunState(), None, new=False)
     done = _already_done(run_dir, cfg, state, timesteps, checkpoint[2])
     if done is not None:
         return done
@@ -269,26 +271,37 @@ def _remove_new_run(root: Path, existed: bool) -> None:
 
 
 def learn(plan: _Plan, *, progress: bool, quiet: bool, verbose: int, extra: Sequence[Any] = ()) -> TrainResult:
-    """Build the environments and the model, run ``model.learn`` under the callbacks, save the outcome."""
+    """Build the environments and the model, run ``model.learn`` under the callbacks, save the outcome.
+
+    SIGINT and SIGTERM are caught from here on: learning stops at the next step and the run is saved.
+    """
     import torch
+
+    from gameshelf.training.callbacks import Clock, StopOnSignal
+
+    cfg = plan.config
+    torch.set_num_threads(cfg.torch_threads)
+    clock = Clock(plan.state.wall_s)
+    stop = StopOnSignal()
+    with stop:
+        return _learn(plan, clock, stop, progress=progress, quiet=quiet, verbose=verbose, extra=extra)
+
+
+def _learn(plan: _Plan, clock: Any, stop: Any, *, progress: bool, quiet: bool, verbose: int, extra: Sequence[Any]) -> TrainResult:
     from stable_baselines3.common.callbacks import CallbackList
 
     from gameshelf.training.callbacks import (
         CheckpointCallback,
-        Clock,
         EvaluationCallback,
         LearningCurveCallback,
         ProgressBarCallback,
         Recorder,
         SelfPlayCallback,
-        StopOnSignal,
         read_rows,
     )
     from gameshelf.training.selfplay import OpponentPool
 
     cfg, run_dir = plan.config, plan.run
-    torch.set_num_threads(cfg.torch_threads)
-    clock = Clock(plan.state.wall_s)
     vec = make_vec_env(cfg)
     try:
         model = build_model(cfg, vec, run_dir.root / "tb", verbose)
@@ -312,26 +325,25 @@ def learn(plan: _Plan, *, progress: bool, quiet: bool, verbose: int, extra: Sequ
 
         curve = LearningCurveCallback(rows, run_dir.root / "learning_curve.png", f"{cfg.env_id}, {cfg.players} players")
         evaluation = EvaluationCallback(cfg, run_dir, clock, rows, say, callback_after_eval=curve)
-        stop = StopOnSignal()
         jobs: list[Any] = []
         if progress:
             jobs.append(ProgressBarCallback(cfg.timesteps, f"train {cfg.env_id}"))
         if pool is not None:
             jobs.append(SelfPlayCallback(pool, run_dir, cfg))
         jobs += [evaluation, CheckpointCallback(recorder, cfg.checkpoint_every), stop, *extra]
-        with stop:
+        if stop.received is None:  # a signal while building: save the fresh model, learn nothing
             model.learn(
                 total_timesteps=cfg.timesteps - model.num_timesteps,
                 callback=CallbackList(jobs),
                 reset_num_timesteps=plan.checkpoint is None,
                 tb_log_name="ppo",
             )
-            interrupted = stop.received is not None and model.num_timesteps < cfg.timesteps
-            if not interrupted:
-                if not rows or rows[-1]["timesteps"] != model.num_timesteps:
-                    evaluation.evaluate(model)
-                path = recorder.save(model, finished=True)
-        if interrupted:
+        interrupted = stop.received is not None and model.num_timesteps < cfg.timesteps
+        if not interrupted:
+            if not rows or rows[-1]["timesteps"] != model.num_timesteps:
+                evaluation.evaluate(model)
+            path = recorder.save(model, finished=True)
+        else:
             path = recorder.save(model, finished=False)
             message = (
                 f"{stop.signal_name}: stopped at {model.num_timesteps} steps; saved {run_dir.relative(path)} and "
