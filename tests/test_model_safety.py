@@ -208,6 +208,11 @@ def test_a_model_for_another_game_fails_at_load_time(saved_model, capsys):
     message = str(info.value)
     assert NIM in message and KUHN in message
     assert "(16,)" in message and "(5,)" in message and "3" in message and "2 actions" in message
+    from gameshelf.training.cli_util import UserError
+    from gameshelf.training.evaluate import evaluate
+
+    with pytest.raises(UserError, match="cannot play toy_kuhn-v0"):  # before any game is played
+        evaluate(KUHN, [f"model:{saved_model}", "random"], games=2)
     with pytest.raises(SystemExit) as exit_info:
         run(main, [KUHN, f"model:{saved_model}", "random", "--games", "2", "--no-plot", "--quiet"])
     err = capsys.readouterr().err

@@ -13,8 +13,8 @@ Loading is safe by default: the policy is rebuilt from our own code and gets the
 for files you trust: unpickling runs code). At load time the policy is checked against the game: a model
 trained on another game (observation or action shape differs) fails with a message naming both.
 
-The policy is loaded on first use and cached per process; pickling keeps only the path (so
-``SubprocVecEnv`` workers load it themselves).
+The policy is loaded when the agent is made (so a bad file fails there) and cached per process; pickling
+keeps only the path (so ``SubprocVecEnv`` workers load it themselves, on first use).
 """
 
 from __future__ import annotations
@@ -75,6 +75,7 @@ class LearnedAgent:
         self.trust_model = trust_model
         self.name = name or f"model:{Path(self.path).stem}"
         self._model: Any = None
+        _ = self.model  # load and check now: a bad file or a model of another game fails here, not mid-run
 
     @classmethod
     def from_model(cls, model: Any, env_id: str, name: str = "learner", deterministic: bool = True) -> LearnedAgent:
@@ -87,7 +88,7 @@ class LearnedAgent:
 
     @property
     def model(self) -> Any:
-        """The policy (with ``.policy`` and ``.observation_space``), loaded and checked against the game on first use."""
+        """The policy (with ``.policy`` and ``.observation_space``), loaded and checked against the game."""
         if self._model is None:
             loaded = load_model(self.path, trust_model=self.trust_model)
             check_fits(loaded, self.env_id, self.path)
