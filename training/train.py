@@ -35,8 +35,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from gameshelf.training.checkpoints import RunDir, RunState, check_new_run_dir, require_run_dir, warn
 from gameshelf.training.cli_util import UserError, check_writable_dir, run
 from gameshelf.training.config import (
@@ -171,6 +169,8 @@ def _already_done(run_dir: RunDir, cfg: TrainConfig, state: RunState, timesteps:
 
 
 def _create_run(plan: _Plan) -> None:
+    import yaml
+
     check_writable_dir(plan.run.root)
     plan.run.create()
     if plan.new or plan.config.timesteps != _saved_timesteps(plan.run):
