@@ -42,7 +42,7 @@ class Clock:
 
 
 class Recorder:
-    """Writes a checkpoint and ``state.json`` together, then prunes old checkpoints."""
+    """Writes a checkpoint and ``state.json`` together, then prunes old checkpoints and snapshots."""
 
     def __init__(self, run: RunDir, config: Any, clock: Clock, pool: Any = None) -> None:
         self.run, self.config, self.clock, self.pool = run, config, clock, pool
@@ -60,6 +60,8 @@ class Recorder:
         )
         self.run.write_state(state)
         self.run.prune_checkpoints(self.config.keep_checkpoints, protect=path)
+        if self.pool is not None:
+            self.run.prune_pool(self.pool.snapshots)
         return path
 
 

@@ -154,8 +154,16 @@ class RunDir:
                 old.unlink(missing_ok=True)
 
     def prune_pool(self, keep: list[str]) -> None:
-        """Delete the snapshots of ``pool/`` that are not in ``keep`` (relative paths)."""
-        wanted = {self.root / k for k in keep}
+        """Delete the snapshots of ``pool/`` that are neither in ``keep`` (relative paths) nor in ``state.json``.
+
+        The snapshots of the saved state stay until the next checkpoint replaces it, so a run killed in
+        between resumes with its full pool.
+        """
+        try:
+            saved = json.loads(self.state_file.read_text(encoding="utf-8")).get("snapshots") or []
+        except (OSError, ValueError, AttributeError):
+            saved = []
+        wanted = {p for p in (self.inside(k) for k in [*keep, *saved]) if p is not None}
         for file in self.pool.glob("snap_*.zip"):
             if file not in wanted:
                 file.unlink(missing_ok=True)
