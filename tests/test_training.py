@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import signal
 import subprocess
 import sys
 
@@ -140,6 +144,193 @@ def test_train_tiny_run_then_resume_and_play(tmp_path):
     import pickle
 
     assert pickle.loads(pickle.dumps(sampler)).act(game.new_initial_state(), 0, rng) in (0, 1)
+
+
+# ---- training runs: interruption, resuming, self-contained folders, pruning ------------------------------
+
+
+SHORT = {**TINY, "timesteps": 256, "checkpoint_every": 10_000, "eval": {"every": 10_000, "games": 2, "opponents": ["random"]}}
+
+
+def send_signal_at(steps, signum):
+    """An SB3 callback that sends ``signum`` to this process once ``steps`` learner steps are done."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class SignalAt(BaseCallback):
+        sent = False
+
+        def _on_step(self):
+            if not self.sent and self.num_timesteps >= steps:
+                self.sent = True
+                os.kill(os.getpid(), signum)
+            return True
+
+    return SignalAt()
+
+
+def read_state(run_dir):
+    return json.loads((run_dir / "state.json").read_text())
+
+
+def test_ctrl_c_saves_a_checkpoint_then_resume_finishes_and_a_finished_run_says_so(tmp_path, capsys):
+    from gameshelf.training.train import main, train
+
+    out = tmp_path / "run"
+    result = train(NIM, config=SHORT, out=out, progress=None, callbacks=[send_signal_at(64, signal.SIGINT)])
+    err = capsys.readouterr().err
+    assert result.status == "interrupted" and 64 <= result.timesteps < 256  # before the first checkpoint is due
+    assert f"--resume {out}" in err and "SIGINT" in err
+    assert "train toy_nim-v0" not in err  # no progress bar: the output is not a terminal
+    assert [p.name for p in (out / "checkpoints").iterdir()] == [f"model_{result.timesteps}.zip"]
+    state = read_state(out)
+    assert state["finished"] is False and state["timesteps"] == result.timesteps
+    assert state["snapshots"] and all(s.startswith("pool/") for s in state["snapshots"])
+
+    resumed = train("", resume=out, progress=False)
+    assert resumed.status == "finished" and resumed.timesteps >= 256 and (out / "final_model.zip").is_file()
+    assert read_state(out)["finished"] is True
+
+    code, _ = exit_code(main, ["--resume", str(out)], capsys)
+    assert code == 0
+    code, _ = exit_code(main, ["--resume", str(out), "--timesteps", "128"], capsys)
+    assert code == 0
+    again = train("", resume=out, progress=False)
+    assert again.status == "already_done" and "already finished" in again.message
+    lower = train("", resume=out, timesteps=128, progress=False)
+    assert lower.status == "already_done" and "nothing to do" in lower.message
+
+
+def test_sigterm_while_building_saves_the_fresh_model_and_resume_finishes(tmp_path, monkeypatch, capsys):
+    import gameshelf.training.train as train_module
+
+    real = train_module.make_vec_env
+
+    def make_then_signal(config):
+        vec = real(config)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return vec
+
+    monkeypatch.setattr(train_module, "make_vec_env", make_then_signal)
+    out = tmp_path / "run"
+    config = {**SHORT, "timesteps": 128}
+    result = train_module.train(NIM, config=config, out=out, progress=False)
+    assert result.status == "interrupted" and result.signal == "SIGTERM" and result.timesteps == 0
+    assert (out / "checkpoints" / "model_0.zip").is_file() and read_state(out)["timesteps"] == 0
+    monkeypatch.setattr(train_module, "make_vec_env", real)
+    resumed = train_module.train("", resume=out, progress=False)
+    assert resumed.status == "finished" and resumed.timesteps >= 128
+
+
+def test_a_run_killed_before_its_first_checkpoint_starts_again(tmp_path, capsys):
+    import yaml
+
+    from gameshelf.training.config import resolve_config
+    from gameshelf.training.train import train
+
+    out = tmp_path / "run"
+    (out / "checkpoints").mkdir(parents=True)
+    config = resolve_config(NIM, {**SHORT, "timesteps": 128})
+    (out / "config.yaml").write_text(yaml.safe_dump({"env_id": NIM, **config.to_dict()}))
+    result = train("", resume=out, progress=False)
+    assert result.status == "finished" and result.timesteps >= 128
+    assert "no usable checkpoint" in capsys.readouterr().err
+
+
+def test_stop_on_signal_catches_sigterm_once():
+    from gameshelf.training.callbacks import StopOnSignal
+
+    before = signal.getsignal(signal.SIGTERM)
+    with StopOnSignal() as stop:
+        os.kill(os.getpid(), signal.SIGTERM)
+        assert stop.received == signal.SIGTERM and stop.signal_name == "SIGTERM"
+        assert stop._on_step() is False
+    assert signal.getsignal(signal.SIGTERM) == before
+
+
+def test_a_moved_run_resumes_on_its_own_files_skipping_a_damaged_checkpoint(tmp_path, capsys):
+    from gameshelf.training.train import main, train
+
+    config = {**SHORT, "checkpoint_every": 64, "keep_checkpoints": 2}
+    config["selfplay"] = {**SHORT["selfplay"], "snapshot_every": 64, "pool_size": 2}
+    out = tmp_path / "run"
+    train(NIM, config=config, out=out, progress=False)
+    checkpoints = sorted((out / "checkpoints").glob("model_*.zip"), key=lambda p: int(p.stem[6:]))
+    assert len(checkpoints) == 2  # pruned to keep_checkpoints
+    pool = sorted(p.name for p in (out / "pool").iterdir())
+    assert len(pool) == 2 and sorted(s.removeprefix("pool/") for s in read_state(out)["snapshots"]) == pool
+
+    moved = tmp_path / "moved"
+    shutil.copytree(out, moved)
+    shutil.rmtree(out)
+    latest = moved / "checkpoints" / checkpoints[-1].name
+    latest.write_bytes(latest.read_bytes()[:300])  # a damaged latest checkpoint
+    capsys.readouterr()
+    code, err = exit_code(main, ["--resume", str(moved), "--timesteps", "384", "--quiet"], capsys)
+    assert code == 0 and "skipping the damaged checkpoint" in err and checkpoints[-2].name in err
+    assert not out.exists()
+    state = read_state(moved)
+    assert state["finished"] and state["timesteps"] >= 384
+    assert all((moved / s).is_file() and not os.path.isabs(s) for s in state["snapshots"])
+
+
+def test_state_file_never_points_outside_its_run(tmp_path, capsys):
+    from gameshelf.training.checkpoints import RunDir
+
+    other = tmp_path / "other"
+    (other / "pool").mkdir(parents=True)
+    (other / "pool" / "snap_4.zip").write_bytes(b"x")
+    run_dir = RunDir(tmp_path / "run")
+    run_dir.create()
+    (run_dir.pool / "snap_1.zip").write_bytes(b"x")
+    stored = ["pool/snap_1.zip", "../other/pool/snap_4.zip", str(other / "pool" / "snap_4.zip"), "pool/missing.zip"]
+    run_dir.state_file.write_text(json.dumps({"timesteps": 5, "snapshots": stored}))
+    assert run_dir.read_state().snapshots == ["pool/snap_1.zip"]
+    assert capsys.readouterr().err.count("ignoring the snapshot") == 3
+
+
+def test_state_and_checkpoints_are_written_atomically(tmp_path, monkeypatch):
+    from gameshelf.training import model_io
+    from gameshelf.training.checkpoints import RunDir, RunState
+
+    run_dir = RunDir(tmp_path)
+    run_dir.write_state(RunState(timesteps=10))
+    before = run_dir.state_file.read_text()
+
+    def crash(src, dst):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(model_io.os, "replace", crash)
+    with pytest.raises(OSError):
+        run_dir.write_state(RunState(timesteps=20))
+    assert run_dir.state_file.read_text() == before and sorted(p.name for p in tmp_path.iterdir()) == ["state.json"]
+
+
+@pytest.mark.parametrize(
+    ("yaml_text", "argv", "named"),
+    [
+        ("game_options: {stones: 3}\n", [], "stones"),
+        ("selfplay: {snapshot_evry: 5}\n", [], "selfplay.snapshot_evry"),
+        ("selfplay: {mix: {bots: 1}}\n", [], "selfplay.mix"),
+        ("ppo: {learning_rate: fast}\n", [], "ppo.learning_rate"),
+        ("ppo: {net_arch: [64, -1]}\n", [], "ppo.net_arch"),
+        ("ppo: {net_arch: 64}\n", [], "ppo.net_arch"),
+        ("torch_threads: 0\n", [], "torch_threads"),
+        ("ppo: [1, 2\n", [], "not valid YAML"),
+        ("", ["--seed", "-1"], "seed"),
+        ("", ["--seed", str(2**32)], "seed"),
+    ],
+)
+def test_bad_settings_are_refused_before_anything_is_created(tmp_path, capsys, yaml_text, argv, named):
+    from gameshelf.training.train import main
+
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml_text)
+    out = tmp_path / "run"
+    code, err = exit_code(main, [NIM, "--config", str(config), "--out", str(out), *argv], capsys)
+    assert code == 2 and named in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+    assert any(word in err for word in ("allowed", "known", "YAML"))
+    assert not out.exists()
 
 
 # ---- command-line errors ----------------------------------------------------------------------------

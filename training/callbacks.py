@@ -1,88 +1,108 @@
-"""The training callback: progress bar, self-play snapshots, periodic evaluation, checkpoints, curves."""
+"""Training callbacks, one job each, combined by ``train`` in an SB3 ``CallbackList``.
+
+* ``ProgressBarCallback``: a tqdm bar of learner steps.
+* ``SelfPlayCallback``: every ``snapshot_every`` steps a frozen snapshot joins the opponent pool.
+* ``EvaluationCallback``: every ``eval.every`` steps the learner plays the baselines (every seat); rows go
+  to ``eval.csv`` and TensorBoard, then its ``callback_after_eval`` runs (``LearningCurveCallback``).
+* ``CheckpointCallback``: every ``checkpoint_every`` steps a checkpoint and the run state.
+* ``StopOnSignal``: a SIGINT/SIGTERM ends learning at the next step, so ``train`` can save and exit.
+"""
 
 from __future__ import annotations
 
 import csv
-import json
+import io
+import signal
+import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
 from gameshelf.training.agents.learned import LearnedAgent
+from gameshelf.training.checkpoints import RunDir, RunState
 from gameshelf.training.evaluate import evaluate
+from gameshelf.training.model_io import atomic_write_text, model_info, save_model
 
 
-class TrainingCallback(BaseCallback):  # type: ignore[misc]
-    def __init__(
-        self,
-        env_id: str,
-        config: dict[str, Any],
-        run_dir: Path,
-        pool: Any = None,
-        progress: bool = True,
-        seed: int = 0,
-        wall_offset: float = 0.0,
-    ) -> None:
+# ---- shared pieces -----------------------------------------------------------------------------------------
+class Clock:
+    """Wall-clock seconds of a run, counting the time of earlier sessions (``offset``)."""
+
+    def __init__(self, offset: float = 0.0) -> None:
+        self.offset = float(offset)
+        self.start = time.perf_counter()
+
+    def __call__(self) -> float:
+        return self.offset + time.perf_counter() - self.start
+
+
+class Recorder:
+    """Writes a checkpoint and ``state.json`` together, then prunes old checkpoints and snapshots."""
+
+    def __init__(self, run: RunDir, config: Any, clock: Clock, pool: Any = None) -> None:
+        self.run, self.config, self.clock, self.pool = run, config, clock, pool
+
+    def save(self, model: Any, finished: bool = False) -> Path:
+        path = self.run.save_checkpoint(model, model_info(self.config, model))
+        if finished:
+            save_model(model, self.run.final_model, model_info(self.config, model))
+        state = RunState(
+            timesteps=int(model.num_timesteps),
+            wall_s=self.clock(),
+            finished=finished,
+            checkpoint=self.run.relative(path),
+            snapshots=list(self.pool.snapshots) if self.pool is not None else [],
+        )
+        self.run.write_state(state)
+        self.run.prune_checkpoints(self.config.keep_checkpoints, protect=path)
+        if self.pool is not None:
+            self.run.prune_pool(self.pool.snapshots)
+        return path
+
+
+class Periodic(BaseCallback):  # type: ignore[misc]
+    """Runs ``fire()`` each time the step count crosses a multiple of ``every``."""
+
+    def __init__(self, every: int) -> None:
         super().__init__()
-        self.env_id = env_id
-        self.config = config
-        self.run_dir = Path(run_dir)
-        self.pool = pool
-        self.progress = progress
-        self.seed = seed
-        self.wall_offset = float(wall_offset)
-        self.rows: list[dict[str, Any]] = _read_rows(self.run_dir / "eval.csv")
-        self.bar: Any = None
-        self._start = time.perf_counter()
-        self._next: dict[str, int] = {}
-
-    # ---- schedule ---------------------------------------------------------------------------------
-    def _due(self, what: str, every: int) -> bool:
-        steps = self.num_timesteps
-        if what not in self._next:
-            self._next[what] = (steps // every + 1) * every
-            return False
-        if steps >= self._next[what]:
-            self._next[what] = (steps // every + 1) * every
-            return True
-        return False
+        self.every = int(every)
+        self.next_at = 0
 
     def _on_training_start(self) -> None:
-        self._start = time.perf_counter()
-        total = int(self.config["timesteps"])
-        if self.progress:
-            from tqdm.auto import tqdm
+        self.next_at = (self.num_timesteps // self.every + 1) * self.every
 
-            self.bar = tqdm(total=total, initial=min(self.num_timesteps, total), desc=f"train {self.env_id}", unit="step")
-        if self.pool is not None:
-            if not self.pool.snapshots:
-                self._snapshot()
-            self._update_opponents()
-        for what, every in self._schedule().items():
-            self._due(what, every)
-        if not self.rows:
-            self._evaluate()
+    def _on_step(self) -> bool:
+        if self.num_timesteps >= self.next_at:
+            self.next_at = (self.num_timesteps // self.every + 1) * self.every
+            self.fire()
+        return True
 
-    def _schedule(self) -> dict[str, int]:
-        out = {"eval": int(self.config["eval"]["every"]), "checkpoint": int(self.config["checkpoint_every"])}
-        if self.pool is not None:
-            out["snapshot"] = int(self.config["selfplay"]["snapshot_every"])
-        return out
+    def fire(self) -> None:
+        raise NotImplementedError
+
+
+# ---- the callbacks ----------------------------------------------------------------------------------------
+class ProgressBarCallback(BaseCallback):  # type: ignore[misc]
+    """A tqdm bar from the steps already done to ``total``."""
+
+    def __init__(self, total: int, desc: str) -> None:
+        super().__init__()
+        self.total, self.desc = int(total), desc
+        self.bar: Any = None
+
+    def _on_training_start(self) -> None:
+        from tqdm.auto import tqdm
+
+        self.bar = tqdm(total=self.total, initial=min(self.num_timesteps, self.total), desc=self.desc, unit="step")
 
     def _on_step(self) -> bool:
         if self.bar is not None:
-            self.bar.update(min(self.training_env.num_envs, self.bar.total - self.bar.n))
-        schedule = self._schedule()
-        if self.pool is not None and self._due("snapshot", schedule["snapshot"]):
-            self._snapshot()
-            self._update_opponents()
-        if self._due("eval", schedule["eval"]):
-            self._evaluate()
-        if self._due("checkpoint", schedule["checkpoint"]):
-            self._checkpoint()
+            self.bar.update(max(0, min(self.num_timesteps, self.total) - self.bar.n))
         return True
 
     def _on_training_end(self) -> None:
@@ -90,104 +110,192 @@ class TrainingCallback(BaseCallback):  # type: ignore[misc]
             self.bar.close()
             self.bar = None
 
-    # ---- actions --------------------------------------------------------------------------------------
-    def wall_s(self) -> float:
-        return self.wall_offset + time.perf_counter() - self._start
 
-    def _snapshot(self) -> None:
-        path = self.run_dir / "pool" / f"snap_{self.num_timesteps}.zip"
-        self.model.save(str(path))
-        self.pool.add(path)
+class SelfPlayCallback(Periodic):
+    """Snapshots of the learner join the pool; the vectorized envs get the new opponent mix."""
+
+    def __init__(self, pool: Any, run: RunDir, config: Any) -> None:
+        super().__init__(config.selfplay.snapshot_every)
+        self.pool, self.run, self.config = pool, run, config
+
+    def _on_training_start(self) -> None:
+        super()._on_training_start()
+        if not self.pool.snapshots:
+            self.fire()
+        else:
+            self._update_opponents()
+
+    def fire(self) -> None:
+        path = self.run.pool / f"snap_{self.num_timesteps}.zip"
+        save_model(self.model, path, model_info(self.config, self.model))
+        self.pool.add(self.run.relative(path))
+        self.run.prune_pool(self.pool.snapshots)
+        self._update_opponents()
 
     def _update_opponents(self) -> None:
         self.training_env.env_method("set_opponents", self.pool.opponents())
 
-    def _checkpoint(self) -> None:
-        self.model.save(str(self.run_dir / "checkpoints" / f"model_{self.num_timesteps}.zip"))
-        state = {
-            "timesteps": int(self.num_timesteps),
-            "wall_s": self.wall_s(),
-            "snapshots": self.pool.snapshots if self.pool is not None else [],
-        }
-        (self.run_dir / "state.json").write_text(json.dumps(state, indent=1))
 
-    def _evaluate(self, model: Any = None) -> None:
-        model = model if model is not None else self.model
-        ev = self.config["eval"]
-        opponents = [o for o in ev["opponents"] if o != "heuristic" or _has_heuristic(self.env_id)]
+class EvaluationCallback(Periodic):
+    """The learner against each baseline of ``eval.opponents`` (every seat); a row per evaluation."""
+
+    def __init__(
+        self,
+        config: Any,
+        run: RunDir,
+        clock: Clock,
+        rows: list[dict[str, Any]],
+        say: Callable[[str], None] = print,
+        callback_after_eval: BaseCallback | None = None,
+    ) -> None:
+        super().__init__(config.eval.every)
+        self.config, self.run, self.clock, self.rows, self.say = config, run, clock, rows, say
+        self.callback_after_eval = callback_after_eval
+
+    def _init_callback(self) -> None:
+        if self.callback_after_eval is not None:
+            self.callback_after_eval.init_callback(self.model)
+
+    def _on_training_start(self) -> None:
+        super()._on_training_start()
+        if not self.rows:
+            self.fire()
+
+    def fire(self) -> None:
+        self.evaluate(self.model)
+
+    def evaluate(self, model: Any) -> None:
+        env_id, config = self.config.env_id, self.config
+        opponents = [o for o in config.eval.opponents if o != "heuristic" or _has_heuristic(env_id)]
         if not opponents:
             return
-        learner = LearnedAgent.from_model(model, self.env_id, name="learner")
+        learner = LearnedAgent.from_model(model, env_id, name="learner")
         result = evaluate(
-            self.env_id,
+            env_id,
             [learner, *opponents],
-            games=int(ev["games"]),
-            seed=self.seed + 1000,
-            num_players=int(self.config["players"]),
-            options=self.config.get("game_options") or None,
+            games=config.eval.games,
+            seed=config.seed + 1000,
+            num_players=config.players,
+            options=config.game_options or None,
             first_only=True,
         )
-        row: dict[str, Any] = {"timesteps": int(model.num_timesteps), "wall_s": round(self.wall_s(), 1)}
+        row: dict[str, Any] = {"timesteps": int(model.num_timesteps), "wall_s": round(self.clock(), 1)}
         for name in result.agents[1:]:
             pair = result.pair("learner", name)
             row[f"win_{name}"] = round(pair.win_rate, 4)
             row[f"draw_{name}"] = round(pair.draws / pair.games, 4)
             row[f"rank_{name}"] = round(pair.mean_rank, 4)
             row[f"return_{name}"] = round(pair.mean_return, 4)
-            self.logger.record(f"eval/win_vs_{name}", pair.win_rate)
-            self.logger.record(f"eval/mean_rank_vs_{name}", pair.mean_rank)
-            self.logger.record(f"eval/mean_return_vs_{name}", pair.mean_return)
+            model.logger.record(f"eval/win_vs_{name}", pair.win_rate)
+            model.logger.record(f"eval/mean_rank_vs_{name}", pair.mean_rank)
+            model.logger.record(f"eval/mean_return_vs_{name}", pair.mean_return)
         self.rows.append(row)
-        _write_rows(self.run_dir / "eval.csv", self.rows)
-        self.write_curve()
-        message = f"[{row['timesteps']} steps, {row['wall_s']:.0f} s] " + ", ".join(
-            f"vs {n}: win {100 * row[f'win_{n}']:.0f}% rank {row[f'rank_{n}']:.2f}" for n in result.agents[1:]
+        write_rows(self.run.root / "eval.csv", self.rows)
+        self.say(
+            f"[{row['timesteps']} steps, {row['wall_s']:.0f} s] "
+            + ", ".join(f"vs {n}: win {100 * row[f'win_{n}']:.0f}% rank {row[f'rank_{n}']:.2f}" for n in result.agents[1:])
         )
-        if self.bar is not None:
-            self.bar.write(message)
-        else:
-            print(message, flush=True)
+        if self.callback_after_eval is not None:
+            self.callback_after_eval.on_step()
 
-    def finish(self, model: Any) -> None:
-        """Evaluate the final model (unless just done) and write a last checkpoint and the curve."""
-        if not self.rows or self.rows[-1]["timesteps"] != model.num_timesteps:
-            self.model = model
-            self._evaluate(model)
-        self._checkpoint()
 
-    def write_curve(self) -> None:
+class LearningCurveCallback(BaseCallback):  # type: ignore[misc]
+    """Redraws ``learning_curve.png`` from the evaluation rows (run after each evaluation)."""
+
+    def __init__(self, rows: list[dict[str, Any]], path: Path, title: str) -> None:
+        super().__init__()
+        self.rows, self.path, self.title = rows, Path(path), title
+
+    def _on_step(self) -> bool:
+        self.draw()
+        return True
+
+    def draw(self) -> None:
         if self.rows:
-            plot_learning_curve(
-                self.rows, self.run_dir / "learning_curve.png", f"{self.env_id}, {self.config['players']} players"
-            )
+            plot_learning_curve(self.rows, self.path, self.title)
 
 
+class CheckpointCallback(Periodic):
+    """A checkpoint and the run state every ``checkpoint_every`` steps."""
+
+    def __init__(self, recorder: Recorder, every: int) -> None:
+        super().__init__(every)
+        self.recorder = recorder
+
+    def fire(self) -> None:
+        self.recorder.save(self.model)
+
+
+class StopOnSignal(BaseCallback):  # type: ignore[misc]
+    """While installed (``with``), SIGINT and SIGTERM stop learning at the next step instead of killing it.
+
+    A second signal is not caught: it interrupts at once. Outside the main thread (where signal handlers
+    cannot be set) it does nothing.
+    """
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.received: int | None = None
+        self._previous: dict[int, Any] = {}
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        self.received = signum
+        self._restore()
+
+    def __enter__(self) -> StopOnSignal:
+        try:
+            for sig in self.SIGNALS:
+                self._previous[sig] = signal.signal(sig, self._handle)
+        except ValueError:  # not the main thread
+            self._restore()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._restore()
+
+    def _restore(self) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+        self._previous.clear()
+
+    @property
+    def signal_name(self) -> str:
+        return signal.Signals(self.received).name if self.received is not None else ""
+
+    def _on_step(self) -> bool:
+        return self.received is None
+
+
+# ---- evaluation rows and the learning curve ----------------------------------------------------------------
 _HEURISTIC: dict[str, bool] = {}
 
 
 def _has_heuristic(env_id: str) -> bool:
     if env_id not in _HEURISTIC:
-        from gameshelf.training.train import heuristic_available
+        from gameshelf.training.environments import heuristic_available
 
         _HEURISTIC[env_id] = heuristic_available(env_id)
     return _HEURISTIC[env_id]
 
 
-def _read_rows(path: Path) -> list[dict[str, Any]]:
+def read_rows(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     with path.open() as f:
-        return [{k: float(v) for k, v in row.items()} for row in csv.DictReader(f)]
+        return [{k: float(v) for k, v in row.items() if v not in (None, "")} for row in csv.DictReader(f)]
 
 
-def _write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
+def write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
     keys: list[str] = []
     for row in rows:
         keys += [k for k in row if k not in keys]
-    with path.open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=keys)
-        writer.writeheader()
-        writer.writerows(rows)
+    text = io.StringIO()
+    writer = csv.DictWriter(text, fieldnames=keys)
+    writer.writeheader()
+    writer.writerows(rows)
+    atomic_write_text(path, text.getvalue())
 
 
 def plot_learning_curve(rows: list[dict[str, Any]], path: str | Path | None, title: str, games: int | None = None) -> Any:
@@ -229,3 +337,10 @@ def plot_learning_curve(rows: list[dict[str, Any]], path: str | Path | None, tit
         fig.savefig(path, dpi=110)
         plt.close(fig)
     return fig
+
+
+def stdout_is_terminal() -> bool:
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False

@@ -41,6 +41,21 @@ def policy_kwargs(observation: str, net_arch: list[int], features_dim: int = 256
     return kwargs
 
 
+def policy_spec(policy: str, observation: str, net_arch: list[int], features_dim: int = 256) -> tuple[type, dict[str, Any]]:
+    """The policy class and its keyword arguments for a policy kind (``default`` or ``fully_conv``).
+
+    Training builds its model from this, and loading a saved policy rebuilds it from the same call, so a
+    saved model never needs to carry (pickled) classes.
+    """
+    if policy == "fully_conv":
+        from stable_baselines3.common.torch_layers import FlattenExtractor
+
+        return FullyConvPolicy, {"net_arch": {}, "features_extractor_class": FlattenExtractor}
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    return MaskableActorCriticPolicy, policy_kwargs(observation, net_arch, features_dim)
+
+
 class _ConvHeads(nn.Module):
     """Shared 3x3 convolutions; actor: a 1x1 convolution giving one logit per (plane, row, col); critic: pooled MLP."""
 

@@ -4,6 +4,9 @@
 ``{"snapshots": 0.6, "heuristic": 0.2, "random": 0.2}`` into the weighted opponent list handed to every
 ``SingleSeatEnv`` (``set_opponents``). Snapshots play stochastically (sampling from their policy), so the
 learner meets varied play; the newest snapshot gets half the snapshot share, the older ones share the rest.
+
+Snapshot paths are kept relative to the run folder (``root``), so a moved or copied run finds its own
+snapshots; they are loaded as weights only (``LearnedAgent``: nothing in a snapshot file is unpickled).
 """
 
 from __future__ import annotations
@@ -15,14 +18,22 @@ from gameshelf.training.agents.learned import LearnedAgent
 
 
 class OpponentPool:
-    def __init__(self, env_id: str, mix: dict[str, float], size: int = 5, snapshots: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        env_id: str,
+        mix: dict[str, float],
+        size: int = 5,
+        snapshots: list[str] | None = None,
+        root: str | Path = ".",
+    ) -> None:
         unknown = set(mix) - {"snapshots", "heuristic", "random"}
         if unknown:
             raise ValueError(f"unknown opponent kinds {sorted(unknown)} in the self-play mix; use snapshots, heuristic, random")
         self.env_id = env_id
         self.mix = {k: float(v) for k, v in mix.items() if float(v) > 0}
         self.size = size
-        self.snapshots: list[str] = list(snapshots or [])
+        self.root = Path(root).resolve()
+        self.snapshots: list[str] = list(snapshots or [])[-size:]
 
     def add(self, path: str | Path) -> None:
         self.snapshots.append(str(path))
@@ -36,7 +47,8 @@ class OpponentPool:
             *older, newest = self.snapshots
             weights = [share] if not older else [share / 2] + [share / 2 / len(older)] * len(older)
             for path, w in zip([newest, *older], weights, strict=True):
-                out.append((LearnedAgent(path, self.env_id, deterministic=False, name=f"snapshot:{Path(path).stem}"), w))
+                agent = LearnedAgent(self.root / path, self.env_id, deterministic=False, name=f"snapshot:{Path(path).stem}")
+                out.append((agent, w))
         for kind in ("heuristic", "random"):
             if self.mix.get(kind, 0.0) > 0:
                 out.append((kind, self.mix[kind]))

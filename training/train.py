@@ -3,236 +3,220 @@
     python -m gameshelf.training.train level_x-v0
     python -m gameshelf.training.train amoriax-v0 --timesteps 300000 --n-envs 8 --opponent self --seed 1
     python -m gameshelf.training.train koplus-v0 --players 3 --config my_koplus.yaml --out runs/koplus-3p
-    python -m gameshelf.training.train level_x-v0 --resume runs/level_x-v0/20260101-120000-s0
+    python -m gameshelf.training.train --resume runs/level_x-v0/20260101-120000-s0 [--timesteps 400000]
 
 Defaults per game come from ``training/configs/<game>.yaml``; command-line options override them. The
 learner plays a random seat of a ``SingleSeatEnv`` each episode against ``random``, ``heuristic`` or
 ``self`` (a pool of frozen snapshots of itself mixed with heuristic and random opponents). A run directory
 (default ``runs/<env_id>/<time>-s<seed>``) receives:
 
-* ``config.yaml`` (the resolved configuration), ``tb/`` (TensorBoard logs: ``tensorboard --logdir runs``),
+* ``config.yaml`` (the resolved configuration), ``state.json`` (steps done, pool), ``tb/`` (TensorBoard),
 * ``eval.csv`` and ``learning_curve.png``: periodic evaluation against random and heuristic, every seat,
-* ``checkpoints/`` (for ``--resume``), ``pool/`` (self-play snapshots), ``final_model.zip``.
+* ``checkpoints/`` (the last ``keep_checkpoints``, for ``--resume``), ``pool/`` (self-play snapshots),
+  ``final_model.zip``.
 
-User errors (unknown id, bad option, unwritable output) print one line and exit with status 2.
+Every setting is checked before anything is created; a bad one prints one line and exits with status 2.
+Ctrl-C (or SIGTERM) saves a checkpoint and the run state, prints how to resume and exits with 130 (143).
+
+The code is in layers: ``config`` (typed, checked settings), ``environments`` (the vectorized envs),
+``build_model`` / ``restore_model`` below, ``callbacks`` (one job each) and ``learn``.
 """
 
 from __future__ import annotations
 
 import argparse
-import copy
-import csv
-import json
+import dataclasses
 import os
+import shutil
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import gymnasium as gym
-import numpy as np
-from stable_baselines3.common.monitor import Monitor
+from gameshelf.training.checkpoints import RunDir, RunState, check_new_run_dir, require_run_dir, warn
+from gameshelf.training.cli_util import UserError, check_writable_dir, run
+from gameshelf.training.config import (
+    CONFIG_DIR,
+    DEFAULTS,
+    OPPONENTS,
+    TrainConfig,
+    from_dict,
+    game_name,
+    load_config,
+    read_yaml,
+    resolve_config,
+)
+from gameshelf.training.environments import heuristic_available, make_env_fn, make_vec_env
+from gameshelf.training.model_io import atomic_write_text
 
-from gameshelf.training.cli_util import UserError, check_env_id, check_writable_dir, run
-
-CONFIG_DIR = Path(__file__).resolve().parent / "configs"
-OPPONENTS = ("random", "heuristic", "self")
-
-DEFAULTS: dict[str, Any] = {
-    "players": None,
-    "timesteps": 200_000,
-    "n_envs": 8,
-    "vec_env": "dummy",
-    "reward": "outcome",
-    "reward_scale": 1.0,
-    "observation": "flat",
-    "policy": "default",
-    "opponent": "self",
-    "torch_threads": 1,
-    "selfplay": {"snapshot_every": 25_000, "pool_size": 5, "mix": {"snapshots": 0.5, "heuristic": 0.25, "random": 0.25}},
-    "ppo": {
-        "learning_rate": 3.0e-4,
-        "n_steps": 256,
-        "batch_size": 512,
-        "n_epochs": 4,
-        "gamma": 0.99,
-        "gae_lambda": 0.95,
-        "ent_coef": 0.01,
-        "clip_range": 0.2,
-        "vf_coef": 0.5,
-        "net_arch": [128, 128],
-        "features_dim": 256,
-    },
-    "eval": {"every": 25_000, "games": 100, "opponents": ["random", "heuristic"]},
-    "checkpoint_every": 50_000,
-    "game_options": {},
-}
+__all__ = [
+    "CONFIG_DIR",
+    "DEFAULTS",
+    "OPPONENTS",
+    "TrainConfig",
+    "TrainResult",
+    "game_name",
+    "heuristic_available",
+    "load_config",
+    "make_env_fn",
+    "read_evaluations",
+    "train",
+]
 
 
-# ---- configuration ---------------------------------------------------------------------------------
-def _merge(base: dict[str, Any], override: dict[str, Any], where: str) -> dict[str, Any]:
-    out = copy.deepcopy(base)
-    for key, value in override.items():
-        if key not in base:
-            raise UserError(f"{where}: unknown setting {key!r}; known: {', '.join(sorted(base))}")
-        if isinstance(base[key], dict) and key not in ("game_options", "mix"):
-            if not isinstance(value, dict):
-                raise UserError(f"{where}: setting {key!r} must be a mapping")
-            out[key] = _merge(base[key], value, f"{where}: {key}")
-        else:
-            out[key] = copy.deepcopy(value)
-    return out
-
-
-def game_name(env_id: str) -> str:
-    return env_id.rsplit("-v", 1)[0]
-
-
-def load_config(env_id: str, path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-    """Defaults, then ``training/configs/<game>.yaml`` (or ``path``)."""
-    import yaml
-
-    config = copy.deepcopy(DEFAULTS)
-    file = Path(path) if path is not None else CONFIG_DIR / f"{game_name(env_id)}.yaml"
-    if path is None and not file.exists():
-        return config
-    try:
-        data = yaml.safe_load(file.read_text()) or {}
-    except OSError as err:
-        raise UserError(f"cannot read config {str(file)!r}: {err.strerror or err}") from None
-    except yaml.YAMLError as err:
-        raise UserError(f"config {str(file)!r} is not valid YAML: {err}") from None
-    if not isinstance(data, dict):
-        raise UserError(f"config {str(file)!r} must be a mapping of settings")
-    data.pop("env_id", None)
-    return _merge(config, data, str(file))
-
-
-def validate_config(config: dict[str, Any]) -> None:
-    def positive_int(value: Any, name: str) -> None:
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise UserError(f"{name} must be a positive integer, got {value!r}")
-
-    positive_int(config["timesteps"], "timesteps")
-    scale = config["reward_scale"]
-    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not scale > 0:
-        raise UserError(f"reward_scale must be a positive number, got {scale!r}")
-    positive_int(config["n_envs"], "n_envs")
-    for key in ("snapshot_every", "pool_size"):
-        positive_int(config["selfplay"][key], f"selfplay.{key}")
-    positive_int(config["eval"]["every"], "eval.every")
-    positive_int(config["eval"]["games"], "eval.games")
-    positive_int(config["checkpoint_every"], "checkpoint_every")
-    positive_int(config["ppo"]["n_steps"], "ppo.n_steps")
-    positive_int(config["ppo"]["batch_size"], "ppo.batch_size")
-    choices = {
-        "opponent": OPPONENTS,
-        "vec_env": ("dummy", "subproc"),
-        "reward": ("outcome", "score"),
-        "observation": ("flat", "planes"),
-        "policy": ("default", "fully_conv"),
-    }
-    for key, allowed in choices.items():
-        if config[key] not in allowed:
-            raise UserError(f"{key}={config[key]!r} is not allowed; allowed values: {', '.join(allowed)}")
-
-
-# ---- environments ----------------------------------------------------------------------------------
-def make_env_fn(env_id: str, config: dict[str, Any], opponents: Any) -> Any:
-    """A picklable constructor of one wrapped ``SingleSeatEnv`` (for ``DummyVecEnv``/``SubprocVecEnv``)."""
-    return _EnvFactory(
-        env_id,
-        config["players"],
-        config["reward"],
-        config["observation"],
-        config["game_options"],
-        opponents,
-        float(config["reward_scale"]),
-    )
-
-
-@dataclass
-class _EnvFactory:
-    env_id: str
-    players: int
-    reward: str
-    observation: str
-    game_options: dict[str, Any]
-    opponents: Any
-    reward_scale: float = 1.0
-
-    def __call__(self) -> Any:
-        from gameshelf.training.agents import make_agent
-        from gameshelf.wrappers import ChannelsFirstObservation, FlattenObservation, SingleSeatEnv
-
-        try:
-            import torch
-
-            torch.set_num_threads(1)
-        except ImportError:
-            pass
-        env: Any = SingleSeatEnv(
-            self.env_id,
-            opponents=self.opponents,
-            agent_factory=make_agent,
-            reward=self.reward,
-            num_players=self.players,
-            **self.game_options,
-        )
-        env = ChannelsFirstObservation(env) if self.observation == "planes" else FlattenObservation(env)
-        env = _MaskedMonitor(env)
-        return env if self.reward_scale == 1.0 else _ScaledReward(env, self.reward_scale)
-
-
-class _MaskedMonitor(Monitor):  # type: ignore[misc]
-    """SB3's ``Monitor`` (episode statistics) that forwards ``action_masks``."""
-
-    def action_masks(self) -> np.ndarray:
-        return np.asarray(self.env.get_wrapper_attr("action_masks")(), dtype=bool)
-
-
-class _ScaledReward(gym.RewardWrapper):  # type: ignore[misc]
-    """Rewards multiplied by a constant (for ``reward: score`` shaping); forwards ``action_masks``."""
-
-    def __init__(self, env: Any, scale: float) -> None:
-        super().__init__(env)
-        self.scale = scale
-
-    def reward(self, reward: Any) -> float:
-        return float(reward) * self.scale
-
-    def action_masks(self) -> np.ndarray:
-        return np.asarray(self.env.get_wrapper_attr("action_masks")(), dtype=bool)
-
-
-# ---- the run -------------------------------------------------------------------------------------------
 @dataclass
 class TrainResult:
+    """Where a run's model and evaluations are.
+
+    ``status``: ``"finished"`` (``model_path`` is ``final_model.zip``), ``"interrupted"`` (by a signal;
+    ``model_path`` is the checkpoint just written) or ``"already_done"`` (a resumed run had nothing left
+    to do); ``message`` says what happened in one line.
+    """
+
     run_dir: Path
     model_path: Path
     evaluations: list[dict[str, Any]] = field(default_factory=list)
     wall_s: float = 0.0
     timesteps: int = 0
+    status: str = "finished"
+    message: str = ""
+    signal: str = ""
 
 
-def _initial_opponents(config: dict[str, Any]) -> Any:
-    kind = config["opponent"]
-    if kind in ("random", "heuristic"):
-        return [kind]
-    return ["random"]  # replaced by the pool right after the first snapshot
+# ---- planning: settings and the run folder, all checked before anything is created -----------------------
+@dataclass
+class _Plan:
+    config: TrainConfig
+    run: RunDir
+    state: RunState
+    checkpoint: tuple[Path, dict[str, Any], int] | None = None
+    new: bool = True
 
 
-def heuristic_available(env_id: str) -> bool:
-    from gameshelf.training.agents import make_agent
+def _without_missing_heuristic(config: TrainConfig) -> TrainConfig:
+    wants = config.opponent == "heuristic" or (config.opponent == "self" and config.selfplay.mix.get("heuristic", 0) > 0)
+    if not wants or heuristic_available(config.env_id):
+        return config
+    if config.opponent == "heuristic":
+        raise UserError(f"opponent=heuristic is not allowed: no heuristic agent is available for {config.env_id}")
+    mix = {k: v for k, v in config.selfplay.mix.items() if k != "heuristic"}
+    return dataclasses.replace(config, selfplay=dataclasses.replace(config.selfplay, mix=mix))
 
+
+def _plan_new(env_id: str, config: Any, seed: Any, out: Any, overrides: dict[str, Any]) -> _Plan:
+    cfg = _without_missing_heuristic(resolve_config(env_id, config, seed=seed, overrides=overrides))
+    root = Path(out) if out is not None else Path("runs") / env_id / f"{time.strftime('%Y%m%d-%H%M%S')}-s{seed}"
+    check_new_run_dir(root)
+    return _Plan(cfg, RunDir(root), RunState())
+
+
+def _plan_resume(resume: Any, timesteps: int | None) -> _Plan | TrainResult:
+    run_dir = require_run_dir(Path(resume))
+    saved = read_yaml(run_dir.config_file)
+    env_id, seed = saved.pop("env_id", None), saved.pop("seed", 0)
+    if not isinstance(env_id, str):
+        raise UserError(f"{str(run_dir.config_file)!r} names no env_id")
+    from gameshelf.training.cli_util import check_env_id
+
+    check_env_id(env_id)
+    cfg = from_dict(env_id, seed, saved)
+    if timesteps is not None:
+        cfg = cfg.with_timesteps(timesteps)
+    cfg = _without_missing_heuristic(cfg)
+    state = run_dir.read_state()
+    done = _already_done(run_dir, cfg, state, timesteps, state.timesteps)
+    if done is not None:
+        return done
+    checkpoint = run_dir.sound_checkpoint()
+    if checkpoint is None:
+        # stopped (or killed) before its first checkpoint: the run starts again from its config.yaml
+        warn(f"{str(run_dir.root)!r} has no usable checkpoint; starting the run again from step 0")
+        return _Plan(cfg, run_dir, RunState(), None, new=False)
+    done = _already_done(run_dir, cfg, state, timesteps, checkpoint[2])
+    if done is not None:
+        return done
+    if checkpoint[2] < state.timesteps:
+        warn(f"resuming from {checkpoint[2]} steps (the run state says {state.timesteps})")
+    return _Plan(cfg, run_dir, state, checkpoint, new=False)
+
+
+def _already_done(run_dir: RunDir, cfg: TrainConfig, state: RunState, timesteps: int | None, steps: int) -> TrainResult | None:
+    if state.finished and timesteps is None:
+        message = (
+            f"the run {str(run_dir.root)!r} already finished ({steps} steps); to train further, give --timesteps above {steps}"
+        )
+    elif steps and steps >= cfg.timesteps:
+        message = (
+            f"the run {str(run_dir.root)!r} has already done {steps} steps (target {cfg.timesteps}); "
+            f"nothing to do: give --timesteps above {steps} to train further"
+        )
+    else:
+        return None
+    from gameshelf.training.callbacks import read_rows
+
+    model = run_dir.final_model if run_dir.final_model.is_file() else run_dir.root / (state.checkpoint or "")
+    return TrainResult(
+        run_dir.root,
+        model,
+        read_rows(run_dir.root / "eval.csv"),
+        state.wall_s,
+        steps,
+        status="already_done",
+        message=message,
+    )
+
+
+def _create_run(plan: _Plan) -> None:
+    import yaml
+
+    check_writable_dir(plan.run.root)
+    plan.run.create()
+    if plan.new or plan.config.timesteps != _saved_timesteps(plan.run):
+        data = {"env_id": plan.config.env_id, **plan.config.to_dict()}
+        atomic_write_text(plan.run.config_file, yaml.safe_dump(data, sort_keys=False))
+
+
+def _saved_timesteps(run: RunDir) -> Any:
     try:
-        make_agent("heuristic", env_id)
-    except (ValueError, ImportError):
-        return False
-    return True
+        return read_yaml(run.config_file).get("timesteps")
+    except UserError:
+        return None
 
 
+# ---- the model ------------------------------------------------------------------------------------------------
+def build_model(config: TrainConfig, vec: Any, tb_dir: Path | None, verbose: int = 0) -> Any:
+    """A fresh ``MaskablePPO`` on ``vec`` with the policy of ``config``."""
+    from sb3_contrib import MaskablePPO
+
+    from gameshelf.training.policies import policy_spec
+
+    policy_class, kwargs = policy_spec(config.policy, config.observation, config.ppo.net_arch, config.ppo.features_dim)
+    return MaskablePPO(
+        policy_class,
+        vec,
+        policy_kwargs=kwargs,
+        tensorboard_log=str(tb_dir) if tb_dir is not None else None,
+        seed=config.seed,
+        device="cpu",
+        verbose=verbose,
+        **config.ppo.algorithm_kwargs(config.n_envs),
+    )
+
+
+def restore_model(model: Any, checkpoint: tuple[Path, dict[str, Any], int]) -> None:
+    """Load a checkpoint's policy and optimizer weights (read as weights only) into a freshly built model."""
+    path, weights, steps = checkpoint
+    try:
+        model.set_parameters(weights, exact_match=True, device="cpu")
+    except (RuntimeError, ValueError, KeyError) as err:
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise UserError(f"the checkpoint {str(path)!r} does not fit the run's config.yaml ({first})") from None
+    model.num_timesteps = int(steps)
+
+
+# ---- learning ---------------------------------------------------------------------------------------------------
 def train(
     env_id: str,
     *,
@@ -244,134 +228,144 @@ def train(
     config: str | os.PathLike[str] | dict[str, Any] | None = None,
     out: str | os.PathLike[str] | None = None,
     resume: str | os.PathLike[str] | None = None,
-    progress: bool = True,
+    progress: bool | None = None,
     verbose: int = 0,
+    quiet: bool = False,
+    callbacks: Sequence[Any] = (),
 ) -> TrainResult:
     """Train (or resume) a run; returns where the model and the evaluations are. Raises ``UserError``.
 
     ``config``: a YAML path replacing the game's config file, or a dict of settings overriding it.
+    ``progress``: the progress bar (default: only when standard output is a terminal); ``quiet``: no bar
+    and no evaluation lines. ``callbacks``: extra SB3 callbacks, run after ours.
+    """
+    if resume is not None:
+        planned = _plan_resume(resume, timesteps)
+        if isinstance(planned, TrainResult):
+            return planned
+        plan = planned
+    else:
+        overrides = {"players": players, "timesteps": timesteps, "n_envs": n_envs, "opponent": opponent}
+        plan = _plan_new(env_id, config, seed, out, overrides)
+    if progress is None:
+        from gameshelf.training.callbacks import stdout_is_terminal
+
+        progress = stdout_is_terminal()
+    existed = plan.run.root.exists()
+    _create_run(plan)
+    try:
+        return learn(plan, progress=progress and not quiet, quiet=quiet, verbose=verbose, extra=callbacks)
+    except BaseException:
+        if plan.new and not plan.run.checkpoint_files():
+            _remove_new_run(plan.run.root, existed)
+        raise
+
+
+def _remove_new_run(root: Path, existed: bool) -> None:
+    """Undo a new run that stopped before its first checkpoint, so ``--out`` can be used again."""
+    if existed:
+        for child in root.iterdir():
+            shutil.rmtree(child) if child.is_dir() else child.unlink()
+    else:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def learn(plan: _Plan, *, progress: bool, quiet: bool, verbose: int, extra: Sequence[Any] = ()) -> TrainResult:
+    """Build the environments and the model, run ``model.learn`` under the callbacks, save the outcome.
+
+    SIGINT and SIGTERM are caught from here on: learning stops at the next step and the run is saved.
     """
     import torch
-    import yaml
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.torch_layers import FlattenExtractor
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    from gameshelf.training.callbacks import TrainingCallback
-    from gameshelf.training.policies import policy_kwargs
+    from gameshelf.training.callbacks import Clock, StopOnSignal
+
+    cfg = plan.config
+    torch.set_num_threads(cfg.torch_threads)
+    clock = Clock(plan.state.wall_s)
+    stop = StopOnSignal()
+    with stop:
+        return _learn(plan, clock, stop, progress=progress, quiet=quiet, verbose=verbose, extra=extra)
+
+
+def _learn(plan: _Plan, clock: Any, stop: Any, *, progress: bool, quiet: bool, verbose: int, extra: Sequence[Any]) -> TrainResult:
+    from stable_baselines3.common.callbacks import CallbackList
+
+    from gameshelf.training.callbacks import (
+        CheckpointCallback,
+        EvaluationCallback,
+        LearningCurveCallback,
+        ProgressBarCallback,
+        Recorder,
+        SelfPlayCallback,
+        read_rows,
+    )
     from gameshelf.training.selfplay import OpponentPool
 
-    start = time.perf_counter()
-    if resume is not None:
-        run_dir = Path(resume)
-        if not (run_dir / "config.yaml").is_file():
-            raise UserError(f"{str(run_dir)!r} is not a run directory (no config.yaml)")
-        saved = yaml.safe_load((run_dir / "config.yaml").read_text())
-        env_id = saved.pop("env_id")
-        seed = saved.pop("seed", seed)
-        cfg = _merge(DEFAULTS, saved, str(run_dir / "config.yaml"))
-        if timesteps is not None:
-            cfg["timesteps"] = timesteps
-    else:
-        cfg = _merge(load_config(env_id), config, "config") if isinstance(config, dict) else load_config(env_id, config)
-        check_env_id(env_id)
-        for key, value in (("players", players), ("timesteps", timesteps), ("n_envs", n_envs), ("opponent", opponent)):
-            if value is not None:
-                cfg[key] = value
-    cfg["players"] = check_env_id(env_id, cfg["players"])
-    validate_config(cfg)
-    mix_heuristic = cfg["selfplay"]["mix"].get("heuristic", 0) > 0
-    wants_heuristic = cfg["opponent"] == "heuristic" or (cfg["opponent"] == "self" and mix_heuristic)
-    if wants_heuristic and not heuristic_available(env_id):
-        if cfg["opponent"] == "heuristic":
-            raise UserError(f"no heuristic agent is available for {env_id}")
-        cfg["selfplay"]["mix"].pop("heuristic", None)
-    if resume is None:
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        run_dir = Path(out) if out is not None else Path("runs") / env_id / f"{stamp}-s{seed}"
-        if run_dir.exists() and any(run_dir.iterdir()):
-            raise UserError(f"{str(run_dir)!r} already holds a run; use --resume {run_dir} or another --out")
-    check_writable_dir(run_dir)
-    for sub in ("checkpoints", "pool", "tb"):
-        (run_dir / sub).mkdir(exist_ok=True)
-    if resume is None:
-        (run_dir / "config.yaml").write_text(yaml.safe_dump({"env_id": env_id, "seed": seed, **cfg}, sort_keys=False))
-
-    torch.set_num_threads(int(cfg["torch_threads"]))
-    factories = [make_env_fn(env_id, cfg, _initial_opponents(cfg)) for _ in range(cfg["n_envs"])]
-    vec = SubprocVecEnv(factories) if cfg["vec_env"] == "subproc" else DummyVecEnv(factories)
-    vec.seed(seed)
+    cfg, run_dir = plan.config, plan.run
+    vec = make_vec_env(cfg)
     try:
+        model = build_model(cfg, vec, run_dir.root / "tb", verbose)
+        if plan.checkpoint is not None:
+            restore_model(model, plan.checkpoint)
         pool = None
-        state_file = run_dir / "state.json"
-        saved_state = json.loads(state_file.read_text()) if resume is not None and state_file.exists() else {}
-        if cfg["opponent"] == "self":
-            sp = cfg["selfplay"]
-            pool = OpponentPool(env_id, sp["mix"], sp["pool_size"], saved_state.get("snapshots"))
-        ppo = dict(cfg["ppo"])
-        kwargs = policy_kwargs(cfg["observation"], ppo.pop("net_arch"), ppo.pop("features_dim"))
-        ppo["batch_size"] = min(ppo["batch_size"], ppo["n_steps"] * cfg["n_envs"])
-        checkpoint = _latest_checkpoint(run_dir) if resume is not None else None
-        if resume is not None and checkpoint is None:
-            raise UserError(f"{str(run_dir)!r} has no checkpoint to resume from")
-        if checkpoint is not None:
-            model = MaskablePPO.load(str(checkpoint), env=vec, device="cpu", tensorboard_log=str(run_dir / "tb"))
-        else:
-            if cfg["policy"] == "fully_conv":
-                from gameshelf.training.policies import FullyConvPolicy
+        if cfg.opponent == "self":
+            pool = OpponentPool(cfg.env_id, cfg.selfplay.mix, cfg.selfplay.pool_size, plan.state.snapshots, root=run_dir.root)
+        rows = [r for r in read_rows(run_dir.root / "eval.csv") if r["timesteps"] <= model.num_timesteps]
+        recorder = Recorder(run_dir, cfg, clock, pool)
 
-                policy: Any = FullyConvPolicy
-                kwargs = {"net_arch": {}, "features_extractor_class": FlattenExtractor}
+        def say(message: str) -> None:
+            if quiet:
+                return
+            if progress:
+                from tqdm.auto import tqdm
+
+                tqdm.write(message)
             else:
-                policy = "MlpPolicy"
-            model = MaskablePPO(
-                policy,
-                vec,
-                policy_kwargs=kwargs,
-                tensorboard_log=str(run_dir / "tb"),
-                seed=seed,
-                device="cpu",
-                verbose=verbose,
-                **ppo,
-            )
-        callback = TrainingCallback(
-            env_id, cfg, run_dir, pool, progress=progress, seed=seed, wall_offset=saved_state.get("wall_s", 0.0)
-        )
-        remaining = cfg["timesteps"] - model.num_timesteps
-        if remaining > 0:
+                print(message, flush=True)
+
+        curve = LearningCurveCallback(rows, run_dir.root / "learning_curve.png", f"{cfg.env_id}, {cfg.players} players")
+        evaluation = EvaluationCallback(cfg, run_dir, clock, rows, say, callback_after_eval=curve)
+        jobs: list[Any] = []
+        if progress:
+            jobs.append(ProgressBarCallback(cfg.timesteps, f"train {cfg.env_id}"))
+        if pool is not None:
+            jobs.append(SelfPlayCallback(pool, run_dir, cfg))
+        jobs += [evaluation, CheckpointCallback(recorder, cfg.checkpoint_every), stop, *extra]
+        if stop.received is None:  # a signal while building: save the fresh model, learn nothing
             model.learn(
-                total_timesteps=remaining,
-                callback=callback,
-                reset_num_timesteps=checkpoint is None,
+                total_timesteps=cfg.timesteps - model.num_timesteps,
+                callback=CallbackList(jobs),
+                reset_num_timesteps=plan.checkpoint is None,
                 tb_log_name="ppo",
             )
-        final = run_dir / "final_model.zip"
-        model.save(str(final))
-        callback.finish(model)
+        interrupted = stop.received is not None and model.num_timesteps < cfg.timesteps
+        if not interrupted:
+            if not rows or rows[-1]["timesteps"] != model.num_timesteps:
+                evaluation.evaluate(model)
+            path = recorder.save(model, finished=True)
+        else:
+            path = recorder.save(model, finished=False)
+            message = (
+                f"{stop.signal_name}: stopped at {model.num_timesteps} steps; saved {run_dir.relative(path)} and "
+                f"state.json in {str(run_dir.root)!r}. Resume with: gameshelf train --resume {run_dir.root}"
+            )
+            print(message, file=sys.stderr, flush=True)
+            curve.draw()
+            return TrainResult(
+                run_dir.root, path, rows, clock(), int(model.num_timesteps), "interrupted", message, stop.signal_name
+            )
     finally:
         vec.close()
-    wall = time.perf_counter() - start + float(saved_state.get("wall_s", 0.0))
-    callback.write_curve()
-    _write_state(run_dir, pool, model.num_timesteps, wall)
-    return TrainResult(run_dir, final, callback.rows, wall, int(model.num_timesteps))
-
-
-def _latest_checkpoint(run_dir: Path) -> Path | None:
-    files = sorted((run_dir / "checkpoints").glob("model_*.zip"), key=lambda p: int(p.stem.split("_")[1]))
-    return files[-1] if files else None
-
-
-def _write_state(run_dir: Path, pool: Any, timesteps: int, wall_s: float) -> None:
-    data = {"timesteps": int(timesteps), "wall_s": wall_s, "snapshots": pool.snapshots if pool is not None else []}
-    (run_dir / "state.json").write_text(json.dumps(data, indent=1))
+    curve.draw()
+    message = f"trained {model.num_timesteps} steps in {clock():.0f} s"
+    return TrainResult(run_dir.root, run_dir.final_model, rows, clock(), int(model.num_timesteps), "finished", message)
 
 
 def read_evaluations(run_dir: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    path = Path(run_dir) / "eval.csv"
-    if not path.exists():
-        return []
-    with path.open() as f:
-        return [{k: float(v) for k, v in row.items()} for row in csv.DictReader(f)]
+    """The rows of a run's ``eval.csv`` (one per evaluation; empty when there is none yet)."""
+    from gameshelf.training.callbacks import read_rows
+
+    return read_rows(Path(run_dir) / "eval.csv")
 
 
 # ---- command line -------------------------------------------------------------------------------------
@@ -387,11 +381,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--opponent", choices=OPPONENTS, default=None, help="opponents (default: the game's config, usually self)"
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    parser.add_argument("--seed", type=int, default=0, help="seed, 0..2**32-1 (default 0)")
     parser.add_argument("--config", default=None, help="YAML config (default training/configs/<game>.yaml)")
     parser.add_argument("--out", default=None, help="run directory (default runs/<env_id>/<time>-s<seed>)")
     parser.add_argument("--resume", default=None, metavar="RUN_DIR", help="continue a run from its latest checkpoint")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar and no evaluation lines")
     parser.add_argument("--verbose", type=int, default=0, help="SB3 verbosity (0, 1, 2)")
     return parser
 
@@ -415,10 +409,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         config=args.config,
         out=args.out,
         resume=args.resume,
-        progress=not args.quiet,
+        progress=False if args.quiet else None,
+        quiet=args.quiet,
         verbose=args.verbose,
     )
-    print(f"trained {result.timesteps} steps in {result.wall_s:.0f} s")
+    if result.status == "already_done":
+        print(result.message)
+        return 0
+    if result.status == "interrupted":
+        import signal
+
+        return 128 + int(getattr(signal, result.signal, signal.SIGINT))
+    print(result.message)
     if result.evaluations:
         last = result.evaluations[-1]
         print("last evaluation: " + ", ".join(f"{k}={v:.3g}" for k, v in last.items() if k != "timesteps"))

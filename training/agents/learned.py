@@ -5,8 +5,16 @@
 
 It reads only ``state.observation(seat)`` and the legal-action mask, laid out as the policy was trained
 (as-is, flattened or channels-first). Deterministic (most likely legal action) by default; with
-``deterministic=False`` it samples from the policy with the caller's ``rng``. The model is loaded on first
-use and cached per process; pickling keeps only the path (so ``SubprocVecEnv`` workers load it themselves).
+``deterministic=False`` it samples from the policy with the caller's ``rng``.
+
+Loading is safe by default: the policy is rebuilt from our own code and gets the file's weights read with
+``torch.load(weights_only=True)`` (``gameshelf.training.model_io``); nothing in the file is unpickled.
+``trust_model=True`` does a full ``MaskablePPO.load`` instead, for models not saved by gameshelf (only
+for files you trust: unpickling runs code). At load time the policy is checked against the game: a model
+trained on another game (observation or action shape differs) fails with a message naming both.
+
+The policy is loaded when the agent is made (so a bad file fails there) and cached per process; pickling
+keeps only the path (so ``SubprocVecEnv`` workers load it themselves, on first use).
 """
 
 from __future__ import annotations
@@ -18,8 +26,9 @@ from typing import Any
 import numpy as np
 
 from gameshelf.envs.core.game import State
+from gameshelf.training.model_io import LoadedPolicy, check_fits, load_policy
 
-_CACHE: dict[tuple[str, float], Any] = {}
+_CACHE: dict[tuple[str, float, int, bool], LoadedPolicy] = {}
 
 
 def model_path(path: str | os.PathLike[str]) -> Path:
@@ -31,44 +40,59 @@ def model_path(path: str | os.PathLike[str]) -> Path:
     raise FileNotFoundError(f"no saved model at {str(path)!r}")
 
 
-def load_model(path: str | os.PathLike[str]) -> Any:
-    """Load a ``MaskablePPO`` model on the CPU (cached per process by path and modification time)."""
-    from sb3_contrib import MaskablePPO
+def load_model(path: str | os.PathLike[str], trust_model: bool = False) -> LoadedPolicy:
+    """The policy of a saved model on the CPU (cached per process by path, size and modification time).
 
+    Weights only unless ``trust_model`` (see the module's docstring); raises ``ModelLoadError`` (a
+    ``ValueError``) with a clear message when the file cannot be loaded safely.
+    """
     p = model_path(path).resolve()
-    key = (str(p), p.stat().st_mtime)
-    model = _CACHE.get(key)
-    if model is None:
-        model = MaskablePPO.load(str(p), device="cpu")
-        model.policy.set_training_mode(False)
+    stat = p.stat()
+    key = (str(p), stat.st_mtime, stat.st_size, trust_model)
+    loaded = _CACHE.get(key)
+    if loaded is None:
+        loaded = load_policy(p, trust_model=trust_model)
         if len(_CACHE) > 32:
             _CACHE.clear()
-        _CACHE[key] = model
-    return model
+        _CACHE[key] = loaded
+    return loaded
 
 
 class LearnedAgent:
     """A trained ``MaskablePPO`` policy playing any seat of ``env_id``."""
 
-    def __init__(self, path: str | os.PathLike[str], env_id: str, deterministic: bool = True, name: str | None = None) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        env_id: str,
+        deterministic: bool = True,
+        name: str | None = None,
+        trust_model: bool = False,
+    ) -> None:
         self.path = str(model_path(path))
         self.env_id = env_id
         self.deterministic = deterministic
+        self.trust_model = trust_model
         self.name = name or f"model:{Path(self.path).stem}"
         self._model: Any = None
+        _ = self.model  # load and check now: a bad file or a model of another game fails here, not mid-run
 
     @classmethod
     def from_model(cls, model: Any, env_id: str, name: str = "learner", deterministic: bool = True) -> LearnedAgent:
         """Wrap a model held in memory (e.g. the one being trained); such an agent does not pickle its model."""
         agent = cls.__new__(cls)
         agent.path, agent.env_id, agent.deterministic, agent.name = "", env_id, deterministic, name
+        agent.trust_model = False
         agent._model = model
         return agent
 
     @property
     def model(self) -> Any:
+        """The policy (with ``.policy`` and ``.observation_space``), loaded and checked against the game."""
         if self._model is None:
-            self._model = load_model(self.path)
+            loaded = load_model(self.path, trust_model=self.trust_model)
+            check_fits(loaded, self.env_id, self.path)
+            self._model = loaded
         return self._model
 
     def action_probabilities(self, state: State, seat: int) -> np.ndarray:

@@ -1,0 +1,201 @@
+"""A run folder: its layout, its state file, checkpoints and self-play snapshots.
+
+    RUN/config.yaml            the resolved settings (with env_id and seed)
+    RUN/state.json             steps done, wall time, whether the run finished, the snapshot pool
+    RUN/checkpoints/model_N.zip  the last ``keep_checkpoints`` checkpoints (``--resume`` uses the newest sound one)
+    RUN/pool/snap_N.zip        the self-play snapshots still in the pool
+    RUN/final_model.zip, eval.csv, learning_curve.png, tb/
+
+Every file is written atomically (temporary file, then rename). Paths inside ``state.json`` are relative to
+the run folder, so a moved or copied run resumes on its own files, and a path that leaves the folder is
+ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gameshelf.training.cli_util import UserError
+from gameshelf.training.model_io import ModelLoadError, atomic_write_text, load_weights, read_info, save_model
+
+STATE_FORMAT = 1
+
+
+def warn(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr, flush=True)
+
+
+@dataclass
+class RunState:
+    """``state.json``: what a resumed run needs besides its config and checkpoint."""
+
+    timesteps: int = 0
+    wall_s: float = 0.0
+    finished: bool = False
+    checkpoint: str | None = None
+    snapshots: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": STATE_FORMAT,
+            "timesteps": int(self.timesteps),
+            "wall_s": round(float(self.wall_s), 3),
+            "finished": bool(self.finished),
+            "checkpoint": self.checkpoint,
+            "snapshots": list(self.snapshots),
+        }
+
+
+class RunDir:
+    """The files of one run, all under ``root``."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+
+    @property
+    def config_file(self) -> Path:
+        return self.root / "config.yaml"
+
+    @property
+    def state_file(self) -> Path:
+        return self.root / "state.json"
+
+    @property
+    def checkpoints(self) -> Path:
+        return self.root / "checkpoints"
+
+    @property
+    def pool(self) -> Path:
+        return self.root / "pool"
+
+    @property
+    def final_model(self) -> Path:
+        return self.root / "final_model.zip"
+
+    def create(self) -> None:
+        for sub in ("checkpoints", "pool", "tb"):
+            (self.root / sub).mkdir(parents=True, exist_ok=True)
+
+    # ---- paths inside the run ---------------------------------------------------------------------------
+    def relative(self, path: str | Path) -> str:
+        """``path`` (inside the run folder) as stored in ``state.json``: relative, with forward slashes."""
+        return Path(path).resolve().relative_to(self.root.resolve()).as_posix()
+
+    def inside(self, stored: Any) -> Path | None:
+        """The file a stored relative path names, or None when it is absolute or leaves the run folder."""
+        if not isinstance(stored, str) or not stored or Path(stored).is_absolute() or "\\" in stored:
+            return None
+        parts = Path(stored).parts
+        if ".." in parts:
+            return None
+        return self.root / Path(*parts)
+
+    # ---- state ---------------------------------------------------------------------------------------
+    def write_state(self, state: RunState) -> None:
+        atomic_write_text(self.state_file, json.dumps(state.to_dict(), indent=1))
+
+    def read_state(self) -> RunState:
+        """The saved state; a missing or unreadable file gives an empty state (with a warning)."""
+        if not self.state_file.exists():
+            return RunState()
+        try:
+            data = json.loads(self.state_file.read_text(encoding="utf-8"))
+            if not isinstance(data, dict):
+                raise ValueError("not a JSON object")
+            state = RunState(
+                timesteps=int(data.get("timesteps", 0)),
+                wall_s=float(data.get("wall_s", 0.0)),
+                finished=bool(data.get("finished", False)),
+                checkpoint=data.get("checkpoint") if isinstance(data.get("checkpoint"), str) else None,
+            )
+        except (OSError, ValueError, TypeError) as err:
+            warn(f"{str(self.state_file)!r} is unreadable ({err}); using the checkpoints alone")
+            return RunState()
+        for stored in data.get("snapshots") or []:
+            path = self._stored_snapshot(stored)
+            if path is None:
+                warn(f"ignoring the snapshot {stored!r} of state.json: not a file of this run's pool/")
+            else:
+                state.snapshots.append(self.relative(path))
+        return state
+
+    def _stored_snapshot(self, stored: Any) -> Path | None:
+        path = self.inside(stored)
+        if path is None and isinstance(stored, str) and stored:
+            # written by an older version as a path outside the run: use the file of the same name in pool/
+            path = self.pool / Path(stored).name if Path(stored).parent.name == "pool" else None
+        if path is None or not path.is_file() or path.resolve().parent != self.pool.resolve():
+            return None
+        return path
+
+    # ---- checkpoints and snapshots -----------------------------------------------------------------------
+    def checkpoint_files(self) -> list[Path]:
+        """``checkpoints/model_N.zip``, oldest first."""
+        files = []
+        for p in self.checkpoints.glob("model_*.zip"):
+            step = p.stem.removeprefix("model_")
+            if step.isdigit():
+                files.append((int(step), p))
+        return [p for _, p in sorted(files)]
+
+    def save_checkpoint(self, model: Any, info: Any) -> Path:
+        path = self.checkpoints / f"model_{int(model.num_timesteps)}.zip"
+        save_model(model, path, info)
+        return path
+
+    def prune_checkpoints(self, keep: int, protect: Path | None = None) -> None:
+        files = self.checkpoint_files()
+        for old in files[: max(0, len(files) - keep)]:
+            if protect is None or old.resolve() != protect.resolve():
+                old.unlink(missing_ok=True)
+
+    def prune_pool(self, keep: list[str]) -> None:
+        """Delete the snapshots of ``pool/`` that are neither in ``keep`` (relative paths) nor in ``state.json``.
+
+        The snapshots of the saved state stay until the next checkpoint replaces it, so a run killed in
+        between resumes with its full pool.
+        """
+        try:
+            saved = json.loads(self.state_file.read_text(encoding="utf-8")).get("snapshots") or []
+        except (OSError, ValueError, AttributeError):
+            saved = []
+        wanted = {p for p in (self.inside(k) for k in [*keep, *saved]) if p is not None}
+        for file in self.pool.glob("snap_*.zip"):
+            if file not in wanted:
+                file.unlink(missing_ok=True)
+
+    def sound_checkpoint(self) -> tuple[Path, dict[str, Any], int] | None:
+        """The newest checkpoint that loads (weights and step count); damaged newer ones are skipped with a warning."""
+        skipped = False
+        for path in reversed(self.checkpoint_files()):
+            try:
+                weights = load_weights(path, optimizer=True)
+                try:
+                    steps = read_info(path).timesteps
+                except ModelLoadError:
+                    steps = int(path.stem.removeprefix("model_"))  # a checkpoint of an older version
+            except ModelLoadError as err:
+                warn(f"skipping the damaged checkpoint checkpoints/{path.name}: {err}")
+                skipped = True
+                continue
+            if skipped:
+                warn(f"resuming from the previous checkpoint, checkpoints/{path.name}")
+            return path, weights, steps
+        return None
+
+
+def check_new_run_dir(root: Path) -> None:
+    """Refuse a folder that already holds files (a run is never written over)."""
+    if root.exists() and (not root.is_dir() or any(root.iterdir())):
+        raise UserError(f"{str(root)!r} already holds a run; use --resume {root} or another --out")
+
+
+def require_run_dir(root: Path) -> RunDir:
+    run = RunDir(root)
+    if not run.config_file.is_file():
+        raise UserError(f"{str(root)!r} is not a run directory (no config.yaml)")
+    return run

@@ -1,0 +1,354 @@
+"""The training configuration: typed settings, checked in full before a run creates anything.
+
+A run's settings come from ``DEFAULTS``, then the game's ``training/configs/<game>.yaml`` (or the file
+given with ``--config``, or a dict of overrides), then the command line. ``resolve_config`` merges them
+and returns a ``TrainConfig``; every bad value raises one ``UserError`` line that names the setting and
+what is allowed (``gameshelf train`` prints it and exits with status 2).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gameshelf.training.cli_util import UserError
+
+CONFIG_DIR = Path(__file__).resolve().parent / "configs"
+OPPONENTS = ("random", "heuristic", "self")
+MIX_KINDS = ("snapshots", "heuristic", "random")
+MAX_SEED = 2**32 - 1
+
+DEFAULTS: dict[str, Any] = {
+    "players": None,
+    "timesteps": 200_000,
+    "n_envs": 8,
+    "vec_env": "dummy",
+    "reward": "outcome",
+    "reward_scale": 1.0,
+    "observation": "flat",
+    "policy": "default",
+    "opponent": "self",
+    "torch_threads": 1,
+    "selfplay": {
+        "snapshot_every": 25_000,
+        "pool_size": 5,
+        "mix": {"snapshots": 0.5, "heuristic": 0.25, "random": 0.25},
+    },
+    "ppo": {
+        "learning_rate": 3.0e-4,
+        "n_steps": 256,
+        "batch_size": 512,
+        "n_epochs": 4,
+        "gamma": 0.99,
+        "gae_lambda": 0.95,
+        "ent_coef": 0.01,
+        "clip_range": 0.2,
+        "vf_coef": 0.5,
+        "net_arch": [128, 128],
+        "features_dim": 256,
+    },
+    "eval": {"every": 25_000, "games": 100, "opponents": ["random", "heuristic"]},
+    "checkpoint_every": 50_000,
+    "keep_checkpoints": 3,
+    "game_options": {},
+}
+"""Every setting with its default; a config file may only name these (``game_options`` and
+``selfplay.mix`` are free-form mappings, checked against the game and ``MIX_KINDS``)."""
+
+_FREE_FORM = ("game_options", "mix")
+
+
+# ---- typed settings ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SelfPlayConfig:
+    snapshot_every: int
+    pool_size: int
+    mix: dict[str, float]
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    learning_rate: float
+    n_steps: int
+    batch_size: int
+    n_epochs: int
+    gamma: float
+    gae_lambda: float
+    ent_coef: float
+    clip_range: float
+    vf_coef: float
+    net_arch: list[int]
+    features_dim: int
+
+    def algorithm_kwargs(self, n_envs: int) -> dict[str, Any]:
+        """Keyword arguments of ``MaskablePPO`` (the policy's shape excluded)."""
+        kwargs = dataclasses.asdict(self)
+        del kwargs["net_arch"], kwargs["features_dim"]
+        kwargs["batch_size"] = min(self.batch_size, self.n_steps * n_envs)
+        return kwargs
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    every: int
+    games: int
+    opponents: list[str]
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """A run's resolved settings (``config.yaml`` of a run folder is ``to_dict()``)."""
+
+    env_id: str
+    seed: int
+    players: int
+    timesteps: int
+    n_envs: int
+    vec_env: str
+    reward: str
+    reward_scale: float
+    observation: str
+    policy: str
+    opponent: str
+    torch_threads: int
+    selfplay: SelfPlayConfig
+    ppo: PPOConfig
+    eval: EvalConfig
+    checkpoint_every: int
+    keep_checkpoints: int
+    game_options: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def with_timesteps(self, timesteps: int) -> TrainConfig:
+        _positive_int(timesteps, "timesteps")
+        return dataclasses.replace(self, timesteps=timesteps)
+
+
+# ---- reading and merging -------------------------------------------------------------------------------
+def game_name(env_id: str) -> str:
+    return env_id.rsplit("-v", 1)[0]
+
+
+def merge(base: dict[str, Any], override: Any, where: str) -> dict[str, Any]:
+    """``override`` laid over ``base``; an unknown key raises a ``UserError`` listing the known ones."""
+    if not isinstance(override, dict):
+        raise UserError(f"{where} must be a mapping of settings, got {_short(override)}")
+    out = copy.deepcopy(base)
+    for key, value in override.items():
+        name = f"{where}.{key}" if where else str(key)
+        if key not in base:
+            raise UserError(f"unknown setting {name!r}; allowed: {', '.join(sorted(base))}")
+        if isinstance(base[key], dict) and key not in _FREE_FORM:
+            if not isinstance(value, dict):
+                raise UserError(f"{name} must be a mapping with keys {', '.join(base[key])}, got {_short(value)}")
+            out[key] = merge(base[key], value, name)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def read_yaml(file: Path) -> dict[str, Any]:
+    """A YAML mapping from ``file``; unreadable or invalid files raise a one-line ``UserError``."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(file.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise UserError(f"cannot read config {str(file)!r}: {err.strerror or err}") from None
+    except UnicodeDecodeError:
+        raise UserError(f"config {str(file)!r} is not UTF-8 text") from None
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+        problem = getattr(err, "problem", None) or type(err).__name__
+        raise UserError(f"config {str(file)!r} is not valid YAML: {problem}{where}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise UserError(f"config {str(file)!r} must be a mapping of settings, got {_short(data)}")
+    return data
+
+
+def load_config(env_id: str, path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """Defaults, then ``training/configs/<game>.yaml`` (or ``path``), as a plain dict (not yet checked)."""
+    config = copy.deepcopy(DEFAULTS)
+    file = Path(path) if path is not None else CONFIG_DIR / f"{game_name(env_id)}.yaml"
+    if path is None and not file.exists():
+        return config
+    data = read_yaml(file)
+    data.pop("env_id", None)
+    data.pop("seed", None)
+    return merge(config, data, "")
+
+
+def resolve_config(
+    env_id: str,
+    config: str | os.PathLike[str] | dict[str, Any] | None = None,
+    *,
+    seed: int = 0,
+    overrides: dict[str, Any] | None = None,
+) -> TrainConfig:
+    """The checked settings of a new run: defaults, the game's file (or ``config``), then ``overrides``."""
+    from gameshelf.training.cli_util import check_env_id
+
+    check_env_id(env_id)
+    merged = merge(load_config(env_id), config, "") if isinstance(config, dict) else load_config(env_id, config)
+    merged = merge(merged, {k: v for k, v in (overrides or {}).items() if v is not None}, "")
+    return from_dict(env_id, seed, merged)
+
+
+def from_dict(env_id: str, seed: Any, data: dict[str, Any]) -> TrainConfig:
+    """Check every setting of ``data`` (a full settings mapping) and build the ``TrainConfig``."""
+    from gameshelf.training.cli_util import check_env_id
+
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise UserError(f"seed={_short(seed)} is not allowed; allowed values: an integer from 0 to {MAX_SEED}")
+    d = merge(DEFAULTS, data, "")
+    if d["players"] is not None:
+        _positive_int(d["players"], "players")
+    players = check_env_id(env_id, d["players"])
+    for key in ("timesteps", "n_envs", "torch_threads", "checkpoint_every", "keep_checkpoints"):
+        _positive_int(d[key], key)
+    choices = {
+        "opponent": OPPONENTS,
+        "vec_env": ("dummy", "subproc"),
+        "reward": ("outcome", "score"),
+        "observation": ("flat", "planes"),
+        "policy": ("default", "fully_conv"),
+    }
+    for key, allowed in choices.items():
+        _choice(d[key], key, allowed)
+    reward_scale = _number(d["reward_scale"], "reward_scale", "a positive number", lambda x: x > 0)
+    game_options = _game_options(env_id, players, d["game_options"])
+
+    sp = d["selfplay"]
+    selfplay = SelfPlayConfig(
+        snapshot_every=_positive_int(sp["snapshot_every"], "selfplay.snapshot_every"),
+        pool_size=_positive_int(sp["pool_size"], "selfplay.pool_size"),
+        mix=_mix(sp["mix"]),
+    )
+    p = d["ppo"]
+    ppo = PPOConfig(
+        learning_rate=_number(p["learning_rate"], "ppo.learning_rate", "a positive number, e.g. 3.0e-4", lambda x: x > 0),
+        n_steps=_positive_int(p["n_steps"], "ppo.n_steps"),
+        batch_size=_positive_int(p["batch_size"], "ppo.batch_size"),
+        n_epochs=_positive_int(p["n_epochs"], "ppo.n_epochs"),
+        gamma=_number(p["gamma"], "ppo.gamma", "a number in (0, 1]", lambda x: 0 < x <= 1),
+        gae_lambda=_number(p["gae_lambda"], "ppo.gae_lambda", "a number in [0, 1]", lambda x: 0 <= x <= 1),
+        ent_coef=_number(p["ent_coef"], "ppo.ent_coef", "a number >= 0", lambda x: x >= 0),
+        clip_range=_number(p["clip_range"], "ppo.clip_range", "a positive number", lambda x: x > 0),
+        vf_coef=_number(p["vf_coef"], "ppo.vf_coef", "a number >= 0", lambda x: x >= 0),
+        net_arch=_net_arch(p["net_arch"]),
+        features_dim=_positive_int(p["features_dim"], "ppo.features_dim"),
+    )
+    e = d["eval"]
+    opponents = e["opponents"]
+    if not isinstance(opponents, list) or any(o not in ("random", "heuristic") for o in opponents):
+        raise UserError(f"eval.opponents={_short(opponents)} is not allowed; allowed values: a list of random, heuristic")
+    evaluation = EvalConfig(
+        every=_positive_int(e["every"], "eval.every"),
+        games=_positive_int(e["games"], "eval.games"),
+        opponents=list(opponents),
+    )
+    return TrainConfig(
+        env_id=env_id,
+        seed=seed,
+        players=players,
+        timesteps=d["timesteps"],
+        n_envs=d["n_envs"],
+        vec_env=d["vec_env"],
+        reward=d["reward"],
+        reward_scale=reward_scale,
+        observation=d["observation"],
+        policy=d["policy"],
+        opponent=d["opponent"],
+        torch_threads=d["torch_threads"],
+        selfplay=selfplay,
+        ppo=ppo,
+        eval=evaluation,
+        checkpoint_every=d["checkpoint_every"],
+        keep_checkpoints=d["keep_checkpoints"],
+        game_options=game_options,
+    )
+
+
+# ---- checks ---------------------------------------------------------------------------------------------
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _positive_int(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise UserError(f"{name}={_short(value)} is not allowed; allowed values: a positive integer")
+    return value
+
+
+def _number(value: Any, name: str, allowed: str, ok: Any) -> float:
+    # PyYAML reads ``3e-4`` (no dot) as a string: accept a string that is plainly a number.
+    number: float | None = None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        number = float(value)
+    elif isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            number = None
+    if number is None or not math.isfinite(number) or not ok(number):
+        raise UserError(f"{name}={_short(value)} is not allowed; allowed values: {allowed}")
+    return number
+
+
+def _choice(value: Any, name: str, allowed: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in allowed:
+        raise UserError(f"{name}={_short(value)} is not allowed; allowed values: {', '.join(allowed)}")
+    return value
+
+
+def _net_arch(value: Any) -> list[int]:
+    if (
+        not isinstance(value, list)
+        or not value
+        or len(value) > 16
+        or any(isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 65536 for v in value)
+    ):
+        raise UserError(
+            f"ppo.net_arch={_short(value)} is not allowed; allowed values: "
+            "a non-empty list of layer widths (integers 1..65536), e.g. [128, 128]"
+        )
+    return list(value)
+
+
+def _mix(value: Any) -> dict[str, float]:
+    allowed = f"a mapping of {', '.join(MIX_KINDS)} to weights >= 0, not all 0"
+    if not isinstance(value, dict):
+        raise UserError(f"selfplay.mix={_short(value)} is not allowed; allowed values: {allowed}")
+    out: dict[str, float] = {}
+    for key, weight in value.items():
+        if key not in MIX_KINDS:
+            raise UserError(f"selfplay.mix: unknown opponent kind {key!r}; allowed: {', '.join(MIX_KINDS)}")
+        out[key] = _number(weight, f"selfplay.mix.{key}", "a number >= 0", lambda x: x >= 0)
+    if not any(w > 0 for w in out.values()):
+        raise UserError(f"selfplay.mix={_short(value)} is not allowed; allowed values: {allowed}")
+    return out
+
+
+def _game_options(env_id: str, players: int, options: Any) -> dict[str, Any]:
+    from gameshelf import envs
+
+    if not isinstance(options, dict):
+        raise UserError(f"game_options={_short(options)} is not allowed; allowed values: a mapping of game options")
+    if "num_players" in options:
+        raise UserError("game_options.num_players is not allowed; set the player count with players (or --players)")
+    try:
+        envs.make_game(env_id, num_players=players, **options)
+    except (ValueError, TypeError) as err:
+        raise UserError(f"game_options: {err}") from None
+    return dict(options)
