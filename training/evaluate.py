@@ -322,15 +322,18 @@ def agent_labels(agents: Sequence[Agent]) -> list[str]:
     return names
 
 
-def build_agents(specs: Sequence[str | Agent], env_id: str, deterministic: bool = True) -> list[Agent]:
-    """Agents from names (``random``, ``heuristic``, ``model:PATH``) or agent objects."""
+def build_agents(specs: Sequence[str | Agent], env_id: str, deterministic: bool = True, trust_model: bool = False) -> list[Agent]:
+    """Agents from names (``random``, ``heuristic``, ``model:PATH``) or agent objects.
+
+    ``trust_model``: load models not saved by gameshelf with a full (unpickling) load; see docs/security.md.
+    """
     out: list[Agent] = []
     for spec in specs:
         if not isinstance(spec, str):
             out.append(spec)
             continue
         try:
-            kwargs = {"deterministic": deterministic} if spec.startswith("model:") else {}
+            kwargs = {"deterministic": deterministic, "trust_model": trust_model} if spec.startswith("model:") else {}
             out.append(make_agent(spec, env_id, **kwargs))
         except (ValueError, FileNotFoundError, ImportError) as err:
             raise UserError(f"agent {spec!r}: {err}") from None
@@ -475,6 +478,11 @@ def build_parser() -> ArgumentParser:
     parser.add_argument("--players", type=int, default=None, help="number of players (default: the id's first count)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the chance draws (default 0)")
     parser.add_argument("--stochastic", action="store_true", help="learned agents sample from their policy")
+    parser.add_argument(
+        "--trust-model",
+        action="store_true",
+        help="load models not saved by gameshelf with a full load, which can run code from the file (docs/security.md)",
+    )
     plot = parser.add_mutually_exclusive_group()
     plot.add_argument("--plot", default=None, help="image path, e.g. .png (default runs/eval/<env>-<players>p.png)")
     plot.add_argument("--no-plot", action="store_true", help="do not save a plot")
@@ -493,7 +501,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise UserError(f"--games must be at least 1, not {args.games}")
     if args.seed < 0:
         raise UserError(f"--seed must be 0 or more, not {args.seed}")
-    agents = build_agents(args.agents, args.env_id, deterministic=not args.stochastic)
+    agents = build_agents(args.agents, args.env_id, deterministic=not args.stochastic, trust_model=args.trust_model)
     for spec, agent in zip(args.agents, agents, strict=True):
         if spec.startswith("model:"):
             try:

@@ -20,6 +20,10 @@ from gameshelf.training.agents import make_agent
 from gameshelf.training.cli_util import ArgumentParser, UserError, check_env_id, run
 
 
+def _model_kwargs(name: str, trust_model: bool) -> dict[str, bool]:
+    return {"trust_model": True} if trust_model and name.startswith("model:") else {}
+
+
 def list_moves(state: State) -> str:
     return "\n".join(f"  {a:>5}: {state.action_to_string(a)}" for a in state.legal_actions())
 
@@ -32,6 +36,7 @@ def play(
     seed: int | None = None,
     read: Callable[[str], str] = input,
     write: Callable[[str], None] = print,
+    trust_model: bool = False,
 ) -> State:
     """Run one game with a person at ``seat``; returns the final state."""
     n = num_players or envs.spec(env_id).player_counts[0]
@@ -39,7 +44,9 @@ def play(
     if not 0 <= seat < n:
         raise ValueError(f"--seat must be in 0..{n - 1}")
     names = list(opponents) or ["heuristic"]
-    others = [make_agent(names[i % len(names)], env_id) for i in range(n - 1)]
+    others = [
+        make_agent(names[i % len(names)], env_id, **_model_kwargs(names[i % len(names)], trust_model)) for i in range(n - 1)
+    ]
     agents = {s: others.pop(0) for s in range(n) if s != seat}
     episode = Episode(game)
     episode.reset(np.random.default_rng(seed))
@@ -79,17 +86,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--players", type=int, default=None)
     parser.add_argument("--opponents", nargs="*", default=["heuristic"], help="random | heuristic | model:PATH")
     parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument(
+        "--trust-model",
+        action="store_true",
+        help="load models not saved by gameshelf with a full load, which can run code from the file (docs/security.md)",
+    )
     args = parser.parse_args(argv)
     players = check_env_id(args.env_id, args.players)
     if not 0 <= args.seat < players:
         raise UserError(f"--seat must be in 0..{players - 1}")
     for name in args.opponents:
         try:
-            make_agent(name, args.env_id)
+            make_agent(name, args.env_id, **_model_kwargs(name, args.trust_model))
         except (ValueError, FileNotFoundError) as err:
             raise UserError(f"opponent {name!r}: {err}") from None
     try:
-        play(args.env_id, args.seat, args.opponents, players, args.seed)
+        play(args.env_id, args.seat, args.opponents, players, args.seed, trust_model=args.trust_model)
     except (KeyboardInterrupt, EOFError):
         print("\nbye")
     return 0

@@ -101,7 +101,6 @@ class RangeTaLudothequeGame(Game):
             observation_low=0.0,
             observation_high=1.0,
             max_players=MAX_PLAYERS,
-            extra={"rows": g.rows, "cols": g.cols},
         )
 
     def new_initial_state(self) -> RangeTaLudothequeState:
