@@ -1,0 +1,1 @@
+"""Tsukuru 10 Ten (placeholder card)."""
