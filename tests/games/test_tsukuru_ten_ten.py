@@ -1,0 +1,448 @@
+"""Tsukuru 10 Ten: tiles and sets, the pure hand evaluation (value 10, bonuses and their exclusions),
+every rule through positions built with the position builder, the worked examples, every option both
+ways, hidden information, observation, text, image and the heuristic agent.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gameshelf import envs
+from gameshelf.envs.core.game import CHANCE, TERMINAL, IllegalActionError, random_playout
+from gameshelf.envs.tsukuru_ten_ten import actions as act
+from gameshelf.envs.tsukuru_ten_ten.hand import (
+    OpenSet,
+    bonuses,
+    has_straight,
+    is_winning,
+    score_win,
+    size_class,
+    winning_configurations,
+)
+from gameshelf.envs.tsukuru_ten_ten.observation import LAYOUT
+from gameshelf.envs.tsukuru_ten_ten.rules import TsukuruTenTenGame, TsukuruTenTenState
+from gameshelf.envs.tsukuru_ten_ten.tiles import (
+    BLUE,
+    COLOUR,
+    COPIES,
+    NAMES,
+    NUM_KINDS,
+    NUM_TILES,
+    PURPLE,
+    RED,
+    SET_SHAPES,
+    VALUE,
+    counts_of,
+    kinds_of,
+    parse_tile,
+    shapes_of,
+)
+
+B, R = BLUE, RED
+
+# ---- helpers -------------------------------------------------------------------------------------
+
+
+def tiles(text: str) -> list[int]:
+    return [parse_tile(t) for t in text.split()]
+
+
+def counts(text: str) -> list[int]:
+    return counts_of(tiles(text))
+
+
+def open_set(text: str, colour: int | None = None) -> OpenSet:
+    kinds = tuple(sorted(tiles(text)))
+    shapes = shapes_of(kinds)
+    assert shapes, text
+    return OpenSet(kinds, shapes[0].colour if colour is None else colour)  # type: ignore[arg-type]
+
+
+def do(state: TsukuruTenTenState, *moves: str) -> None:
+    for move in moves:
+        state.apply_action(state.game.string_to_action(state, move))
+
+
+def legal_names(state: TsukuruTenTenState) -> set[str]:
+    return {state.action_to_string(a) for a in state.legal_actions()}
+
+
+def position(
+    n: int = 2,
+    hands: list[str] | None = None,
+    open_sets: list[list[tuple[str, str]]] | None = None,
+    discards: list[str] | None = None,
+    claimable: list[bool] | None = None,
+    phase: str = "turn",
+    turn: int = 0,
+    dealer: int = 0,
+    drawn: str | None = None,
+    deck: str | None = None,
+    scores: list[int] | None = None,
+    turns_taken: list[int] | None = None,
+    rounds_played: int = 0,
+    dealer_counts: list[int] | None = None,
+    pending: str | None = None,
+) -> dict:
+    """A position dict; the deck defaults to every tile not placed elsewhere."""
+    hands = hands or [""] * n
+    open_sets = open_sets or [[] for _ in range(n)]
+    discards = discards or [""] * n
+    used = [0] * NUM_KINDS
+    for text in [*hands, *discards, pending or ""]:
+        for k in tiles(text):
+            used[k] += 1
+    for sets in open_sets:
+        for text, _ in sets:
+            for k in tiles(text):
+                used[k] += 1
+    if deck is None:
+        deck_tiles = [NAMES[k] for k in range(NUM_KINDS) for _ in range(COPIES[k] - used[k])]
+    else:
+        deck_tiles = deck.split()
+    if dealer_counts is None:
+        dealer_counts = [0] * n
+        dealer_counts[dealer] = rounds_played + 1
+    return {
+        "phase": phase,
+        "dealer": dealer,
+        "turn": turn,
+        "hands": [h.split() for h in hands],
+        "open_sets": [[{"tiles": t.split(), "colour": c} for t, c in sets] for sets in open_sets],
+        "pending": pending.split() if pending else None,
+        "discards": [d.split() for d in discards],
+        "claimable": claimable if claimable is not None else [bool(d) for d in discards],
+        "deck": deck_tiles,
+        "drawn": drawn,
+        "scores": scores or [0] * n,
+        "dealer_counts": dealer_counts,
+        "turns_taken": turns_taken or [3] * n,
+        "rounds_played": rounds_played,
+        "last_round": "",
+    }
+
+
+def build(pos: dict, **options) -> TsukuruTenTenState:
+    options.setdefault("num_players", len(pos["hands"]))
+    return TsukuruTenTenGame(**options).state_from_position(pos)
+
+
+# ---- tiles and sets ------------------------------------------------------------------------------
+
+
+def test_tile_set():
+    assert NUM_KINDS == 19 and NUM_TILES == 61
+    assert sum(COPIES[k] for k in range(NUM_KINDS) if COLOUR[k] == BLUE) == 28
+    assert sum(COPIES[k] for k in range(NUM_KINDS) if COLOUR[k] == RED) == 29
+    assert [NAMES[k] for k in range(NUM_KINDS) if COLOUR[k] == PURPLE] == ["P5", "P6", "P7", "P8"]
+    assert COPIES[parse_tile("R0")] == 1 and COPIES[parse_tile("B4")] == 4
+    with pytest.raises(ValueError, match="unknown tile"):
+        parse_tile("P4")  # the seed's "B2 B3 P4" example: there is no purple 4
+    with pytest.raises(ValueError, match="unknown tile"):
+        parse_tile("B0")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("B4 B5 B6", [(B, 4)]),  # blue run: lowest
+        ("R1 R2 R3", [(R, 3)]),  # red run: highest
+        ("R5 R5 R5", [(R, 0)]),  # triple: 0
+        ("B2 B2 B2", [(B, 0)]),
+        ("R0 R1 R2", [(R, 2)]),
+        ("B3 B4 P5", [(B, 3)]),  # purple takes the set's colour
+        ("B6 B7 P8", [(B, 6)]),
+        ("R6 R7 P8", [(R, 8)]),
+        ("R5 R5 P5", [(R, 0)]),
+        ("P5 P6 P7", [(B, 5), (R, 7)]),  # all purple: either colour
+        ("P6 P7 P8", [(B, 6), (R, 8)]),
+        ("B1 B2 R3", []),  # mixed colours
+        ("B1 B2 B4", []),
+        ("R5 B5 P5", []),
+        ("B5 P6 R7", []),
+        ("P5 P6 P8", []),
+        ("B7 B7 P8", []),
+    ],
+)
+def test_set_shapes(text, expected):
+    assert sorted((s.colour, s.value) for s in shapes_of(tiles(text))) == sorted(expected)
+
+
+def independent_set_values(kinds: list[int]) -> set[tuple[int, int]]:
+    """(colour, value) of every way three tiles form a set, straight from the rules text."""
+    out = set()
+    for colour in (B, R):
+        if any(COLOUR[k] not in (colour, PURPLE) for k in kinds):
+            continue
+        values = sorted(VALUE[k] for k in kinds)
+        if values[0] == values[1] == values[2]:
+            out.add((colour, 0))
+        elif values[1] == values[0] + 1 and values[2] == values[1] + 1:
+            out.add((colour, values[0] if colour == B else values[2]))
+    return out
+
+
+def test_set_shapes_agree_with_the_rules_text_for_every_triple():
+    seen = set()
+    for combo in itertools.combinations_with_replacement(range(NUM_KINDS), 3):
+        if any(combo.count(k) > COPIES[k] for k in combo):
+            continue
+        expected = independent_set_values(list(combo))
+        got = {(s.colour, s.value) for s in shapes_of(combo)}
+        assert got == expected, [NAMES[k] for k in combo]
+        seen |= {(combo, c) for c, _ in got}
+    assert seen == {(s.kinds, s.colour) for s in SET_SHAPES}
+
+
+# ---- hand evaluation: worked examples ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("hand", "dealer", "heaven", "points", "names"),
+    [
+        # 1. non-dealer, B1-2-3 (1) + R4-5-6 (6) + R2 + B1 = 10: 2 + Closed + Half Color
+        ("B1 B2 B3 R4 R5 R6 R2 B1", False, False, 4, ["Closed", "Half Color"]),
+        # 2. dealer, R5x4 B5x4: two triples + R5 + B5 = 10
+        (
+            "R5 R5 R5 R5 B5 B5 B5 B5",
+            True,
+            False,
+            41,
+            ["Closed", "No Ones", "Half Color", "God Ten", "Double Four"],
+        ),
+        ("R5 R5 R5 R5 B5 B5 B5 B5", True, True, 44, ["Closed", "No Ones", "Half Color", "Heaven", "God Ten", "Double Four"]),
+        # 3. non-dealer from a discard: B3-4-P5 (3) + R1-2-3 (3) + B2 + B2
+        ("B3 B4 P5 R1 R2 R3 B2 B2", False, False, 3, ["Closed"]),
+        # 4. non-dealer: R3x4 + B7x4
+        ("R3 R3 R3 R3 B7 B7 B7 B7", False, False, 16, ["Closed", "No Ones", "Half Color", "Seven", "Double Four"]),
+    ],
+)
+def test_worked_examples_advanced(hand, dealer, heaven, points, names):
+    c = counts(hand)
+    assert is_winning(c, [])
+    result = score_win(c, [], advanced=True, dealer=dealer, heaven=heaven)
+    assert result.points == points
+    assert [name for name, _ in result.bonuses] == names
+    assert result.base == (3 if dealer else 2)
+    assert score_win(c, [], advanced=False, dealer=dealer).points == 1
+
+
+def test_worked_example_1_configuration():
+    configs = winning_configurations(counts("B1 B2 B3 R4 R5 R6 R2 B1"), [])
+    assert [sorted((s.colour, s.value) for s in c) for c in configs] == [[(B, 1), (R, 6)]]
+
+
+def test_worked_example_3_uses_the_purple_as_blue_5():
+    (config,) = winning_configurations(counts("B3 B4 P5 R1 R2 R3 B2 B2"), [])
+    assert sorted([NAMES[k] for k in s.kinds] for s in config) == [["B3", "B4", "P5"], ["R1", "R2", "R3"]]
+
+
+def test_worked_example_5_open_set_loses_closed():
+    # open red run R4 R5 R6 (6) + concealed B1 B2 B3 (1) + R2 + B1 = 10
+    c = counts("B1 B2 B3 R2 B1")
+    opens = [open_set("R4 R5 R6")]
+    assert opens[0].value == 6
+    result = score_win(c, opens, advanced=True)
+    assert result.points == 3 and [n for n, _ in result.bonuses] == ["Half Color"]
+
+
+# ---- hand evaluation: value 10 ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("hand", "opens", "wins"),
+    [
+        ("B1 B1 B2 B2 R1 R1 R1 R1", [], True),  # singles only: 1+1+2+2+1+1+1+1 = 10
+        ("B1 B1 B2 B2 R1 R1 R1 R2", [], False),  # 11 as singles; R1 R1 R1 triple -> 8
+        ("B1 B1 B1 R3 R3 B2 B2 R0", [], True),  # triple B1 (0) + 3+3+2+2+0 = 10
+        ("R0 R1 R2 B7 B7 B7 R4 R4", [], True),  # R0-1-2 (2) + triple B7 (0) + 4 + 4
+        ("B7 B7 B7 B6 B6 B6 B5 B5", [], True),  # two triples + 5 + 5
+        ("B7 B7 B7 B6 B6 B6 B5 B4", [], False),  # 9
+        ("B5 B5", ["B1 B2 B3", "R0 R1 R2"], False),  # 1 + 2 + 10 = 13
+        ("B3 B4", ["B1 B2 B3", "R0 R1 R2"], True),  # 1 + 2 + 7
+        ("B3 B4 B5 R3 R4", ["R5 R6 R7"], False),  # 7 + run 3 + 7, or 7 + 19
+        ("B2 B3 B4 R1 R0", ["R5 R6 R7"], True),  # 7 + run 2 + 1 + 0
+        ("B2 B3 B4 R1 R0", ["R3 R4 R5"], False),  # 5 + 2 + 1 + 0 = 8
+    ],
+)
+def test_value_ten_detection(hand, opens, wins):
+    c = counts(hand)
+    sets = [open_set(o) for o in opens]
+    if sum(c) + 3 * len(sets) != 8:
+        with pytest.raises(ValueError, match="8 tiles"):
+            is_winning(c, sets)
+        return
+    assert is_winning(c, sets) == wins
+    assert bool(winning_configurations(c, sets)) == wins
+
+
+def test_open_sets_count_towards_the_two_set_limit():
+    # B1 B1 B1 (0) open + B2 B2 B2 (0) open + R5 R5: 10 with two open sets, no concealed set allowed
+    assert is_winning(counts("R5 R5"), [open_set("B1 B1 B1"), open_set("B2 B2 B2")])
+    # R3 R3 R3 R3 B1 B1 with one open triple B7: concealed R3 triple + R3 + 1 + 1 = 5: not 10
+    assert not is_winning(counts("R3 R3 R3 R3 B1"), [open_set("B7 B7 B7")])
+    # three sets would be needed: not allowed
+    hand = counts("B2 B2 B2 B3 B3 B3 R4 R6")
+    assert is_winning(hand, [])  # 0 + 0 + 4 + 6
+    assert not is_winning(counts("B1 B1 B1 B2 B2 B2 R4 R4"), [])  # 0 + 0 + 8 = 8
+
+
+def test_not_a_winning_hand_cannot_be_scored():
+    with pytest.raises(ValueError, match="not a winning hand"):
+        score_win(counts("B7 B7 B6 B6 B5 B5 B4 B4"), [], advanced=True)
+
+
+def brute_force_wins(kinds: list[int], opens: list[OpenSet]) -> bool:
+    """Value 10 by trying every split of the concealed tiles into sets (independent of the module)."""
+    base = sum(o.value for o in opens)
+    idx = range(len(kinds))
+    limit = 2 - len(opens)
+    options = [(0, ())]
+    for combo in itertools.combinations(idx, 3):
+        for _, v in independent_set_values([kinds[i] for i in combo]):
+            options.append((v, combo))
+    for r in range(limit + 1):
+        for chosen in itertools.combinations(options[1:], r):
+            used = [i for _, c in chosen for i in c]
+            if len(used) != len(set(used)):
+                continue
+            total = base + sum(v for v, _ in chosen) + sum(VALUE[kinds[i]] for i in idx if i not in used)
+            if total == 10:
+                return True
+    return base + sum(VALUE[k] for k in kinds) == 10
+
+
+ALL_TILES = [k for k in range(NUM_KINDS) for _ in range(COPIES[k])]
+low_tiles = [k for k in ALL_TILES if VALUE[k] <= 4]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.randoms(use_true_random=False), st.booleans())
+def test_is_winning_matches_brute_force(rnd, low):
+    pool = list(low_tiles if low else ALL_TILES)
+    rnd.shuffle(pool)
+    kinds = pool[:8]
+    c = counts_of(kinds)
+    assert is_winning(c, []) == brute_force_wins(kinds, [])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.randoms(use_true_random=False))
+def test_is_winning_with_an_open_set_matches_brute_force(rnd):
+    shape = rnd.choice(SET_SHAPES)
+    pool = list(ALL_TILES)
+    for k in shape.kinds:
+        pool.remove(k)
+    rnd.shuffle(pool)
+    kinds = pool[:5]
+    opens = [OpenSet(shape.kinds, shape.colour)]
+    assert is_winning(counts_of(kinds), opens) == brute_force_wins(kinds, opens)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_advanced_score_is_at_least_base_plus_closed(seed):
+    rng = np.random.default_rng(seed)
+    pool = np.array(low_tiles)
+    for _ in range(200):
+        c = counts_of([int(k) for k in rng.permutation(pool)[:8]])
+        if is_winning(c, []):
+            result = score_win(c, [], advanced=True, dealer=True)
+            assert result.points >= 3 + 1
+            assert result.points == result.base + sum(p for _, p in result.bonuses)
+            assert ("Closed", 1) in result.bonuses
+            return
+
+
+# ---- bonuses --------------------------------------------------------------------------------------
+
+
+def coloured(text: str) -> list[tuple[int, int]]:
+    """``"B1 R2 B3"`` -> coloured tiles (purples not allowed here: colour them first)."""
+    return [(COLOUR[k], VALUE[k]) for k in tiles(text)]
+
+
+def bonus_names(text: str, closed: bool = False, eight: bool = False, heaven: bool = False) -> list[str]:
+    return [name for name, _ in bonuses(coloured(text), closed=closed, has_eight=eight, heaven=heaven)]
+
+
+def test_each_single_bonus():
+    assert bonus_names("B1 B2 B2 B3 R1 R5 R6 R7", closed=True) == ["Closed", "Half Color", "Seven"]
+    assert "No Ones" in bonus_names("B2 B2 B2 B3 R5 R5 R6 R6")
+    assert "No Ones" not in bonus_names("B2 B2 B2 B3 R5 R5 R6 R1")
+    assert "Half Color" not in bonus_names("B2 B2 B2 R3 R5 R5 R6 R1")
+    assert "Seven" not in bonus_names("B2 B2 B2 R3 R5 R5 R6 R1")
+    assert "Straight" in bonus_names("R1 R2 R3 R4 R5 B2 B2 B6")
+    assert "Straight" not in bonus_names("R1 R2 R3 R4 B5 B6 B7 B7")
+    assert "Straight" in bonus_names("R0 R1 R2 R3 R4 B6 B6 B6")
+    assert "Two Blues" in bonus_names("B1 B2 R3 R4 R5 R6 R6 R6")
+    assert "Two Blues" not in bonus_names("B1 B2 B3 R4 R5 R6 R6 R6")
+    assert "Under Five" in bonus_names("B1 B2 B3 R4 R4 R0 R1 B4")
+    assert "Under Five" not in bonus_names("B1 B2 B3 R4 R4 R0 R1 B5")
+    assert ("Single Color", 2) in bonuses(coloured("B1 B2 B3 B4 B4 B4 B1 B1"), closed=False, has_eight=False, heaven=False)
+    assert ("Single Color", 3) in bonuses(coloured("R1 R2 R3 R4 R4 R4 R1 R0"), closed=False, has_eight=False, heaven=False)
+    assert "Eight" in bonus_names("B1 B2 B3 R4 R4 R0 R1 B5", eight=True)
+    assert "Heaven" in bonus_names("B1 B2 B3 R4 R4 R0 R1 B5", heaven=True)
+    assert "God Ten" in bonus_names("B3 B3 B3 B3 R3 R3 R3 R3")
+    assert "God Ten" not in bonus_names("B3 B3 B3 B3 R3 R3 R3 R2")
+
+
+def test_straight_with_a_purple_8():
+    assert has_straight([(R, 4), (R, 5), (R, 6), (R, 7), (R, 8), (B, 1), (B, 1), (B, 1)])
+    assert not has_straight([(R, 4), (R, 5), (R, 6), (R, 7), (B, 8), (B, 1), (B, 1), (B, 1)])
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("R5 R5 R5 R5 B5 B5 B5 B5", ("Double Four", 10)),
+        ("R5 R5 R5 R5 B5 B5 B5 B1", ("Multi", 5)),  # t4 = 1, t3 = 1: not Single Four / Single Three
+        ("R5 R5 R5 B5 B5 B5 B1 B2", ("Double Three", 4)),  # same value: +1
+        ("R5 R5 R5 B6 B6 B6 B1 B2", ("Double Three", 3)),  # not Single Three
+        ("R5 R5 R5 R5 B6 B6 B1 B2", ("Single Four", 2)),
+        ("R5 R5 R5 B6 B6 B7 B1 B2", ("Single Three", 1)),
+        ("R5 R5 R6 B6 B6 B7 B1 B2", None),
+        ("R5 B5 R5 B5 R5 B5 R1 B1", ("Double Three", 4)),
+    ],
+)
+def test_size_class_is_exclusive(text, expected):
+    assert size_class(coloured(text)) == expected
+    names = bonus_names(text)
+    sizes = {"Double Four", "Multi", "Double Three", "Single Four", "Single Three"}
+    assert len([n for n in names if n in sizes]) == (0 if expected is None else 1)
+
+
+def test_five_of_a_colour_and_value_counts_as_a_four_group():
+    # B5 x4 + purple 5 coloured blue: a group of 5
+    assert size_class([(B, 5)] * 5 + [(R, 1), (R, 2), (R, 3)]) == ("Single Four", 2)
+
+
+def test_free_martens_take_the_best_colour():
+    # R1-2-3 (3) + B1-2-3 (1) + R1 + P5 = 10: P5 blue gives 4 red / 4 blue (Half Color)
+    result = score_win(counts("R1 R2 R3 B1 B2 B3 R1 P5"), [], advanced=True)
+    assert result.points == 2 + 1 + 1
+    assert [n for n, _ in result.bonuses] == ["Closed", "Half Color"]
+    assert (parse_tile("P5"), B) in result.singles
+
+
+def test_purple_8_gives_eight_wherever_it_is():
+    # open R6-R7-P8 (8) + concealed triple B4 (0) + R1 + R1 = 10
+    opens = [open_set("R6 R7 P8")]
+    c = counts("B4 B4 B4 R1 R1")
+    assert is_winning(c, opens)
+    result = score_win(c, opens, advanced=True)
+    assert [n for n, _ in result.bonuses] == ["Seven", "Eight", "Single Three"]
+    assert result.points == 2 + 1 + 2 + 1
+
+
+def test_colour_of_an_open_all_purple_set_counts():
+    # open P5 P6 P7 as red (7) + concealed triple R1 (0) + R0 + B3 = 10
+    c = counts("R0 R1 R1 R1 B3")
+    red = [OpenSet(tuple(sorted(tiles("P5 P6 P7"))), R)]  # type: ignore[arg-type]
+    blue = [OpenSet(tuple(sorted(tiles("P5 P6 P7"))), B)]  # type: ignore[arg-type]
+    assert is_winning(c, red) and not is_winning(c, blue)  # blue would be worth 5: 8
