@@ -446,3 +446,299 @@ def test_colour_of_an_open_all_purple_set_counts():
     red = [OpenSet(tuple(sorted(tiles("P5 P6 P7"))), R)]  # type: ignore[arg-type]
     blue = [OpenSet(tuple(sorted(tiles("P5 P6 P7"))), B)]  # type: ignore[arg-type]
     assert is_winning(c, red) and not is_winning(c, blue)  # blue would be worth 5: 8
+
+
+# ---- setup and chance ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_first_dealer_and_deal_are_chance_nodes(n):
+    g = TsukuruTenTenGame(num_players=n)
+    state = g.new_initial_state()
+    assert state.current_player() == CHANCE
+    assert state.chance_outcomes() == [(s, 1.0 / n) for s in range(n)]
+    state.apply_action(n - 1)  # the last seat deals
+    outcomes = dict(state.chance_outcomes())
+    assert outcomes[parse_tile("R0")] == pytest.approx(1 / 61) and outcomes[parse_tile("B3")] == pytest.approx(4 / 61)
+    assert state.action_to_string(parse_tile("B3")) == f"deal B3 to seat {n - 1}"
+    for i in range(7 * n):
+        assert state.current_player() == CHANCE
+        state.apply_action(state.chance_outcomes()[0][0])
+        if i == 0:
+            assert sum(state.hands[n - 1]) == 1  # the first tile goes to the dealer
+    assert [sum(h) for h in state.hands] == [7] * n
+    assert state.deck_size == 61 - 7 * n
+    assert state.current_player() == n - 1  # the dealer plays first
+    assert legal_names(state) == {"draw"}
+
+
+def test_bad_chance_outcome_is_refused():
+    state = TsukuruTenTenGame().new_initial_state()
+    with pytest.raises(IllegalActionError):
+        state.apply_action(2)
+    state.apply_action(0)
+    for _ in range(1):
+        state.apply_action(parse_tile("R0"))
+    with pytest.raises(IllegalActionError):
+        state.apply_action(parse_tile("R0"))  # the only R0 is dealt
+
+
+def test_draw_probabilities_follow_the_deck():
+    state = build(position(hands=["B1 B1 B1 B2 B2 B2 B3", "R1 R1 R1 R2 R2 R2 R3"]))
+    assert state.deck_size == 47
+    do(state, "draw")
+    assert state.current_player() == CHANCE
+    outcomes = dict(state.chance_outcomes())
+    assert sum(outcomes.values()) == pytest.approx(1.0)
+    assert outcomes[parse_tile("B1")] == pytest.approx(1 / 47)
+    assert outcomes[parse_tile("B4")] == pytest.approx(4 / 47)
+    assert parse_tile("R1") in outcomes and parse_tile("B2") in outcomes
+    state.apply_action(parse_tile("B4"))
+    assert state.action_to_string(act.DRAW) == "draw"
+    assert state.drawn == parse_tile("B4") and sum(state.hands[0]) == 8 and state.deck_size == 46
+
+
+# ---- turns ------------------------------------------------------------------------------------------
+
+
+def test_discard_after_a_draw_any_tile_and_the_pile_order():
+    state = build(position(hands=["B1 B1 B1 B2 B2 B2 B3", "R1 R1 R1 R2 R2 R2 R3"], discards=["R7", "R6"]))
+    do(state, "draw")
+    state.apply_action(parse_tile("B6"))  # two triples + 3 + 6 = 9: not a winning hand
+    assert legal_names(state) == {"discard B1", "discard B2", "discard B3", "discard B6"}
+    do(state, "discard B3")
+    assert state.discards[0] == tiles("R7 B3") and state.claimable[0]
+    assert state.current_player() == 1 and state.turns_taken[1] == 4
+    assert state.drawn == -1
+
+
+def test_finish_is_offered_exactly_when_the_hand_is_worth_10():
+    # worked example 1: seat 1 (not the dealer) draws R2
+    pos = position(hands=["B4 B4 B5 B5 B6 B6 B7", "B1 B2 B3 R4 R5 R6 B1"], turn=1, dealer=0)
+    for scoring, points in (("basic", 1), ("advanced", 4)):
+        state = build(pos, scoring=scoring)
+        do(state, "draw")
+        state.apply_action(parse_tile("R2"))
+        assert "finish" in legal_names(state)
+        do(state, "finish")
+        assert state.scores_ == [0, points]
+        assert state.rounds_played == 1 and state.dealer == 1  # the seat on the dealer's left deals next
+        assert state.current_player() == CHANCE and state.dealt == 0 and state.deck_size == 61
+        assert "seat 1 finished after drawing R2" in state.to_text()
+        state = build(pos, scoring=scoring)
+        do(state, "draw")
+        state.apply_action(parse_tile("R3"))
+        assert "finish" not in legal_names(state)
+
+
+def test_finishing_is_optional():
+    state = build(position(hands=["B4 B4 B5 B5 B6 B6 B7", "B1 B2 B3 R4 R5 R6 B1"], turn=1))
+    do(state, "draw")
+    state.apply_action(parse_tile("R2"))
+    do(state, "discard R2")
+    assert state.scores_ == [0, 0] and state.current_player() == 0
+
+
+def test_worked_example_2_dealer_and_heaven():
+    hands = ["R5 R5 R5 R5 B5 B5 B5", "B1 B1 B2 B2 B3 B3 R1"]
+    for first_turn, points in ((False, 41), (True, 44)):
+        pos = position(hands=hands, turns_taken=[1 if first_turn else 5, 4])
+        state = build(pos, scoring="advanced")
+        do(state, "draw")
+        state.apply_action(parse_tile("B5"))
+        do(state, "finish")
+        assert state.scores_ == [points, 0]
+        assert "Double Four 10" in state.last_round and "God Ten 25" in state.last_round
+        assert ("Heaven 3" in state.last_round) == first_turn
+    assert state.is_terminal()  # 44 >= 25 ends the advanced game
+    assert state.returns().tolist() == [1.0, -1.0]
+
+
+def test_worked_example_3_finish_from_discard():
+    pos = position(
+        hands=["R7 R7 R7 R6 R6 R6 R4", "B3 B4 R1 R2 R3 B2 B2"],
+        discards=["B7 P5", ""],
+        turn=1,
+        turns_taken=[1, 1],
+    )
+    state = build(pos, scoring="advanced")
+    assert legal_names(state) == {"draw", "finish with P5 from seat 0", "get P5 from seat 0 with B3+B4"}
+    do(state, "finish with P5 from seat 0")
+    assert state.scores_ == [0, 3]  # 2 + Closed; no Heaven: the tile was not drawn
+    assert "finished with P5 from seat 0's discard" in state.last_round
+
+
+def test_worked_example_5_get_makes_an_open_set():
+    pos = position(hands=["B1 B1 B2 B2 B3 B3 B7", "R4 R6 B1 B2 B3 R2 B1"], discards=["R5", ""], turn=1)
+    state = build(pos, scoring="advanced")
+    assert "get R5 from seat 0 with R4+R6" in legal_names(state)
+    do(state, "get R5 from seat 0 with R4+R6")
+    assert state.open_sets[1] == [OpenSet(tuple(sorted(tiles("R4 R5 R6"))), R)]  # type: ignore[arg-type]
+    assert state.open_sets[1][0].value == 6
+    assert state.discards[0] == [] and not state.claimable[0]
+    # 8 tiles, worth 10 (6 + B1-2-3 = 1 + R2 + B1), but after a get the player must discard
+    assert all(act.DISCARD <= a < act.COLOUR for a in state.legal_actions())
+    do(state, "discard B1")
+    # later win: never Closed
+    state2 = build(
+        position(
+            hands=["B4 B4 B5 B5 B6 B6 B7", "B1 B2 B3 R2"],
+            open_sets=[[], [("R4 R5 R6", "red")]],
+            discards=["", "B1"],
+            claimable=[False, True],
+            turn=1,
+        ),
+        scoring="advanced",
+    )
+    do(state2, "draw")
+    state2.apply_action(parse_tile("B1"))
+    do(state2, "finish")
+    assert state2.scores_[1] == 3 and "Closed" not in state2.last_round
+
+
+def test_get_needs_two_hand_tiles_forming_a_set():
+    pos = position(hands=["B1 B1 B2 B2 B3 B3 B7", "R5 R5 R4 B6 B4 P6 R1"], discards=["B5", ""], turn=1)
+    state = build(pos)
+    gets = {name for name in legal_names(state) if name.startswith("get")}
+    assert gets == {"get B5 from seat 0 with B4+B6", "get B5 from seat 0 with B4+P6"}
+    pos = position(hands=["B1 B1 B2 B2 B3 B3 B7", "R5 R5 R4 B6 B4 P6 R1"], discards=["R5", ""], turn=1)
+    gets = {name for name in legal_names(build(pos)) if name.startswith("get")}
+    assert gets == {"get R5 from seat 0 with R5+R5", "get R5 from seat 0 with R4+P6"}
+
+
+def test_own_discard_cannot_be_taken():
+    state = build(position(hands=["B1 B1 B2 B2 B3 B3 B7", "R4 R6 B1 B2 B3 R2 B1"], discards=["", "R5"], turn=1))
+    assert legal_names(state) == {"draw"}
+
+
+def test_all_purple_get_asks_for_the_colour():
+    pos = position(hands=["B1 B1 B2 B2 B3 B3 B7", "P6 P7 B1 B2 B3 R2 B1"], discards=["P5", ""], turn=1)
+    for choice, colour, value in (("colour blue", B, 5), ("colour red", R, 7)):
+        state = build(pos)
+        do(state, "get P5 from seat 0 with P6+P7")
+        assert state.current_player() == 1 and legal_names(state) == {"colour blue", "colour red"}
+        assert "colour?" in state.to_text()
+        do(state, choice)
+        assert state.open_sets[1][0].colour == colour and state.open_sets[1][0].value == value
+        assert all(act.DISCARD <= a < act.COLOUR for a in state.legal_actions())
+
+
+@pytest.mark.parametrize("claim_from", ["any_opponent", "previous_player"])
+def test_claimable_discards(claim_from):
+    hands = ["B1 B1 B2 B2 B3 B3 B7", "R1 R1 R2 R2 R3 R3 R7", "B4 B6 R4 R6 B5 B5 R0"]
+    pos = position(n=3, hands=hands, discards=["B5 B7", "R7 R5", ""], claimable=[True, True, False], turn=2, dealer=0)
+    state = build(pos, claim_from=claim_from)
+    gets = {name for name in legal_names(state) if name.startswith("get")}
+    from_seat_1 = {"get R5 from seat 1 with R4+R6"}
+    from_seat_0 = {"get B7 from seat 0 with B5+B6"}
+    if claim_from == "any_opponent":
+        assert gets == from_seat_1 | from_seat_0
+    else:
+        assert gets == from_seat_1  # seat 1 played just before seat 2
+    # once taken, the tile below is not claimable
+    do(state, "get R5 from seat 1 with R4+R6")
+    assert state.discards[1] == tiles("R7") and not state.claimable[1]
+
+
+def test_top_discard_stays_claimable_until_its_owner_discards_again():
+    hands = ["B1 B1 B2 B2 B3 B3 B7", "R1 R1 R2 R2 R3 R3 R7", "B4 B6 R4 R6 B5 B5 R0"]
+    pos = position(n=3, hands=hands, discards=["B7", "", ""], claimable=[True, False, False], turn=1, dealer=0)
+    state = build(pos)
+    do(state, "draw")
+    state.apply_action(parse_tile("R4"))
+    do(state, "discard R4")
+    assert state.current_player() == 2
+    assert "get B7 from seat 0 with B5+B6" in legal_names(state)  # two turns ago, still on top
+    state = build(pos, claim_from="previous_player")
+    do(state, "draw")
+    state.apply_action(parse_tile("R4"))
+    do(state, "discard R4")
+    assert "get B7 from seat 0 with B5+B6" not in legal_names(state)
+
+
+def test_empty_deck_ends_the_round_unless_a_discard_is_taken():
+    hands = ["B1 B1 B2 B2 B3 B3 B7", "R4 R6 B1 B2 B3 R2 B7"]
+    rest = [NAMES[k] for k in range(NUM_KINDS) for _ in range(COPIES[k])]
+    for k in tiles(" ".join(hands) + " R5"):
+        rest.remove(NAMES[k])
+    pos = position(hands=hands, discards=[" ".join([*rest, "R5"]), ""], turn=1, dealer=0, deck="")
+    state = build(pos)
+    names = legal_names(state)
+    assert "draw" not in names and "end round (deck empty)" in names and "get R5 from seat 0 with R4+R6" in names
+    do(state, "end round (deck empty)")
+    assert state.scores_ == [0, 0] and state.rounds_played == 1 and state.dealer == 1
+    assert "the deck ran out" in state.last_round
+    assert state.current_player() == CHANCE and state.deck_size == 61
+
+
+def test_basic_game_ends_at_4_points():
+    pos = position(hands=["B4 B4 B5 B5 B6 B6 B7", "B1 B2 B3 R4 R5 R6 B1"], turn=1, scores=[2, 3], rounds_played=5)
+    state = build(pos)
+    do(state, "draw")
+    state.apply_action(parse_tile("R2"))
+    do(state, "finish")
+    assert state.is_terminal() and state.current_player() == TERMINAL
+    assert state.scores_ == [2, 4] and state.returns().tolist() == [-1.0, 1.0]
+    assert "Game over" in state.to_text()
+
+
+def test_advanced_game_ends_at_25_points():
+    pos = position(hands=["B4 B4 B5 B5 B6 B6 B7", "B1 B2 B3 R4 R5 R6 B1"], turn=1, scores=[20, 20], rounds_played=5)
+    state = build(pos, scoring="advanced")
+    do(state, "draw")
+    state.apply_action(parse_tile("R2"))
+    do(state, "finish")
+    assert state.scores_ == [20, 24] and not state.is_terminal()
+    pos["scores"] = [20, 21]
+    state = build(pos, scoring="advanced")
+    do(state, "draw")
+    state.apply_action(parse_tile("R2"))
+    do(state, "finish")
+    assert state.scores_ == [20, 25] and state.is_terminal()
+
+
+@pytest.mark.parametrize("game_end", ["points", "dealer_twice"])
+def test_dealer_twice_end(game_end):
+    # 3 players, round 6 (the last with dealer_twice), deck empty: the round ends without a score
+    hands = ["B1 B1 B2 B2 B3 B3 B7", "R1 R1 R2 R2 R3 R3 R7", "B4 B6 R4 R6 B5 B5 R0"]
+    rest = [NAMES[k] for k in range(NUM_KINDS) for _ in range(COPIES[k])]
+    for k in tiles(" ".join(hands)):
+        rest.remove(NAMES[k])
+    pos = position(
+        n=3,
+        hands=hands,
+        discards=[" ".join(rest), "", ""],
+        claimable=[False, False, False],
+        turn=1,
+        dealer=2,
+        deck="",
+        scores=[2, 2, 1],
+        rounds_played=5,
+        dealer_counts=[2, 2, 2],
+    )
+    state = build(pos, game_end=game_end)
+    do(state, "end round (deck empty)")
+    if game_end == "dealer_twice":
+        assert state.is_terminal()
+        assert state.returns().tolist() == [0.5, 0.5, -1.0]  # equal points share their places
+    else:
+        assert not state.is_terminal() and state.dealer == 0 and state.dealer_counts == [3, 2, 2]
+
+
+def test_heaven_needs_a_drawn_tile_on_the_first_turn():
+    pos = position(hands=["B4 B4 B5 B5 B6 B6 B7", "B1 B2 B3 R4 R5 R6 B1"], turn=1, turns_taken=[1, 1])
+    state = build(pos, scoring="advanced")
+    do(state, "draw")
+    state.apply_action(parse_tile("R2"))
+    do(state, "finish")
+    assert state.scores_[1] == 4 + 3 and "Heaven 3" in state.last_round
+
+
+def test_scoring_option_both_ways_on_the_same_hand():
+    pos = position(hands=["B4 B4 B5 B5 B6 B6 B1", "R3 R3 R3 R3 B7 B7 B7"], turn=1)
+    for scoring, points in (("basic", 1), ("advanced", 16)):  # worked example 4
+        state = build(pos, scoring=scoring)
+        do(state, "draw")
+        state.apply_action(parse_tile("B7"))
+        do(state, "finish")
+        assert state.scores_[1] == points
