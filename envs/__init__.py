@@ -34,6 +34,7 @@ register(
 register("olenon-v0", f"{_E}.olenon.rules:OlenonGame", heuristic=f"{_A}.olenon:OlenonHeuristic",
          description="Olenon: team shedding card game")  # fmt: skip
 register("tsukuru_ten_ten-v0", f"{_E}.tsukuru_ten_ten.rules:TsukuruTenTenGame",
-         heuristic=f"{_A}.tsukuru_ten_ten:TsukuruTenTenHeuristic", description="Tsukuru 10 Ten: make a hand worth 10")  # fmt: skip
+         heuristic=f"{_A}.tsukuru_ten_ten:TsukuruTenTenHeuristic",
+         description="Tsukuru 10 Ten: make a hand worth 10")  # fmt: skip
 
 __all__ = ["EnvSpec", "IllegalActionError", "make", "make_game", "register", "registered_ids", "spec"]

@@ -6,7 +6,7 @@
 | agents | `player_0` ... `player_{n-1}`, n = 2 (default), 3 or 4 |
 | action space | `Discrete(597)` |
 | observation | `Dict(observation=Box(0, 1, (2467,), float32), action_mask=Box(0, 1, (597,), int8))` |
-| import | `gameshelf.make("tsukuru_ten_ten-v0", num_players=2)`, engine `gameshelf.envs.tsukuru_ten_ten.rules.TsukuruTenTenGame` |
+| import | `gameshelf.make("tsukuru_ten_ten-v0")`, engine `gameshelf.envs.tsukuru_ten_ten.rules.TsukuruTenTenGame` |
 | rules | `docs/rules/tsukuru_ten_ten.md` |
 
 ## Rules as implemented
@@ -59,7 +59,11 @@ at least 4 tiles. The first to 25 points wins.
 | Eight | 2 | the purple 8 is in the hand |
 | Heaven | 3 | finished on one's first turn of the round after drawing |
 | God Ten | 25 | all 8 tiles of one value |
-| size class, one of | | Double Four 10 (t4 = 2), else Multi 5 (t4 = 1, t3 ≥ 1), else Double Three 3, +1 if both triples share a value (t3 = 2), else Single Four 2 (t4 = 1), else Single Three 1 (t3 = 1) |
+| Double Four | 10 | t4 = 2 (size class: the first that applies of these five) |
+| Multi | 5 | t4 = 1 and t3 ≥ 1 |
+| Double Three | 3, +1 | t3 = 2 (+1 if both triples have the same value) |
+| Single Four | 2 | t4 = 1 |
+| Single Three | 1 | t3 = 1 |
 
 **End**: `game_end="points"`: the first to reach the target (4 basic, 25 advanced) after a round wins.
 `game_end="dealer_twice"`: also ends once every player has dealt two rounds (2n rounds), highest total.
@@ -88,7 +92,7 @@ B1-B7 = 0-6, R0-R7 = 7-14, P5-P8 = 15-18. Pairs p enumerate kind pairs (a, b), a
 | 3-5 = 3 + o - 1 | `finish with R5 from seat 1` | take opponent o's claimable discard and finish |
 | 6-24 = 6 + k | `discard B3` | discard one tile of kind k |
 | 25, 26 | `colour blue`, `colour red` | colour of the all-purple open set just revealed |
-| 27-596 = 27 + 190 (o - 1) + p | `get R5 from seat 1 with R4+R6` | take opponent o's claimable discard with the pair p as an open set |
+| 27-596 = 27 + 190 (o - 1) + p | `get R5 from seat 1 with R4+R6` | take opponent o's claimable discard, open it with pair p |
 
 Masks are exact. `game.string_to_action(state, text)` parses these names (and action numbers). Chance
 outcomes: `first dealer: seat s` (1/n each), `deal B3 to seat s` and `seat s draws B3` (outcome = tile

@@ -1,15 +1,9 @@
 """Tsukuru 10 Ten action encoding (597 actions). Opponents are named by their offset from the acting
 seat in turn order (1 = next seat clockwise), so an action means the same thing from every seat.
 
-| id | name | meaning |
-|---|---|---|
-| 0 | `draw` | take the top tile of the deck |
-| 1 | `end round (deck empty)` | the deck is empty: end the round with no score |
-| 2 | `finish` | after drawing: reveal the 8 tiles, a winning hand |
-| 3 + (o-1), o = 1..3 (3-5) | `finish with R5 from seat s` | take the claimable discard of the opponent o seats on and win with it |
-| 6 + k, k = 0..18 (6-24) | `discard B3` | discard one tile of kind k |
-| 25, 26 | `colour blue`, `colour red` | the colour of an all-purple open set just formed |
-| 27 + 190*(o-1) + p (27-596) | `get R5 from seat s with R4+R6` | take opponent o's claimable discard and reveal it with the pair p of hand tiles as an open set |
+The full table is in the environment card (``envs/tsukuru_ten_ten/__init__.py``): draw 0, end round
+(deck empty) 1, finish 2, finish from opponent o's discard 3-5, discard kind k 6-24, colour of an
+all-purple open set 25-26, get from opponent o with pair p 27-596.
 
 Tile kinds k: B1-B7 = 0-6, R0-R7 = 7-14, P5-P8 = 15-18. Pairs p enumerate the kind pairs (a, b) with
 a <= b in order: (0,0), (0,1), ..., (0,18), (1,1), ...

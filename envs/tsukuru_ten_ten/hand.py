@@ -64,10 +64,7 @@ _BY_FIRST: tuple[tuple[SetShape, ...], ...] = tuple(tuple(s for s in SET_SHAPES 
 
 
 def _fits(shape: SetShape, counts: Sequence[int]) -> bool:
-    for k, c in shape.need:
-        if counts[k] < c:
-            return False
-    return True
+    return all(counts[k] >= c for k, c in shape.need)
 
 
 def available_shapes(counts: tuple[int, ...]) -> list[SetShape]:
@@ -292,9 +289,9 @@ def score_win(
 __all__ = [
     "BASE_DEALER",
     "BASE_OTHER",
-    "OpenSet",
     "RED",
     "TARGET",
+    "OpenSet",
     "WinScore",
     "bonuses",
     "concealed_choices",

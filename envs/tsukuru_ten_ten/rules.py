@@ -27,6 +27,7 @@ from gameshelf.envs.tsukuru_ten_ten.tiles import (
     PAIRS_WITH,
     PURPLE,
     RED,
+    VALUE,
     counts_of,
     kinds_of,
     parse_tile,
@@ -464,7 +465,7 @@ class TsukuruTenTenState(State):
 
 def set_text(kinds: tuple[int, ...], colour: int | None) -> str:
     tag = "" if colour is None else f" ({COLOUR_NAMES[colour]})"
-    return "[" + " ".join(NAMES[k] for k in kinds) + "]" + tag
+    return "[" + " ".join(NAMES[k] for k in sorted(kinds, key=lambda k: (VALUE[k], k))) + "]" + tag
 
 
 def describe_win(state: TsukuruTenTenState, seat: int, result: WinScore) -> str:

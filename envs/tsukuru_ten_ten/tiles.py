@@ -104,13 +104,13 @@ def _all_shapes() -> tuple[SetShape, ...]:
     shapes: set[SetShape] = set()
     for colour in (BLUE, RED):
         for low in range(0, 7):  # runs low..low+2, values 0..8
-            opts = [_options(colour, low + i) for i in range(3)]
-            if not all(opts):
+            run = [_options(colour, low + i) for i in range(3)]
+            if not all(run):
                 continue
             value = low if colour == BLUE else low + 2
-            for a in opts[0]:
-                for b in opts[1]:
-                    for c in opts[2]:
+            for a in run[0]:
+                for b in run[1]:
+                    for c in run[2]:
                         shapes.add(SetShape(tuple(sorted((a, b, c))), colour, value, True))  # type: ignore[arg-type]
         for v in range(0, 9):  # triples: three tiles of one colour and value (at most one purple)
             opts = _options(colour, v)

@@ -38,7 +38,6 @@ from gameshelf.envs.tsukuru_ten_ten.tiles import (
     SET_SHAPES,
     VALUE,
     counts_of,
-    kinds_of,
     parse_tile,
     shapes_of,
 )
@@ -101,10 +100,7 @@ def position(
         for text, _ in sets:
             for k in tiles(text):
                 used[k] += 1
-    if deck is None:
-        deck_tiles = [NAMES[k] for k in range(NUM_KINDS) for _ in range(COPIES[k] - used[k])]
-    else:
-        deck_tiles = deck.split()
+    deck_tiles = [NAMES[k] for k in range(NUM_KINDS) for _ in range(COPIES[k] - used[k])] if deck is None else deck.split()
     if dealer_counts is None:
         dealer_counts = [0] * n
         dealer_counts[dealer] = rounds_played + 1
@@ -742,3 +738,289 @@ def test_scoring_option_both_ways_on_the_same_hand():
         state.apply_action(parse_tile("B7"))
         do(state, "finish")
         assert state.scores_[1] == points
+
+
+# ---- position builder ---------------------------------------------------------------------------------
+
+
+def every_node(g: TsukuruTenTenGame, seed: int, max_decisions: int = 400):
+    """States at every node of a random game (chance included), cut short after ``max_decisions``."""
+    rng = np.random.default_rng(seed)
+    state = g.new_initial_state()
+    decisions = 0
+    while not state.is_terminal() and decisions < max_decisions:
+        yield state
+        if state.is_chance_node():
+            state.apply_action(state.sample_chance(rng))
+        else:
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.integers(len(legal))])
+            decisions += 1
+    yield state
+
+
+def full_view(state: TsukuruTenTenState) -> tuple:
+    n = state.n
+    return (
+        state.current_player(),
+        state.legal_action_mask().tobytes(),
+        tuple(state.observation(s).tobytes() for s in range(n)),
+        state.returns().tobytes(),
+        state.scores().tobytes(),
+        state.to_text(),
+        tuple(state.seat_text(s) for s in range(n)),
+        tuple(state.chance_outcomes()),
+    )
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"num_players": 2},
+        {"num_players": 3, "scoring": "advanced"},
+        {"num_players": 4, "claim_from": "previous_player", "game_end": "dealer_twice"},
+    ],
+)
+def test_position_round_trip_along_random_games(options):
+    import json
+
+    g = TsukuruTenTenGame(**options)
+    for seed in range(2):
+        for i, state in enumerate(every_node(g, seed, max_decisions=1500 if seed == 0 else 300)):
+            if i % 3 and not state.is_terminal():
+                continue
+            pos = json.loads(json.dumps(state.position()))
+            rebuilt = g.state_from_position(pos)
+            assert full_view(rebuilt) == full_view(state)
+            assert rebuilt.position() == pos
+
+
+def test_position_builder_rejects_bad_positions():
+    good = position(hands=["B1 B1 B2 B2 B3 B3 B7", "R4 R6 B1 B2 B3 R2 B7"], discards=["R5", ""])
+    build(good)
+
+    def bad(match: str, **changes) -> None:
+        pos = dict(good, **changes)
+        with pytest.raises(ValueError, match=match):
+            build(pos)
+
+    bad("unknown tile", hands=[["B1", "B1", "B2", "B2", "B3", "B3", "X9"], good["hands"][1]])
+    bad("there are 1 R0 tiles", deck=[*good["deck"], "R0"])
+    bad("holds 6 tiles", hands=[good["hands"][0][:6], good["hands"][1]], deck=[*good["deck"], "B7"])
+    bad("phase", phase="bidding")
+    pos = dict(good)
+    del pos["deck"]
+    with pytest.raises(ValueError, match="missing"):
+        build(pos)
+    bad("unknown", extra=1)
+    bad("one entry per seat", scores=[0, 0, 0])
+    bad("out of range", turn=5)
+    bad("not a red set", open_sets=[[{"tiles": ["B1", "B2", "B3"], "colour": "red"}], []])
+    bad("cannot be claimable", claimable=[True, True])
+    bad("drawn is given only", drawn="B1")
+    bad("must be an integer", dealer="0")
+    bad("dealer_counts", dealer_counts=[0, 0])
+    with pytest.raises(ValueError, match=r"seat choosing a colour|pending"):
+        build(dict(good, pending=["P5", "P6", "P7"]))
+
+
+def test_position_builder_phases():
+    g = TsukuruTenTenGame(num_players=3)
+    state = g.state_from_position(g.new_initial_state().position())
+    assert state.current_player() == CHANCE and len(state.chance_outcomes()) == 3
+    # mid-deal: dealer 1 and seat 2 got one tile each; seat 0 gets the next
+    pos = position(n=3, hands=["", "B1", "B3"], phase="deal", turn=-1, dealer=1, turns_taken=[0, 0, 0])
+    state = g.state_from_position(pos)
+    assert state.action_to_string(parse_tile("B5")) == "deal B5 to seat 0"
+    with pytest.raises(ValueError, match="one by one from the dealer"):
+        g.state_from_position(dict(pos, hands=[["B3"], ["B1"], []]))
+
+
+# ---- hidden information --------------------------------------------------------------------------------
+
+
+def test_resample_hidden_keeps_everything_the_seat_sees():
+    g = TsukuruTenTenGame(num_players=3)
+    rng = np.random.default_rng(5)
+    changed = 0
+    for i, state in enumerate(every_node(g, 3, max_decisions=300)):
+        if i % 7:
+            continue
+        for seat in range(3):
+            other = state.resample_hidden(seat, rng)
+            assert other.hands[seat] == state.hands[seat]
+            assert other.discards == state.discards and other.open_sets == state.open_sets
+            assert other.deck_size == state.deck_size == sum(other.deck)
+            assert [sum(h) for h in other.hands] == [sum(h) for h in state.hands]
+            assert other.observation(seat).tobytes() == state.observation(seat).tobytes()
+            assert other.seat_text(seat) == state.seat_text(seat)
+            total = list(other.deck)
+            for s in range(3):
+                for k in range(NUM_KINDS):
+                    total[k] += other.hands[s][k]
+                for o in other.open_sets[s]:
+                    for k in o.kinds:
+                        total[k] += 1
+                for k in other.discards[s]:
+                    total[k] += 1
+            for k in other.pending or ():
+                total[k] += 1
+            if state.phase != 0:
+                assert total == list(COPIES)
+            if other.drawn >= 0:
+                assert other.hands[other.turn][other.drawn] > 0
+            changed += other.hands != state.hands
+            # the redealt state plays on
+            if not other.is_terminal():
+                random_playout(other, rng, max_decisions=5)
+    assert changed
+
+
+def test_observation_hides_other_hands_and_the_deck():
+    pos = position(hands=["B1 B1 B2 B2 B3 B3 B7", "R4 R6 B1 B2 B3 R2 B7"], discards=["R5", ""], turn=1)
+    a = build(pos)
+    swapped = dict(pos)
+    # swap one tile between seat 0's hand and the deck: seat 1 cannot tell
+    swapped["hands"] = [["B1", "B1", "B2", "B2", "B3", "B3", "B6"], pos["hands"][1]]
+    deck = list(pos["deck"])
+    deck.remove("B6")
+    swapped["deck"] = [*deck, "B7"]
+    b = build(swapped)
+    assert a.observation(1).tobytes() == b.observation(1).tobytes()
+    assert a.observation(0).tobytes() != b.observation(0).tobytes()
+    assert a.to_text() == b.to_text() and a.seat_text(0) != b.seat_text(0)
+
+
+def test_observation_layout_and_egocentric_seats():
+    g = TsukuruTenTenGame(num_players=3)
+    pos = position(
+        n=3,
+        hands=["B1 B1 B2 B2 B3 B3 B7", "R1 R1 R2 R2 R3 R3 R7", "B4 B6 R4 R0"],
+        open_sets=[[], [], [("R5 R6 R7", "red")]],
+        discards=["B7", "R7", ""],
+        turn=1,
+        dealer=2,
+        scores=[1, 0, 3],
+    )
+    state = g.state_from_position(pos)
+    obs = state.observation(1)
+    assert obs.shape == LAYOUT.shape == g.info.observation_shape and obs.dtype == np.float32
+    assert obs.min() >= 0.0 and obs.max() <= 1.0
+    hand = LAYOUT.view(obs, "hand")
+    assert hand[parse_tile("R1")] == pytest.approx(0.5) and hand[parse_tile("B1")] == 0
+    assert LAYOUT.view(obs, "current").tolist() == [1, 0, 0, 0]
+    assert LAYOUT.view(obs, "dealer").tolist() == [0, 1, 0, 0]  # seat 2 is one seat on from seat 1
+    assert LAYOUT.view(obs, "scores").tolist() == [0.0, 0.75, 0.25, 0.0]
+    sets = LAYOUT.view(obs, "open_sets")
+    assert sets[1, 0, parse_tile("R6")] == pytest.approx(1 / 3) and sets[1, 0, NUM_KINDS + R] == 1
+    order = LAYOUT.view(obs, "discard_order")
+    assert order[2, 0, parse_tile("B7")] == 1  # seat 0 is two seats on from seat 1
+    assert LAYOUT.view(obs, "claimable").tolist() == [1, 0, 1, 0]
+    assert LAYOUT.view(obs, "deck")[0] == pytest.approx(state.deck_size / 47)
+    assert LAYOUT.view(obs, "players").tolist() == [0, 1, 0]
+    assert LAYOUT.view(obs, "phase").tolist() == [1, 0, 0]
+    assert "| `hand` |" in LAYOUT.table()
+
+
+def test_card_has_the_generated_observation_table():
+    import gameshelf.envs.tsukuru_ten_ten as package
+
+    assert package.__doc__ is not None and LAYOUT.table() in package.__doc__
+    assert f"({LAYOUT.size},)" in package.__doc__ and "{observation_table}" not in package.__doc__
+
+
+# ---- text, names, image, env ------------------------------------------------------------------------------
+
+
+def test_text_shows_public_information_and_seat_text_the_hand():
+    pos = position(hands=["B1 B1 B2 B2 B3 B3 B7", "R4 R6 B1 B2 B3 R2 B7"], discards=["R5", ""], turn=1, scores=[2, 1])
+    state = build(pos)
+    text = state.to_text()
+    assert "Deck: 46 tiles" in text and "discards: R5 *" in text and "Seat 1 (to act): 1 pts" in text
+    assert "hand:" not in text
+    assert "hand: B1 B2 B3 B7 R2 R4 R6" in state.seat_text(1)
+    assert "hand: B1 B1" in state.seat_text(0)
+
+
+def test_action_names_parse_back():
+    state = build(position(hands=["B1 B1 B2 B2 B3 B3 B7", "R4 R6 B1 B2 B3 R2 B7"], discards=["R5", ""], turn=1))
+    for a in state.legal_actions():
+        assert state.game.string_to_action(state, state.action_to_string(a)) == a
+    assert state.game.string_to_action(state, "GET R5 FROM SEAT 0 WITH R4+R6") == act.get(1, parse_tile("R4"), parse_tile("R6"))
+    with pytest.raises(IllegalActionError):
+        state.game.string_to_action(state, "finish")
+
+
+def test_action_encoding():
+    assert act.NUM_ACTIONS == 597 and act.NUM_PAIRS == 190
+    assert act.get(1, 0, 0) == 27 and act.get(3, 18, 18) == 596
+    assert act.decode_get(act.get(2, parse_tile("R6"), parse_tile("R4"))) == (2, parse_tile("R4"), parse_tile("R6"))
+    assert act.finish_from(3) == 5 and act.discard(18) == 24
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_render_image(n):
+    g = TsukuruTenTenGame(num_players=n)
+    state = g.new_initial_state()
+    random_playout(state, np.random.default_rng(n), max_decisions=60)
+    image = state.render_image()
+    assert image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3
+    assert image.shape[0] > 100 * n
+
+
+def test_options_and_info():
+    g = TsukuruTenTenGame()
+    assert g.options == {"num_players": 2, "scoring": "basic", "claim_from": "any_opponent", "game_end": "points"}
+    assert g.info.has_hidden_info and g.info.has_chance and g.info.num_actions == 597
+    for bad in ({"num_players": 5}, {"scoring": "expert"}, {"claim_from": "anyone"}, {"game_end": "never"}):
+        with pytest.raises(ValueError):
+            TsukuruTenTenGame(**bad)
+
+
+def test_env_plays_a_game():
+    env = envs.make("tsukuru_ten_ten-v0", num_players=3, scoring="advanced", game_end="dealer_twice")
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        del agent
+    assert env.game_state.is_terminal() and env.game_state.rounds_played <= 6
+
+
+# ---- heuristic -----------------------------------------------------------------------------------------
+
+
+def test_heuristic_finishes_whenever_it_can():
+    from gameshelf.training.agents.tsukuru_ten_ten import TsukuruTenTenHeuristic
+
+    agent = TsukuruTenTenHeuristic()
+    rng = np.random.default_rng(0)
+    state = build(position(hands=["B4 B4 B5 B5 B6 B6 B7", "B1 B2 B3 R4 R5 R6 B1"], turn=1))
+    do(state, "draw")
+    state.apply_action(parse_tile("R2"))
+    assert agent.act(state.resample_hidden(1, rng), 1, rng) == act.FINISH
+    state = build(position(hands=["R7 R7 R7 R6 R6 R6 R4", "B3 B4 R1 R2 R3 B2 B2"], discards=["B7 P5", ""], turn=1))
+    assert agent.act(state.resample_hidden(1, rng), 1, rng) == act.finish_from(1)
+
+
+def test_heuristic_beats_random():
+    from gameshelf.training.agents.base import RandomAgent
+    from gameshelf.training.agents.tsukuru_ten_ten import TsukuruTenTenHeuristic
+
+    g = TsukuruTenTenGame(game_end="dealer_twice")
+    agents = [TsukuruTenTenHeuristic(), RandomAgent()]
+    rng = np.random.default_rng(1)
+    wins = 0
+    for game_index in range(6):
+        state = g.new_initial_state()
+        heuristic_seat = game_index % 2
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(state.sample_chance(rng))
+                continue
+            seat = state.current_player()
+            agent = agents[0] if seat == heuristic_seat else agents[1]
+            state.apply_action(agent.act(state.resample_hidden(seat, rng), seat, rng))
+        wins += state.returns()[heuristic_seat] > 0
+    assert wins >= 5
