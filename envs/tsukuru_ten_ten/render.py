@@ -5,16 +5,16 @@ order (its claimable top framed in gold). Imported lazily by the core.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
+from PIL import Image, ImageDraw
 
-from gameshelf.envs.core.drawing import INK, canvas, font, seat_colour, to_array
+from gameshelf.envs.core.drawing import BACKGROUND, INK, canvas, font, seat_colour, to_array
 from gameshelf.envs.tsukuru_ten_ten.tiles import BLUE, COLOUR, PURPLE, RED, VALUE
 
 if TYPE_CHECKING:
-    from PIL import ImageDraw
-
     from gameshelf.envs.tsukuru_ten_ten.rules import TsukuruTenTenState
 
 WIDTH = 900
@@ -27,15 +27,26 @@ BACK = (90, 100, 120)
 GOLD = (240, 190, 30)
 
 
-def _tile(draw: ImageDraw.ImageDraw, x: float, y: float, kind: int | None, frame: tuple[int, int, int] | None = None) -> None:
+@lru_cache(maxsize=64)
+def _sprite(kind: int | None, framed: bool = False) -> Image.Image:
+    """One tile (or a tile back) as a small image, drawn once and pasted wherever it appears."""
+    pad = 3
+    image = Image.new("RGB", (TILE_W + 2 * pad + 1, TILE_H + 2 * pad + 1), BACKGROUND)
+    d = ImageDraw.Draw(image)
+    x, y = pad, pad
     if kind is None:
-        draw.rounded_rectangle((x, y, x + TILE_W, y + TILE_H), radius=4, fill=BACK, outline=(220, 220, 230))
-        return
+        d.rounded_rectangle((x, y, x + TILE_W, y + TILE_H), radius=4, fill=BACK, outline=(220, 220, 230))
+        return image
     colour = TILE_COLOURS[COLOUR[kind]]
-    draw.rounded_rectangle((x, y, x + TILE_W, y + TILE_H), radius=4, fill=(255, 255, 250), outline=colour, width=3)
-    draw.text((x + TILE_W / 2, y + TILE_H / 2), str(VALUE[kind]), fill=colour, font=font(17), anchor="mm")
-    if frame is not None:
-        draw.rounded_rectangle((x - 3, y - 3, x + TILE_W + 3, y + TILE_H + 3), radius=5, outline=frame, width=3)
+    d.rounded_rectangle((x, y, x + TILE_W, y + TILE_H), radius=4, fill=(255, 255, 250), outline=colour, width=3)
+    d.text((x + TILE_W / 2, y + TILE_H / 2), str(VALUE[kind]), fill=colour, font=font(17), anchor="mm")
+    if framed:
+        d.rounded_rectangle((0, 0, TILE_W + 2 * pad, TILE_H + 2 * pad), radius=5, outline=GOLD, width=3)
+    return image
+
+
+def _tile(image: Image.Image, x: float, y: float, kind: int | None, framed: bool = False) -> None:
+    image.paste(_sprite(kind, framed), (int(x) - 3, int(y) - 3))
 
 
 def draw(state: TsukuruTenTenState) -> np.ndarray:
@@ -75,7 +86,7 @@ def draw(state: TsukuruTenTenState) -> np.ndarray:
         d.text((x, y + 8), "hand", fill=INK, font=font(12))
         x += 40
         for _ in range(sum(state.hands[s])):
-            _tile(d, x, y, None)
+            _tile(image, x, y, None)
             x += TILE_W + GAP
         x += 16
         sets = [o.kinds for o in state.open_sets[s]]
@@ -83,7 +94,7 @@ def draw(state: TsukuruTenTenState) -> np.ndarray:
             sets.append(state.pending)
         for kinds in sets:
             for k in sorted(kinds, key=lambda k: (VALUE[k], k)):
-                _tile(d, x, y, k)
+                _tile(image, x, y, k)
                 x += TILE_W + GAP
             x += 12
         # discard pile, bottom to top, wrapping
@@ -92,6 +103,6 @@ def draw(state: TsukuruTenTenState) -> np.ndarray:
         d.text((22, y + 8), "discards", fill=INK, font=font(12))
         for i, k in enumerate(pile):
             row, col = divmod(i, PER_ROW - 3)
-            frame = GOLD if (state.claimable[s] and i == len(pile) - 1) else None
-            _tile(d, 90 + col * (TILE_W + GAP), y + row * (TILE_H + 4), k, frame)
+            framed = state.claimable[s] and i == len(pile) - 1
+            _tile(image, 90 + col * (TILE_W + GAP), y + row * (TILE_H + 4), k, framed)
     return to_array(image)

@@ -231,7 +231,33 @@ class TsukuruTenTenState(State):
             if self.phase == FIRST_DEALER:
                 return 0 <= action < self.n
             return 0 <= action < NUM_KINDS and self.deck[action] > 0
-        return 0 <= action < act.NUM_ACTIONS and bool(self.legal_action_mask()[action])
+        if not 0 <= action < act.NUM_ACTIONS:
+            return False
+        phase, seat = self.phase, self.turn
+        if phase == DISCARD:
+            if action == act.FINISH:
+                return self.drawn >= 0 and self._wins_with(seat, -1)
+            return act.DISCARD <= action < act.COLOUR and self.hands[seat][action - act.DISCARD] > 0
+        if phase == PICK_COLOUR:
+            return act.COLOUR <= action < act.GET
+        if phase != TURN:
+            return False
+        if action == act.DRAW:
+            return self.deck_size > 0
+        if action == act.END_ROUND:
+            return self.deck_size == 0
+        if act.FINISH_FROM <= action < act.DISCARD:
+            offset = action - act.FINISH_FROM + 1
+            if offset not in self.claim_offsets():
+                return False
+            return self._wins_with(seat, self.discards[(seat + offset) % self.n][-1])
+        if action >= act.GET:
+            offset, a, b = act.decode_get(action)
+            if offset not in self.claim_offsets():
+                return False
+            tile = self.discards[(seat + offset) % self.n][-1]
+            return (a, b) in self._get_pairs(self.hands[seat], tile)
+        return False
 
     # ---- applying -----------------------------------------------------------------------------
     def _apply(self, action: int) -> None:

@@ -1024,3 +1024,13 @@ def test_heuristic_beats_random():
             state.apply_action(agent.act(state.resample_hidden(seat, rng), seat, rng))
         wins += state.returns()[heuristic_seat] > 0
     assert wins >= 5
+
+
+def test_fast_legality_check_agrees_with_the_mask():
+    g = TsukuruTenTenGame(num_players=3)
+    for i, state in enumerate(every_node(g, 11, max_decisions=400)):
+        if state.is_chance_node() or state.is_terminal() or i % 2:
+            continue
+        mask = state.legal_action_mask()
+        for a in range(act.NUM_ACTIONS):
+            assert state._is_legal(state.current_player(), a) == mask[a], (a, state.action_to_string(a))
