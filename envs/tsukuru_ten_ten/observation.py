@@ -51,55 +51,61 @@ LAYOUT.add("options", 3, "advanced scoring, claim from previous player only, dea
 SIZE = LAYOUT.size
 _INV = np.array([1.0 / c for c in COPIES], dtype=np.float32)
 _SLICES = {name: LAYOUT[name] for name in LAYOUT.pieces}
+_SETS = _SLICES["open_sets"].start
+_SET_SIZE = 2 * (NUM_KINDS + 2)
+_COUNTS = _SLICES["discard_counts"].start
+_ORDER = _SLICES["discard_order"].start
+_ORDER_SIZE = PILE_SLOTS * NUM_KINDS
+_SLOT_STEP = np.arange(PILE_SLOTS) * NUM_KINDS
+_PHASE_INDEX = {2: 0, 4: 1, 5: 2}  # TURN, DISCARD, PICK_COLOUR (see rules)
 
 
 def encode(state: TsukuruTenTenState, seat: int) -> np.ndarray:
     """The observation of ``seat`` (only what that seat may know)."""
-    from gameshelf.envs.tsukuru_ten_ten.rules import DISCARD, PICK_COLOUR, TURN
-
     out = np.zeros(SIZE, dtype=np.float32)
     n = state.n
     game = state.game
-    ego = [(seat + i) % n for i in range(n)]
-    out[_SLICES["hand"]] = np.asarray(state.hands[seat], dtype=np.float32) * _INV
+    hands = np.array(state.hands, dtype=np.float32)
+    out[_SLICES["hand"]] = hands[seat] * _INV
     if state.drawn >= 0 and state.turn == seat:
         out[_SLICES["drawn"].start + state.drawn] = 1.0
-    sets = LAYOUT.view(out, "open_sets")
-    counts = LAYOUT.view(out, "discard_counts")
-    order = LAYOUT.view(out, "discard_order")
     o_claim = _SLICES["claimable"].start
     o_conc = _SLICES["concealed"].start
     o_score = _SLICES["scores"].start
     o_turns = _SLICES["turns"].start
     o_dealt = _SLICES["dealt_rounds"].start
-    for i, s in enumerate(ego):
+    third = np.float32(1.0 / 3.0)
+    for i in range(n):
+        s = (seat + i) % n
+        base = _SETS + i * _SET_SIZE
         slots = [(o.kinds, o.colour) for o in state.open_sets[s]]
         if s == state.turn and state.pending is not None:
             slots.append((state.pending, -1))
         for j, (kinds, colour) in enumerate(slots):
+            b = base + j * (NUM_KINDS + 2)
             for k in kinds:
-                sets[i, j, k] += 1.0 / 3.0
+                out[b + k] += third
             if colour >= 0:
-                sets[i, j, NUM_KINDS + colour] = 1.0
+                out[b + NUM_KINDS + colour] = 1.0
         pile = state.discards[s]
-        for k in pile:
-            counts[i, k] += 0.25
-        for j, k in enumerate(reversed(pile[-PILE_SLOTS:])):
-            order[i, j, k] = 1.0
+        if pile:
+            kinds_arr = np.array(pile[::-1][:PILE_SLOTS])
+            out[_ORDER + i * _ORDER_SIZE + _SLOT_STEP[: len(kinds_arr)] + kinds_arr] = 1.0
+            out[_COUNTS + i * NUM_KINDS : _COUNTS + (i + 1) * NUM_KINDS] = np.bincount(pile, minlength=NUM_KINDS) * 0.25
         out[o_claim + i] = float(state.claimable[s])
         out[o_conc + i] = sum(state.hands[s]) / 8.0
         out[o_score + i] = min(1.0, state.scores_[s] / game.target)
         out[o_turns + i] = min(1.0, state.turns_taken[s] / 30.0)
         out[o_dealt + i] = min(1.0, state.dealer_counts[s] / 2.0)
     out[_SLICES["deck"].start] = min(1.0, state.deck_size / MAX_DECK)
-    out[_SLICES["unseen"]] = np.asarray(state.unseen(seat), dtype=np.float32) * _INV
+    unseen = hands.sum(axis=0) - hands[seat] + np.asarray(state.deck, dtype=np.float32)
+    out[_SLICES["unseen"]] = unseen * _INV
     if state.dealer >= 0:
         out[_SLICES["dealer"].start + (state.dealer - seat) % n] = 1.0
     player = state.current_player()
     if player >= 0:
         out[_SLICES["current"].start + (player - seat) % n] = 1.0
-        phase = {TURN: 0, DISCARD: 1, PICK_COLOUR: 2}[state.phase]
-        out[_SLICES["phase"].start + phase] = 1.0
+        out[_SLICES["phase"].start + _PHASE_INDEX[state.phase]] = 1.0
     out[_SLICES["players"].start + n - 2] = 1.0
     o = _SLICES["options"].start
     out[o] = float(game.advanced)
