@@ -35,7 +35,7 @@ LAYOUT.add(
     (MAX_PLAYERS, PILE_SLOTS, NUM_KINDS),
     f"per ego seat: one-hot kind of its discards in order, most recent first (the last {PILE_SLOTS})",
 )
-LAYOUT.add("claimable", MAX_PLAYERS, "per ego seat: 1 if the top of its pile is its most recent discard (may be taken)")
+LAYOUT.add("claimable", MAX_PLAYERS, "per ego seat: 1 if its top discard is its most recent one (claimable; see claim_from)")
 LAYOUT.add("concealed", MAX_PLAYERS, "per ego seat: concealed tiles / 8")
 LAYOUT.add("deck", 1, f"tiles left in the deck / {MAX_DECK}")
 LAYOUT.add("unseen", NUM_KINDS, "per kind: tiles the seat cannot see (deck and other hands) / copies")
