@@ -47,5 +47,8 @@ register(
 )
 register("cargo_empire-v0", f"{_E}.cargo_empire.rules:CargoEmpireGame", heuristic=f"{_A}.cargo_empire:CargoEmpireHeuristic",
          description="Cargo Empire: cargo deliveries by truck, train and ship")  # fmt: skip
+register("tsukuru_ten_ten-v0", f"{_E}.tsukuru_ten_ten.rules:TsukuruTenTenGame",
+         heuristic=f"{_A}.tsukuru_ten_ten:TsukuruTenTenHeuristic",
+         description="Tsukuru 10 Ten: make a hand worth 10")  # fmt: skip
 
 __all__ = ["EnvSpec", "IllegalActionError", "make", "make_game", "register", "registered_ids", "spec", "unregister"]
