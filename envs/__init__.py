@@ -10,45 +10,20 @@ game's engine as a string, loaded when an environment is made.
 from gameshelf.envs.core.game import IllegalActionError
 from gameshelf.envs.registration import EnvSpec, make, make_game, register, registered_ids, spec, unregister
 
-# One line per environment id: the engine (module:Game class), the heuristic agent (module:Agent class).
-# Player counts come from each game's num_players option; the training config is training/configs/<game>.yaml.
-_E, _A = "gameshelf.envs", "gameshelf.training.agents"
-register(
-    "level_x-v0",
-    f"{_E}.level_x.rules:LevelXGame",
-    heuristic=f"{_A}.level_x:LevelXHeuristic",
-    description="Level X: dice grouping race on six tracks",
-)
-register(
-    "amoriax-v0",
-    f"{_E}.amoriax.rules:AmoriaxGame",
-    heuristic=f"{_A}.amoriax:AmoriaxHeuristic",
-    description="Amoriax: abstract race to the crown square",
-)
-register(
-    "koplus-v0",
-    f"{_E}.koplus.rules:KoPlusGame",
-    heuristic=f"{_A}.koplus:KoPlusHeuristic",
-    description="KoPlus: pentomino nets catching aliens",
-)
-register(
-    "range_ta_ludotheque-v0",
-    f"{_E}.range_ta_ludotheque.rules:RangeTaLudothequeGame",
-    heuristic=f"{_A}.range_ta_ludotheque:RangeTaLudothequeHeuristic",
-    description="Range Ta Ludotheque: roll and write, boxes in a Kallax shelf",
-)
-register("olenon-v0", f"{_E}.olenon.rules:OlenonGame", heuristic=f"{_A}.olenon:OlenonHeuristic",
-         description="Olenon: team shedding card game")  # fmt: skip
-register(
-    "matchstick_tycoon-v0",
-    f"{_E}.matchstick_tycoon.rules:MatchstickGame",
-    heuristic=f"{_A}.matchstick_tycoon:MatchstickHeuristic",
-    description="Matchstick Tycoon: climbing card game with 7-segment cards and matchsticks",
-)
-register("cargo_empire-v0", f"{_E}.cargo_empire.rules:CargoEmpireGame", heuristic=f"{_A}.cargo_empire:CargoEmpireHeuristic",
-         description="Cargo Empire: cargo deliveries by truck, train and ship")  # fmt: skip
-register("tsukuru_ten_ten-v0", f"{_E}.tsukuru_ten_ten.rules:TsukuruTenTenGame",
-         heuristic=f"{_A}.tsukuru_ten_ten:TsukuruTenTenHeuristic",
-         description="Tsukuru 10 Ten: make a hand worth 10")  # fmt: skip
+# One line per environment id: its engine (a Game class under gameshelf.envs), its heuristic agent (under
+# gameshelf.training.agents) and a description. Player counts come from each game's num_players option;
+# the training config is training/configs/<game>.yaml.
+GAMES = (
+    ("level_x-v0", "level_x.rules:LevelXGame", "level_x:LevelXHeuristic", "Level X: dice grouping race on six tracks"),
+    ("amoriax-v0", "amoriax.rules:AmoriaxGame", "amoriax:AmoriaxHeuristic", "Amoriax: abstract race to the crown square"),
+    ("koplus-v0", "koplus.rules:KoPlusGame", "koplus:KoPlusHeuristic", "KoPlus: pentomino nets catching aliens"),
+    ("olenon-v0", "olenon.rules:OlenonGame", "olenon:OlenonHeuristic", "Olenon: team shedding card game"),
+    ("cargo_empire-v0", "cargo_empire.rules:CargoEmpireGame", "cargo_empire:CargoEmpireHeuristic", "Cargo Empire: cargo deliveries by truck, train and ship"),
+    ("matchstick_tycoon-v0", "matchstick_tycoon.rules:MatchstickGame", "matchstick_tycoon:MatchstickHeuristic", "Matchstick Tycoon: climbing card game with 7-segment cards"),
+    ("range_ta_ludotheque-v0", "range_ta_ludotheque.rules:RangeTaLudothequeGame", "range_ta_ludotheque:RangeTaLudothequeHeuristic", "Range Ta Ludothèque: roll and write, boxes in a Kallax shelf"),
+    ("tsukuru_ten_ten-v0", "tsukuru_ten_ten.rules:TsukuruTenTenGame", "tsukuru_ten_ten:TsukuruTenTenHeuristic", "Tsukuru 10 Ten: make a hand worth exactly 10"),
+)  # fmt: skip
+for _id, _engine, _heuristic, _description in GAMES:
+    register(_id, f"gameshelf.envs.{_engine}", heuristic=f"gameshelf.training.agents.{_heuristic}", description=_description)
 
 __all__ = ["EnvSpec", "IllegalActionError", "make", "make_game", "register", "registered_ids", "spec", "unregister"]
