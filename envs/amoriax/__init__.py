@@ -74,18 +74,7 @@ Names (`state.action_to_string`, parsed back by `game.string_to_action`): `"W (2
 `state.observation(seat)`, shape `(9, 9, 10)` float32 in [0, 1], egocentric by planes (the board itself is
 not turned):
 
-| plane | meaning |
-|---|---|
-| 0 | the observer's stones |
-| 1 | the opponent's stones |
-| 2 | the Red stone |
-| 3 | the inner area (depends on `inner_size`) |
-| 4 | the crown C |
-| 5 | all ones if the observer may not move Red on its current/next move (Red lock) |
-| 6 | all ones if the opponent may not move Red on its current/next move |
-| 7 | all ones if the observer is to move (zeros once the game is over) |
-| 8 | repetitions: (occurrences of the current position - 1) / 2, i.e. 0, 0.5 or 1 |
-| 9 | ply / `max_plies` |
+{observation_table}
 
 ## Rewards
 
@@ -133,3 +122,7 @@ count]`` of every position so far, for repetition; it must count the current one
 
 * v0: first version.
 """
+
+from gameshelf.envs.amoriax.observation import OBSERVATION
+
+__doc__ = __doc__.replace("{observation_table}", OBSERVATION.table())

@@ -31,11 +31,12 @@ from gameshelf.envs.amoriax.board import (
     square_name,
     start_board,
 )
+from gameshelf.envs.amoriax.observation import OBSERVATION
 from gameshelf.envs.core.game import TERMINAL, Game, GameInfo, Option, State, int_at_least, rank_returns
 from gameshelf.envs.core.position import PositionReader
 
-NUM_PLANES = 10
-"""Observation planes (layout in the package docstring)."""
+NUM_PLANES = OBSERVATION.size
+"""Observation planes (pieces in ``observation.py``, table in the package docstring)."""
 
 END_REASONS = {
     "crown": "reached the crown",
@@ -355,16 +356,17 @@ class AmoriaxState(State):
     # ---- observation and text -----------------------------------------------------------------
     def observation(self, seat: int) -> np.ndarray:
         cells = np.frombuffer(bytes(self.board), dtype=np.uint8).reshape(SIZE, SIZE)
-        obs = np.zeros((SIZE, SIZE, NUM_PLANES), dtype=np.float32)
-        obs[..., 0] = cells == seat + 1
-        obs[..., 1] = cells == 2 - seat
-        obs[..., 2] = cells == RED
-        obs[..., 3:5] = self.game.static_planes
-        obs[..., 5] = self.lock >> seat & 1
-        obs[..., 6] = self.lock >> (1 - seat) & 1
-        obs[..., 7] = float(self.player == seat and not self.end)
-        obs[..., 8] = min(self.repetitions() - 1, 2) / 2.0
-        obs[..., 9] = min(self.ply / self.game.max_plies, 1.0)
+        obs = OBSERVATION.zeros()
+        plane = OBSERVATION.view
+        plane(obs, "own_stones")[..., 0] = cells == seat + 1
+        plane(obs, "opponent_stones")[..., 0] = cells == 2 - seat
+        plane(obs, "red")[..., 0] = cells == RED
+        obs[..., OBSERVATION["inner_area"].start : OBSERVATION["crown"].stop] = self.game.static_planes
+        plane(obs, "own_red_lock")[...] = self.lock >> seat & 1
+        plane(obs, "opponent_red_lock")[...] = self.lock >> (1 - seat) & 1
+        plane(obs, "to_move")[...] = float(self.player == seat and not self.end)
+        plane(obs, "repetitions")[...] = min(self.repetitions() - 1, 2) / 2.0
+        plane(obs, "ply")[...] = min(self.ply / self.game.max_plies, 1.0)
         return obs
 
     def action_to_string(self, action: int) -> str:

@@ -55,20 +55,7 @@ player count, the alien sum of every placement once per board.
 Planes `(16, 16, 36)`, float32 in [0, 1]. "Slot k" is seat `(observer + k) % N`; slots ≥ N are zero
 (except where noted). Per-player scalars are broadcast over the whole plane.
 
-| channels | meaning | scaling |
-|---|---|---|
-| 0 | alien value of the cell (also under tiles) | value / 5 |
-| 1–4 | cell covered by a tile of slot k | 0/1 |
-| 5 | cell is on the board and empty | 0/1 |
-| 6 | cell is on the board | 0/1 |
-| 7 | cell is in the interior region (first-tile area) | 0/1 |
-| 8–11 | slot k's top tile is a コ | 0/1 |
-| 12–15 | slot k's top tile is a ＋ (both 0: stack empty) | 0/1 |
-| 16–19 | tiles left in slot k's stack | / 12 |
-| 20–23 | bonus turns left to slot k | / 3 |
-| 24–27 | slot k's score (placements, plus final scoring once over) | (score + 60) / 180 |
-| 28–31 | slot k is to move | 0/1 |
-| 32–35 | slot k is a seat of this game | 0/1 |
+{observation_table}
 
 ## Rewards
 
@@ -113,3 +100,7 @@ can place), and ``aliens`` (optional: a made-up board, rows of digits, ``.`` = 0
 
 * v0: first version (spec revision of 2026-06-05 21:20).
 """
+
+from gameshelf.envs.koplus.observation import OBSERVATION
+
+__doc__ = __doc__.replace("{observation_table}", OBSERVATION.table())

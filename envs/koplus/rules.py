@@ -28,22 +28,23 @@ from gameshelf.envs.koplus.board import (
     STACKS,
     TILES_PER_PLAYER,
 )
+from gameshelf.envs.koplus.observation import OBSERVATION
 from gameshelf.envs.koplus.scoring import FinalScore, final_scores, tile_groups
 
-# ---- observation layout (see the environment card) -------------------------------------------------
-OBS_ALIENS = 0
-OBS_TILES = 1  # 4 planes, one per seat slot (observer first)
-OBS_EMPTY = 5
-OBS_ON_BOARD = 6
-OBS_INTERIOR = 7
-OBS_TOP_KO = 8  # 4 planes
-OBS_TOP_PLUS = 12  # 4 planes
-OBS_TILES_LEFT = 16  # 4 planes
-OBS_BONUS_LEFT = 20  # 4 planes
-OBS_SCORE = 24  # 4 planes
-OBS_TO_MOVE = 28  # 4 planes
-OBS_SEATED = 32  # 4 planes
-NUM_PLANES = 36
+# ---- observation layout (pieces in observation.py; see the environment card) ----------------------
+OBS_ALIENS = OBSERVATION["aliens"].start
+OBS_TILES = OBSERVATION["tiles"].start  # one plane per seat slot (observer first)
+OBS_EMPTY = OBSERVATION["empty"].start
+OBS_ON_BOARD = OBSERVATION["on_board"].start
+OBS_INTERIOR = OBSERVATION["interior"].start
+OBS_TOP_KO = OBSERVATION["top_ko"].start
+OBS_TOP_PLUS = OBSERVATION["top_plus"].start
+OBS_TILES_LEFT = OBSERVATION["tiles_left"].start
+OBS_BONUS_LEFT = OBSERVATION["bonus_left"].start
+OBS_SCORE = OBSERVATION["score"].start
+OBS_TO_MOVE = OBSERVATION["to_move"].start
+OBS_SEATED = OBSERVATION["seated"].start
+NUM_PLANES = OBSERVATION.size
 SCORE_OFFSET = 60
 """Observed score = (score + SCORE_OFFSET) / SCORE_RANGE: final totals lie in [-60, 113]."""
 SCORE_RANGE = 180
