@@ -96,7 +96,7 @@ def list_games(argv: Sequence[str] | None = None) -> int:
             if opt_name == "num_players":
                 continue
             allowed = opt.allowed or (", ".join(map(repr, opt.choices)) if opt.choices is not None else "")
-            print(f"    {opt_name}={opt.default!r}  allowed: {allowed}")
+            print(f"    {opt_name}={opt.default!r}  allowed: {allowed}" + (f"  ({opt.doc})" if opt.doc else ""))
     return 0
 
 

@@ -4,6 +4,7 @@ pickling, ``MaskablePPO`` under ``SubprocVecEnv``) and the observation wrappers.
 from __future__ import annotations
 
 import copy
+import warnings
 import pickle
 
 import gymnasium as gym
@@ -392,3 +393,15 @@ def test_gymnasium_env_checker(env_id):
     from gymnasium.utils.env_checker import check_env
 
     check_env(SingleSeatEnv(env_id, illegal_action="penalize"), skip_render_check=True)
+
+
+@pytest.mark.parametrize("env_id", ["level_x-v0", "olenon-v0"])
+def test_single_seat_view_passes_gymnasium_and_sb3_env_checkers_with_defaults(env_id):
+    """The checkers sample unmasked actions: the default penalize mode lets them run to the end."""
+    from gymnasium.utils.env_checker import check_env as gym_check_env
+
+    gym_check_env(SingleSeatEnv(env_id, opponents="random"), skip_render_check=True)
+    sb3_checker = pytest.importorskip("stable_baselines3.common.env_checker")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # SB3 warns about anything it finds suspicious
+        sb3_checker.check_env(SingleSeatEnv(env_id, opponents="heuristic"), warn=True)
