@@ -460,6 +460,8 @@ def test_fully_conv_policy_scores_moves_by_cell():
     [
         ("koplus-v0", 60_000, 0.75),  # the committed config reaches ~94% at 50k steps
         ("olenon-v0", 100_000, 0.7),  # team wins with the agent in one seat; ~92% at 200k steps
+        ("matchstick_tycoon-v0", 15_000, 0.75),  # above 90% from its first evaluation (15k steps) on
+        ("cargo_empire-v0", 25_000, 0.7),  # 92% at 25k steps in the recorded run
     ],
 )
 def test_default_config_learns_to_beat_random(tmp_path, env_id, timesteps, threshold):
