@@ -6,7 +6,7 @@
 For each environment it prints agent-steps/s and games/s through ``envs.make()`` (the PettingZoo AEC loop:
 ``last()`` then ``step()``) and through the bare engine (``legal_actions`` / ``apply_action``, chance
 sampled inline). PettingZoo's ``connect_four_v3`` and ``tictactoe_v3`` (``pip install
-'pettingzoo[classic]'``) are measured in the same run with the same loop.
+"gameshelf[bench]"``, which adds pygame) are measured in the same run with the same loop.
 """
 
 from __future__ import annotations
