@@ -570,7 +570,7 @@ class CargoEmpireState(State):
         longer replays to the new state)."""
         new = self.clone()
         others = [p for p in range(self.n) if p != seat]
-        if not others:
+        if not others or self.current_player() == TERMINAL:  # final scoring reveals every card and goal
             return new
         # transport cards
         pool = list(self.deck)
