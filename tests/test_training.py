@@ -341,7 +341,7 @@ def test_train_cli_user_errors(tmp_path, capsys):
 
     code, err = exit_code(main, ["nope-v0"], capsys)
     assert code == 2 and "unknown environment id" in err and "Traceback" not in err
-    code, err = exit_code(main, [NIM, "--players", "5"], capsys)
+    code, err = exit_code(main, [NIM, "--players", "9"], capsys)
     assert code == 2 and "players" in err
     blocker = tmp_path / "file"
     blocker.write_text("")
