@@ -33,5 +33,7 @@ register(
 )
 register("olenon-v0", f"{_E}.olenon.rules:OlenonGame", heuristic=f"{_A}.olenon:OlenonHeuristic",
          description="Olenon: team shedding card game")  # fmt: skip
+register("catsle_builders-v0", f"{_E}.catsle_builders.rules:CatsleGame", heuristic=f"{_A}.catsle_builders:CatsleHeuristic",
+         description="CATsle Builders: trick taking to fill column limits")  # fmt: skip
 
 __all__ = ["EnvSpec", "IllegalActionError", "make", "make_game", "register", "registered_ids", "spec"]
