@@ -145,11 +145,13 @@ def build_state(game: CatsleGame, position: Mapping[str, Any]) -> CatsleState:
     # ---- cards
     seen = 0
 
-    def claim(cards: list[int], where: str) -> int:
+    board_cards = 0
+
+    def claim(cards: list[int], where: str, allowed: int = 0) -> int:
         nonlocal seen
         m = 0
         for c in cards:
-            if (seen | m) >> c & 1:
+            if ((seen & ~allowed) | m) >> c & 1:
                 raise ValueError(f"{where}: {card_name(c)} appears twice in the position")
             m |= 1 << c
         seen |= m
@@ -169,7 +171,7 @@ def build_state(game: CatsleGame, position: Mapping[str, Any]) -> CatsleState:
             raise ValueError(f"boards[{s}] must have {game.num_columns} columns (card lists)")
         for k, col in enumerate(board):
             cards = _cards(col, f"boards[{s}][{k}]", deck)
-            claim(cards, f"boards[{s}][{k}]")
+            board_cards |= claim(cards, f"boards[{s}][{k}]")
             suits = {c // NUM_VALUES for c in cards}
             if len(suits) > 1:
                 raise ValueError(f"boards[{s}][{k}] mixes suits")
@@ -182,7 +184,8 @@ def build_state(game: CatsleGame, position: Mapping[str, Any]) -> CatsleState:
             board_total += len(cards)
     state.discards = claim(_cards(position["discards"], "discards", deck), "discards")
     trick = _cards(position["trick"], "trick", deck)
-    trick_mask = claim(trick, "trick")
+    # while a trick is being taken, its taken cards are both in the trick and on boards
+    trick_mask = claim(trick, "trick", board_cards if phase in (TAKE, PLACE) else 0)
     state.trick = trick
     voids_raw = position["voids"]
     if not isinstance(voids_raw, (list, tuple)) or len(voids_raw) != n:
@@ -296,9 +299,9 @@ def build_state(game: CatsleGame, position: Mapping[str, Any]) -> CatsleState:
         for col in state.cols[s]:
             for c in col:
                 on_boards |= 1 << c
-    if gone & ~on_boards:
-        raise ValueError("every card taken from the trick (but the one being placed) is on a board")
-    if board_total != tricks_done * takes + bin(gone).count("1"):
+    if gone & ~on_boards or trick_mask & on_boards & ~gone:
+        raise ValueError("exactly the cards taken from the trick (but the one being placed) are on boards")
+    if board_total != tricks_done * takes + bin(gone).count("1") or len(set(trick)) != len(trick):
         raise ValueError(f"boards hold {board_total} cards, expected {tricks_done * takes + bin(gone).count('1')}")
     if pend >= 0:
         state.played |= 1 << pend

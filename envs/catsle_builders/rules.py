@@ -473,9 +473,8 @@ class CatsleState(State):
 
         The unseen cards (the other hands and the cards out of the round, or still to deal) are dealt
         again at random so that each other hand keeps its size and holds no card of a suit its player
-        showed he lacks (could not follow). Cards are placed one by one, each into a hand (or the cards
-        out of the round) drawn in proportion to the free places that keep the rest completable; every
-        deal consistent with the public record can come out. This round's deal in ``history`` is
+        showed he lacks (could not follow); see ``_constrained_deal`` (uniform over the consistent deals
+        by rejection, with a constructive fallback when rejection keeps failing). This round's deal in ``history`` is
         rewritten to match, so the new state replays from its history.
         """
         new = self.clone()
@@ -486,7 +485,6 @@ class CatsleState(State):
             pool |= self.hands[s]
         pool |= self.undealt
         cards = cards_of(pool)
-        rng.shuffle(cards)  # type: ignore[arg-type]
         caps = [self.hand_sizes[s] for s in others] + [bin(self.undealt).count("1")]
         banned = [self.voids[s] for s in others] + [0]
         hands = _constrained_deal(cards, caps, banned, rng)
@@ -536,43 +534,58 @@ class CatsleState(State):
         return export_position(self)
 
 
-def _feasible(counts: Sequence[int], caps: Sequence[int], banned: Sequence[int]) -> bool:
-    """Whether cards with ``counts`` per suit fit the destinations (Hall's condition over sets of suits)."""
-    suits = [s for s in range(NUM_SUITS) if counts[s]]
-    for subset in range(1, 1 << len(suits)):
-        need = 0
-        suit_bits = 0
-        for i, s in enumerate(suits):
-            if subset >> i & 1:
-                need += counts[s]
-                suit_bits |= 1 << s
-        room = sum(cap for cap, ban in zip(caps, banned, strict=True) if suit_bits & ~ban)
-        if need > room:
-            return False
-    return True
+_SUBSETS = 1 << NUM_SUITS
+_CONTAINS = np.array([[(subset >> suit) & 1 for subset in range(_SUBSETS)] for suit in range(NUM_SUITS)], dtype=np.int64)
+"""``_CONTAINS[suit, subset]``: 1 when the set of suits ``subset`` (a bit mask) holds ``suit``."""
+_REJECTION_TRIES = 20
 
 
 def _constrained_deal(cards: list[int], caps: list[int], banned: list[int], rng: np.random.Generator) -> list[int]:
-    """Deal ``cards`` into destinations of sizes ``caps`` (their sum is ``len(cards)``); a destination gets
-    no card of a suit in its ``banned`` bit mask. The cards arrive in the given order; each goes to a
-    destination drawn in proportion to its free places among those that keep the rest dealable."""
+    """Deal ``cards`` into destinations of sizes ``caps`` (their sum is ``len(cards)``) such that no
+    destination gets a card of a suit in its ``banned`` bit mask of suits; returns a card mask per destination.
+
+    First by rejection (a uniform shuffle dealt in order, kept when it breaks no ban: exactly uniform
+    over the consistent deals); when that keeps failing, card by card: each card goes to a destination
+    drawn in proportion to its free places among those that keep the rest dealable (Hall's condition
+    over the sets of suits, kept up to date incrementally).
+    """
+    ban_cards = [0] * len(caps)
+    for d, ban in enumerate(banned):
+        for suit in range(NUM_SUITS):
+            if ban >> suit & 1:
+                ban_cards[d] |= SUIT_MASK[suit]
+    cards = list(cards)
+    for _ in range(_REJECTION_TRIES):
+        rng.shuffle(cards)  # type: ignore[arg-type]
+        out = []
+        pos = 0
+        for cap, ban in zip(caps, ban_cards, strict=True):
+            m = 0
+            for c in cards[pos : pos + cap]:
+                m |= 1 << c
+            if m & ban:
+                break
+            out.append(m)
+            pos += cap
+        else:
+            return out
     caps = list(caps)
-    counts = [0] * NUM_SUITS
+    # reach[d, subset]: 1 when destination d accepts some suit of ``subset``
+    reach = np.array([[1 if subset & ~ban else 0 for subset in range(_SUBSETS)] for ban in banned], dtype=np.int64)
+    need = np.zeros(_SUBSETS, dtype=np.int64)
     for c in cards:
-        counts[c // NUM_VALUES] += 1
+        need += _CONTAINS[c // NUM_VALUES]
+    room = (np.array(caps, dtype=np.int64)[:, None] * reach).sum(axis=0)
     out = [0] * len(caps)
     for c in cards:
         suit = c // NUM_VALUES
-        counts[suit] -= 1
+        need_after = need - _CONTAINS[suit]
         options = []
         weights = []
         for d, cap in enumerate(caps):
-            if cap and not banned[d] >> suit & 1:
-                caps[d] -= 1
-                if _feasible(counts, caps, banned):
-                    options.append(d)
-                    weights.append(cap)
-                caps[d] += 1
+            if cap and not banned[d] >> suit & 1 and bool(np.all(need_after <= room - reach[d])):
+                options.append(d)
+                weights.append(cap)
         if not options:
             raise RuntimeError("the hidden cards cannot be dealt consistently")  # unreachable from a legal state
         u = rng.random() * sum(weights)
@@ -583,6 +596,8 @@ def _constrained_deal(cards: list[int], caps: list[int], banned: list[int], rng:
                 break
             u -= w
         caps[pick] -= 1
+        room -= reach[pick]
+        need = need_after
         out[pick] |= 1 << c
     return out
 

@@ -1,0 +1,7 @@
+"""Placeholder."""
+
+class CatsleHeuristic:
+    name = "heuristic"
+    def act(self, state, seat, rng):
+        legal = state.legal_actions()
+        return int(legal[0])
