@@ -1,7 +1,122 @@
-"""Placeholder."""
+"""A heuristic CATsle Builders agent: take what fills columns up to their limits, dodge tricks when full.
+
+It reads only its own hand and public information (the state it is handed is already redealt from its
+seat's point of view by the caller).
+
+* **Take / place**: every (card, column) choice is valued by the change of the board value: the column
+  scores, the perfect bonus, and a small reward for room left in columns of suits already started
+  (early in a round a card is better kept in a column with room to grow). A new suit goes to the
+  column whose limit best fits the cards of that suit still expected.
+* **Play**: the seat wants cards while its board has room for them ("room" = free places in started
+  columns plus empty columns' limits, against the cards it still expects to take). Wanting cards it
+  plays its strongest legal card (highest of the led suit; leading, its highest card); otherwise it
+  plays its weakest (lowest of the led suit, or an off-suit card of low value when void), so that it
+  ranks low and takes nothing.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, cast
+
+import numpy as np
+
+from gameshelf.envs.catsle_builders.cards import (
+    NUM_CARDS,
+    NUM_VALUES,
+    PERFECT_BONUS,
+    PLACE_BASE,
+    SUIT_MASK,
+    TAKE_BASE,
+    cards_of,
+    column_score,
+)
+from gameshelf.envs.core.game import State
+
+if TYPE_CHECKING:
+    from gameshelf.envs.catsle_builders.rules import CatsleState
+
+
+def board_value(limits: tuple[int, ...], counts: list[int], suits: list[int], tricks_left: int) -> float:
+    """Round score of a board (unfloored) plus a little for room to grow in started columns."""
+    total = 0.0
+    perfect = 0
+    for lim, n, suit in zip(limits, counts, suits, strict=True):
+        total += column_score(lim, n)
+        if lim > 0 and n == lim:
+            perfect += 1
+        if suit >= 0 and n < lim:
+            total += 0.15 * min(lim - n, tricks_left) / max(1, lim)
+    return total + PERFECT_BONUS[min(perfect, 4)]
+
 
 class CatsleHeuristic:
+    """Fill-the-limits heuristic (see the module docstring)."""
+
     name = "heuristic"
-    def act(self, state, seat, rng):
-        legal = state.legal_actions()
-        return int(legal[0])
+
+    def act(self, state: State, seat: int, rng: np.random.Generator) -> int:
+        s = cast("CatsleState", state)
+        legal = s.legal_actions()
+        if len(legal) == 1:
+            return int(legal[0])
+        if legal[0] >= PLACE_BASE:
+            return self._place(s, seat, legal, rng)
+        if legal[0] >= TAKE_BASE:
+            return self._take(s, seat, legal, rng)
+        return self._play(s, seat, legal, rng)
+
+    # ---- taking and placing --------------------------------------------------------------------
+    def _value_after(self, s: CatsleState, seat: int, c: int, column: int) -> float:
+        counts = s.board_counts(seat)
+        suits = list(s.col_suit[seat])
+        counts[column] += 1
+        suits[column] = c // NUM_VALUES
+        value = board_value(s.game.limits, counts, suits, s.hand_sizes[seat])
+        if counts[column] == 1:
+            # a new suit: its column should fit the cards of that suit still to come
+            unseen = bin(SUIT_MASK[c // NUM_VALUES] & ~s.played & ~s.hands[seat] & s.game.deck).count("1")
+            mine = bin(s.hands[seat] & SUIT_MASK[c // NUM_VALUES]).count("1")
+            expect = (unseen + mine) * sum(s.game.takes) / (s.game.num_players**2)
+            value -= 0.2 * abs(s.game.limits[column] - 1 - expect)
+        return value
+
+    def _best_column(self, s: CatsleState, seat: int, c: int) -> tuple[float, int]:
+        return max((self._value_after(s, seat, c, k), k) for k in s.columns_for(seat, c))
+
+    def _take(self, s: CatsleState, seat: int, legal: list[int], rng: np.random.Generator) -> int:
+        scores = [self._best_column(s, seat, a - TAKE_BASE)[0] + 1e-3 * rng.random() for a in legal]
+        return int(legal[int(np.argmax(scores))])
+
+    def _place(self, s: CatsleState, seat: int, legal: list[int], rng: np.random.Generator) -> int:
+        scores = [self._value_after(s, seat, s.pending, a - PLACE_BASE) + 1e-3 * rng.random() for a in legal]
+        return int(legal[int(np.argmax(scores))])
+
+    # ---- playing -------------------------------------------------------------------------------
+    def _room(self, s: CatsleState, seat: int) -> int:
+        room = 0
+        for lim, n, suit in zip(s.game.limits, s.board_counts(seat), s.col_suit[seat], strict=True):
+            if suit >= 0:
+                room += max(0, lim - n)
+            else:
+                room += lim
+        return room
+
+    def _play(self, s: CatsleState, seat: int, legal: list[int], rng: np.random.Generator) -> int:
+        n = s.game.num_players
+        expected = s.hand_sizes[seat] * sum(s.game.takes) / n  # cards this seat may still expect to take
+        want = self._room(s, seat) >= max(1.0, 0.8 * expected)
+        led = s.trick[0] // NUM_VALUES if s.trick else -1
+
+        def strength(c: int) -> float:
+            on_suit = 1 if (led < 0 or c // NUM_VALUES == led) else 0
+            return on_suit * 100 + c % NUM_VALUES + 1e-3 * rng.random()
+
+        if want:
+            return int(max(legal, key=strength))
+        if led < 0:
+            # lead low, preferably in a suit with many cards still out (others follow and beat it)
+            return int(min(legal, key=lambda c: c % NUM_VALUES - 0.1 * bin(SUIT_MASK[c // NUM_VALUES] & ~s.played).count("1")))
+        return int(min(legal, key=strength))
+
+
+__all__ = ["NUM_CARDS", "CatsleHeuristic", "board_value", "cards_of"]
