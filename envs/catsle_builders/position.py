@@ -114,7 +114,9 @@ def build_state(game: CatsleGame, position: Mapping[str, Any]) -> CatsleState:
     if position["num_players"] != n:
         raise ValueError(f"position is for {position['num_players']!r} players, the game has {n}")
     if list(position["column_limits"]) != list(game.options["column_limits"]):
-        raise ValueError(f"position column_limits {position['column_limits']!r} differ from the game's {list(game.options['column_limits'])}")
+        raise ValueError(
+            f"position column_limits {position['column_limits']!r} differ from the game's {list(game.options['column_limits'])}"
+        )
     if position["phase"] not in PHASE_NAMES:
         raise ValueError(f"unknown phase {position['phase']!r}; phases: {list(PHASE_NAMES)}")
     phase = PHASE_NAMES.index(position["phase"])
@@ -255,7 +257,9 @@ def build_state(game: CatsleGame, position: Mapping[str, Any]) -> CatsleState:
         if phase != OVER and state.hand_sizes[s] != want:
             raise ValueError(f"seat {s} holds {state.hand_sizes[s]} cards; after {tricks_done} trick(s) it holds {want}")
     if bin(state.discards).count("1") != tricks_done * (n - takes):
-        raise ValueError(f"{tricks_done} finished trick(s) leave {tricks_done * (n - takes)} discards, not {bin(state.discards).count('1')}")
+        raise ValueError(
+            f"{tricks_done} finished trick(s) leave {tricks_done * (n - takes)} discards, not {bin(state.discards).count('1')}"
+        )
     if phase == PLAY:
         if len(trick) >= n:
             raise ValueError("a complete trick is being taken: the phase is take or place")
@@ -323,4 +327,3 @@ def _check_none(position: Mapping[str, Any], *keys: str) -> None:
     for k in keys:
         if position[k] is not None:
             raise ValueError(f"position[{k!r}] must be null in phase {position['phase']!r}")
-

@@ -129,7 +129,9 @@ def _row(d: ImageDraw.ImageDraw, state: CatsleState, seat: int, top: int) -> Non
             continue
         step = min(CARD_W + 2, (col_w - 16 - CARD_H) / max(len(col) - 1, 1))
         for i, c in enumerate(col):
-            _card(d, cx + 4 + i * step + (CARD_H - CARD_W if i > lim else 0) * (step / (CARD_W + 2)), top + 34, c, sideways=i >= lim)
+            _card(
+                d, cx + 4 + i * step + (CARD_H - CARD_W if i > lim else 0) * (step / (CARD_W + 2)), top + 34, c, sideways=i >= lim
+            )
 
 
 def draw(state: CatsleState) -> np.ndarray:

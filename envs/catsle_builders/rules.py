@@ -6,7 +6,7 @@ action encoding, the observation layout, the position keys and the readings take
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -32,7 +32,6 @@ from gameshelf.envs.catsle_builders.cards import (
     cards_of,
     deck_mask,
     hand_text,
-    parse_card,
     rating,
     round_score,
 )
@@ -164,7 +163,7 @@ class CatsleState(State):
     # ---- whose turn ---------------------------------------------------------------------------
     def current_player(self) -> int:
         phase = self.phase
-        if phase == PLAY or phase == TAKE or phase == PLACE:
+        if phase in (PLAY, TAKE, PLACE):
             return self.turn
         if phase == OVER:
             return TERMINAL
@@ -461,7 +460,9 @@ class CatsleState(State):
             ret = self.returns()
             best = [s for s in range(n) if ret[s] == ret.max()]
             who = " and ".join(f"seat {s}" for s in best)
-            lines.append(f"Game over: {who} {'win' if len(best) > 1 else 'wins'} (perfect columns in round 3: {self.last_perfect})")
+            lines.append(
+                f"Game over: {who} {'win' if len(best) > 1 else 'wins'} (perfect columns in round 3: {self.last_perfect})"
+            )
         return "\n".join(lines)
 
     def seat_text(self, seat: int) -> str:

@@ -7,11 +7,12 @@ seat's point of view by the caller).
   scores, the perfect bonus, and a small reward for room left in columns of suits already started
   (early in a round a card is better kept in a column with room to grow). A new suit goes to the
   column whose limit best fits the cards of that suit still expected.
-* **Play**: the seat wants cards while its board has room for them ("room" = free places in started
-  columns plus empty columns' limits, against the cards it still expects to take). Wanting cards it
-  plays its strongest legal card (highest of the led suit; leading, its highest card); otherwise it
-  plays its weakest (lowest of the led suit, or an off-suit card of low value when void), so that it
-  ranks low and takes nothing.
+* **Play**: each legal card is tried on 3 redeals of the hidden cards (the one handed over and two fresh
+  ones from ``resample_hidden``): the rest of the trick is played out, every seat taking and placing
+  greedily as above and playing by a simple rule, and the card with the best mean change of the seat's
+  board value is played. The simple rule: a seat wants cards while its board has room for them ("room"
+  = free places in started columns plus empty columns' limits, against the cards it still expects to
+  take); wanting cards it plays its strongest legal card, otherwise its weakest.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ class CatsleHeuristic:
             return self._place(s, seat, legal, rng)
         if legal[0] >= TAKE_BASE:
             return self._take(s, seat, legal, rng)
-        return self._play(s, seat, legal, rng)
+        return self._play_lookahead(s, seat, legal, rng)
 
     # ---- taking and placing --------------------------------------------------------------------
     def _value_after(self, s: CatsleState, seat: int, c: int, column: int) -> float:
@@ -100,6 +101,40 @@ class CatsleHeuristic:
             else:
                 room += lim
         return room
+
+    def _play_lookahead(self, s: CatsleState, seat: int, legal: list[int], rng: np.random.Generator) -> int:
+        """Try every legal card on a few redeals of the hidden cards: the rest of the trick is played by the
+        simple rule below, taking and placing greedily; keep the card with the best mean board value."""
+        worlds = [s] + [cast("CatsleState", s.resample_hidden(seat, rng)) for _ in range(self.worlds - 1)]
+        limits = s.game.limits
+        before = board_value(limits, s.board_counts(seat), s.col_suit[seat], s.hand_sizes[seat])
+        scores = []
+        for action in legal:
+            total = 0.0
+            for world in worlds:
+                sim = world.clone()
+                sim.apply_checked_action(action)
+                guard = 0
+                while sim.trick and sim.current_player() >= 0 and guard < 40:
+                    guard += 1
+                    actor = sim.current_player()
+                    options = sim.legal_actions()
+                    if len(options) == 1:
+                        move = options[0]
+                    elif options[0] >= PLACE_BASE:
+                        move = self._place(sim, actor, options, rng)
+                    elif options[0] >= TAKE_BASE:
+                        move = self._take(sim, actor, options, rng)
+                    else:
+                        move = self._play(sim, actor, options, rng)
+                    sim.apply_checked_action(move)
+                after = board_value(limits, sim.board_counts(seat), sim.col_suit[seat], sim.hand_sizes[seat])
+                total += after - before
+            scores.append(total / len(worlds) + 1e-3 * rng.random())
+        return int(legal[int(np.argmax(scores))])
+
+    worlds = 3
+    """Redeals of the hidden cards tried for each card play (the given one and fresh ones)."""
 
     def _play(self, s: CatsleState, seat: int, legal: list[int], rng: np.random.Generator) -> int:
         n = s.game.num_players
