@@ -80,13 +80,21 @@ def parse_card(text: str) -> int:
     raise ValueError(f"unknown card {text!r}; cards are named like 'Walls 5' (suits {', '.join(SUITS)}, values 1-12)")
 
 
+_CHUNK = 12
+_CHUNK_BITS: tuple[tuple[int, ...], ...] = tuple(tuple(b for b in range(_CHUNK) if m >> b & 1) for m in range(1 << _CHUNK))
+"""The set bits of every 12-bit number (one suit of a card mask)."""
+
+
 def cards_of(mask: int) -> list[int]:
     """The cards of a bit mask, lowest first."""
-    out = []
+    out: list[int] = []
+    base = 0
     while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
+        chunk = mask & 0xFFF
+        if chunk:
+            out.extend(base + b for b in _CHUNK_BITS[chunk])
+        mask >>= _CHUNK
+        base += _CHUNK
     return out
 
 

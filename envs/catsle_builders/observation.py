@@ -54,58 +54,69 @@ LAYOUT.add("pending", NUM_CARDS, "the taken card waiting to be placed (place dec
 LAYOUT.add("takes_left", MAX_PLAYERS, "per ego seat: cards it still takes from the current trick / 2")
 LAYOUT.add("players", 3, "one-hot player count 3, 4, 5")
 
-_S = {name: LAYOUT[name] for name in LAYOUT.pieces}
+_S = {name: LAYOUT[name].start for name in LAYOUT.pieces}
+_BOARD_SEAT = MAX_COLUMNS * (NUM_SUITS + 1)
+_SIZE = LAYOUT.size
 
 
 def encode(state: CatsleState, seat: int) -> np.ndarray:
-    """The observation of ``seat``: its own hand and everything public."""
+    """The observation of ``seat``: its own hand and everything public.
+
+    The entries equal to 1 and the fractional ones are collected as index lists and written at once.
+    """
     from gameshelf.envs.catsle_builders.rules import PLACE, PLAY, TAKE
 
     game = state.game
     n = game.num_players
-    obs = LAYOUT.zeros()
-    obs[[_S["hand"].start + c for c in cards_of(state.hands[seat])]] = 1.0
-    trick = LAYOUT.view(obs, "trick")
+    S = _S
+    ones: list[int] = []
+    idx: list[int] = []
+    val: list[float] = []
+    for name, mask in (
+        ("hand", state.hands[seat]),
+        ("trick_left", state.trick_left),
+        ("played", state.played),
+        ("discards", state.discards),
+    ):
+        base = S[name]
+        ones.extend(base + c for c in cards_of(mask))
+    base = S["trick"]
     for i, c in enumerate(state.trick):
-        trick[(state.leader + i - seat) % n, c] = 1.0
+        ones.append(base + ((state.leader + i - seat) % n) * NUM_CARDS + c)
     if state.trick:
-        obs[_S["led_suit"].start + state.trick[0] // 12] = 1.0
-    if state.trick_left:
-        obs[[_S["trick_left"].start + c for c in cards_of(state.trick_left)]] = 1.0
-    boards = LAYOUT.view(obs, "boards")
-    limits = LAYOUT.view(obs, "limits")
-    voids = LAYOUT.view(obs, "voids")
+        ones.append(S["led_suit"] + state.trick[0] // 12)
     for k, lim in enumerate(game.limits):
-        limits[k] = lim / MAX_LIMIT
+        idx.append(S["limits"] + k)
+        val.append(lim / MAX_LIMIT)
     score_scale = game.max_total
     for e in range(n):
         s = (seat + e) % n
+        board = S["boards"] + e * _BOARD_SEAT
+        cols = state.cols[s]
         for k, suit in enumerate(state.col_suit[s]):
             if suit >= 0:
-                boards[e, k, suit] = 1.0
-                boards[e, k, NUM_SUITS] = len(state.cols[s][k]) / MAX_TAKEN
+                ones.append(board + k * (NUM_SUITS + 1) + suit)
+                idx.append(board + k * (NUM_SUITS + 1) + NUM_SUITS)
+                val.append(len(cols[k]) / MAX_TAKEN)
         v = state.voids[s]
-        for suit in range(NUM_SUITS):
-            if v >> suit & 1:
-                voids[e, suit] = 1.0
-        obs[_S["hand_sizes"].start + e] = state.hand_sizes[s] / MAX_HAND
-        obs[_S["totals"].start + e] = state.totals[s] / score_scale
-        obs[_S["last_perfect"].start + e] = state.last_perfect[s] / 4.0
-    if state.played:
-        obs[[_S["played"].start + c for c in cards_of(state.played)]] = 1.0
-    if state.discards:
-        obs[[_S["discards"].start + c for c in cards_of(state.discards)]] = 1.0
-    obs[_S["round"].start + state.round_index] = 1.0
+        if v:
+            ones.extend(S["voids"] + e * NUM_SUITS + suit for suit in range(NUM_SUITS) if v >> suit & 1)
+        idx.extend((S["hand_sizes"] + e, S["totals"] + e, S["last_perfect"] + e))
+        val.extend((state.hand_sizes[s] / MAX_HAND, state.totals[s] / score_scale, state.last_perfect[s] / 4.0))
+    ones.append(S["round"] + state.round_index)
     if state.round_first >= 0:
-        obs[_S["round_first"].start + (state.round_first - seat) % n] = 1.0
+        ones.append(S["round_first"] + (state.round_first - seat) % n)
     if state.leader >= 0:
-        obs[_S["leader"].start + (state.leader - seat) % n] = 1.0
+        ones.append(S["leader"] + (state.leader - seat) % n)
     if state.phase in (PLAY, TAKE, PLACE):
-        obs[_S["to_act"].start + (state.turn - seat) % n] = 1.0
-        obs[_S["phase"].start + (state.phase - PLAY)] = 1.0
+        ones.append(S["to_act"] + (state.turn - seat) % n)
+        ones.append(S["phase"] + (state.phase - PLAY))
     if state.pending >= 0:
-        obs[_S["pending"].start + state.pending] = 1.0
+        ones.append(S["pending"] + state.pending)
+    ones.append(S["players"] + n - 3)
+    obs = np.zeros(_SIZE, dtype=np.float32)
+    obs[ones] = 1.0
+    obs[idx] = val
     for s in state.queue[state.take_pos :]:
-        obs[_S["takes_left"].start + (s - seat) % n] += 0.5
-    obs[_S["players"].start + n - 3] = 1.0
+        obs[S["takes_left"] + (s - seat) % n] += 0.5
     return obs
