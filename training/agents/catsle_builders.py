@@ -23,6 +23,7 @@ import numpy as np
 
 from gameshelf.envs.catsle_builders.cards import (
     NUM_CARDS,
+    NUM_SUITS,
     NUM_VALUES,
     PERFECT_BONUS,
     PLACE_BASE,
@@ -67,29 +68,50 @@ class CatsleHeuristic:
         return self._play_lookahead(s, seat, legal, rng)
 
     # ---- taking and placing --------------------------------------------------------------------
-    def _value_after(self, s: CatsleState, seat: int, c: int, column: int) -> float:
-        counts = s.board_counts(seat)
-        suits = list(s.col_suit[seat])
-        counts[column] += 1
-        suits[column] = c // NUM_VALUES
-        value = board_value(s.game.limits, counts, suits, s.hand_sizes[seat])
-        if counts[column] == 1:
-            # a new suit: its column should fit the cards of that suit still to come
-            unseen = bin(SUIT_MASK[c // NUM_VALUES] & ~s.played & ~s.hands[seat] & s.game.deck).count("1")
-            mine = bin(s.hands[seat] & SUIT_MASK[c // NUM_VALUES]).count("1")
-            expect = (unseen + mine) * sum(s.game.takes) / (s.game.num_players**2)
-            value -= 0.2 * abs(s.game.limits[column] - 1 - expect)
-        return value
+    def _perfect(self, s: CatsleState, seat: int) -> int:
+        return sum(1 for lim, col in zip(s.game.limits, s.cols[seat], strict=True) if lim > 0 and len(col) == lim)
 
-    def _best_column(self, s: CatsleState, seat: int, c: int) -> tuple[float, int]:
-        return max((self._value_after(s, seat, c, k), k) for k in s.columns_for(seat, c))
+    def _expect(self, s: CatsleState, seat: int) -> list[float]:
+        """Per suit, about how many cards of it ``seat`` may still take this round (its own and unseen ones)."""
+        free = ~s.played & s.game.deck
+        share = sum(s.game.takes) / (s.game.num_players**2)
+        return [bin(SUIT_MASK[suit] & free).count("1") * share for suit in range(NUM_SUITS)]
+
+    def _gain(self, s: CatsleState, seat: int, c: int, column: int, perfect: int, expect: list[float]) -> float:
+        """Change of ``board_value`` when ``seat`` puts card ``c`` in ``column`` (``perfect``: its perfect
+        columns now), less a misfit cost when the card starts a column (``expect``: from ``_expect``)."""
+        lim = s.game.limits[column]
+        n = len(s.cols[seat][column])
+        tricks_left = s.hand_sizes[seat]
+        gain = float(column_score(lim, n + 1) - column_score(lim, n))
+        after = perfect + (1 if lim > 0 and n + 1 == lim else 0) - (1 if lim > 0 and n == lim else 0)
+        gain += PERFECT_BONUS[min(after, 4)] - PERFECT_BONUS[min(perfect, 4)]
+        if n + 1 < lim:
+            gain += 0.15 * min(lim - n - 1, tricks_left) / lim
+        if n:
+            if n < lim:
+                gain -= 0.15 * min(lim - n, tricks_left) / lim
+        else:
+            # a new suit: its column should fit the cards of that suit still to come
+            gain -= 0.2 * abs(lim - 1 - expect[c // NUM_VALUES])
+        return gain
 
     def _take(self, s: CatsleState, seat: int, legal: list[int], rng: np.random.Generator) -> int:
-        scores = [self._best_column(s, seat, a - TAKE_BASE)[0] + 1e-3 * rng.random() for a in legal]
-        return int(legal[int(np.argmax(scores))])
+        perfect = self._perfect(s, seat)
+        expect = self._expect(s, seat)
+        best, pick = -1e9, legal[0]
+        for a in legal:
+            c = a - TAKE_BASE
+            value = max(self._gain(s, seat, c, k, perfect, expect) for k in s.columns_for(seat, c))
+            value += 1e-3 * rng.random()
+            if value > best:
+                best, pick = value, a
+        return int(pick)
 
     def _place(self, s: CatsleState, seat: int, legal: list[int], rng: np.random.Generator) -> int:
-        scores = [self._value_after(s, seat, s.pending, a - PLACE_BASE) + 1e-3 * rng.random() for a in legal]
+        perfect = self._perfect(s, seat)
+        expect = self._expect(s, seat)
+        scores = [self._gain(s, seat, s.pending, a - PLACE_BASE, perfect, expect) + 1e-3 * rng.random() for a in legal]
         return int(legal[int(np.argmax(scores))])
 
     # ---- playing -------------------------------------------------------------------------------
