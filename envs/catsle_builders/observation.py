@@ -17,7 +17,6 @@ from gameshelf.envs.catsle_builders.cards import (
     NUM_CARDS,
     NUM_ROUNDS,
     NUM_SUITS,
-    cards_of,
 )
 from gameshelf.envs.core.observation import ObservationLayout
 
@@ -57,6 +56,9 @@ LAYOUT.add("players", 3, "one-hot player count 3, 4, 5")
 _S = {name: LAYOUT[name].start for name in LAYOUT.pieces}
 _BOARD_SEAT = MAX_COLUMNS * (NUM_SUITS + 1)
 _SIZE = LAYOUT.size
+_BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little").astype(np.float32)
+"""Row b: the 8 bits of byte b, lowest first."""
+_MASK_PIECES = ("hand", "trick_left", "played", "discards")
 
 
 def encode(state: CatsleState, seat: int) -> np.ndarray:
@@ -72,14 +74,9 @@ def encode(state: CatsleState, seat: int) -> np.ndarray:
     ones: list[int] = []
     idx: list[int] = []
     val: list[float] = []
-    for name, mask in (
-        ("hand", state.hands[seat]),
-        ("trick_left", state.trick_left),
-        ("played", state.played),
-        ("discards", state.discards),
-    ):
-        base = S[name]
-        ones.extend(base + c for c in cards_of(mask))
+    masks = (state.hands[seat], state.trick_left, state.played, state.discards)
+    raw = b"".join(m.to_bytes(8, "little") for m in masks)
+    bits = _BYTE_BITS[np.frombuffer(raw, dtype=np.uint8)].reshape(len(masks), 64)
     base = S["trick"]
     for i, c in enumerate(state.trick):
         ones.append(base + ((state.leader + i - seat) % n) * NUM_CARDS + c)
@@ -115,6 +112,8 @@ def encode(state: CatsleState, seat: int) -> np.ndarray:
         ones.append(S["pending"] + state.pending)
     ones.append(S["players"] + n - 3)
     obs = np.zeros(_SIZE, dtype=np.float32)
+    for k, name in enumerate(_MASK_PIECES):
+        obs[S[name] : S[name] + NUM_CARDS] = bits[k, :NUM_CARDS]
     obs[ones] = 1.0
     obs[idx] = val
     for s in state.queue[state.take_pos :]:
