@@ -1,0 +1,329 @@
+"""CATsle Builders positions: ``export_position(state)`` -> plain dict, ``build_state(game, dict)`` -> state.
+
+The keys are listed in the environment card. Cards are written by name (``"Walls 5"``). A built
+state has an empty ``history``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from gameshelf.envs.catsle_builders.cards import (
+    NUM_ROUNDS,
+    NUM_SUITS,
+    NUM_VALUES,
+    SUIT_MASK,
+    SUITS,
+    card_name,
+    cards_of,
+    parse_card,
+)
+
+if TYPE_CHECKING:
+    from gameshelf.envs.catsle_builders.rules import CatsleGame, CatsleState
+
+KEYS = (
+    "num_players",
+    "column_limits",
+    "phase",
+    "round",
+    "round_first",
+    "totals",
+    "round_scores",
+    "last_perfect",
+    "hands",
+    "boards",
+    "discards",
+    "leader",
+    "trick",
+    "trick_left",
+    "pending",
+    "voids",
+)
+
+
+def export_position(state: CatsleState) -> dict[str, Any]:
+    from gameshelf.envs.catsle_builders.rules import PHASE_NAMES
+
+    game = state.game
+    n = game.num_players
+    return {
+        "num_players": n,
+        "column_limits": list(game.options["column_limits"]),
+        "phase": PHASE_NAMES[state.phase],
+        "round": state.round_index + 1,
+        "round_first": state.round_first,
+        "totals": list(state.totals),
+        "round_scores": [list(r) for r in state.round_scores],
+        "last_perfect": list(state.last_perfect),
+        "hands": [[card_name(c) for c in cards_of(state.hands[s])] for s in range(n)],
+        "boards": [[[card_name(c) for c in col] for col in state.cols[s]] for s in range(n)],
+        "discards": [card_name(c) for c in cards_of(state.discards)],
+        "leader": state.leader,
+        "trick": [card_name(c) for c in state.trick],
+        "trick_left": [card_name(c) for c in cards_of(state.trick_left)] if state.queue else None,
+        "pending": card_name(state.pending) if state.pending >= 0 else None,
+        "voids": [[SUITS[v] for v in range(NUM_SUITS) if state.voids[s] >> v & 1] for s in range(n)],
+    }
+
+
+def _int(position: Mapping[str, Any], key: str, low: int, high: int) -> int:
+    value = position[key]
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise ValueError(f"position[{key!r}] = {value!r} must be an integer in {low}..{high}")
+    return value
+
+
+def _int_list(position: Mapping[str, Any], key: str, n: int, low: int, high: int) -> list[int]:
+    value = position[key]
+    if not isinstance(value, (list, tuple)) or len(value) != n:
+        raise ValueError(f"position[{key!r}] must be a list of {n} integers, got {value!r}")
+    for v in value:
+        if not isinstance(v, int) or isinstance(v, bool) or not low <= v <= high:
+            raise ValueError(f"position[{key!r}] holds {v!r}, not an integer in {low}..{high}")
+    return list(value)
+
+
+def _cards(value: Any, where: str, deck: int) -> list[int]:
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"{where} must be a list of card names, got {value!r}")
+    out = []
+    for text in value:
+        try:
+            c = parse_card(text)
+        except ValueError as err:
+            raise ValueError(f"{where}: {err}") from None
+        if not deck >> c & 1:
+            raise ValueError(f"{where}: {card_name(c)} is not in the deck of this player count")
+        out.append(c)
+    return out
+
+
+def build_state(game: CatsleGame, position: Mapping[str, Any]) -> CatsleState:
+    """A validated state from a position dict (see ``KEYS``); ``ValueError`` names the problem."""
+    from gameshelf.envs.catsle_builders.rules import DEAL, FIRST, OVER, PHASE_NAMES, PLACE, PLAY, TAKE, CatsleState
+
+    if not isinstance(position, Mapping):
+        raise ValueError("a position is a dict")
+    missing = [k for k in KEYS if k not in position]
+    unknown = sorted(set(position) - set(KEYS))
+    if missing or unknown:
+        raise ValueError(f"position keys: missing {missing}, unknown {unknown}")
+    n = game.num_players
+    if position["num_players"] != n:
+        raise ValueError(f"position is for {position['num_players']!r} players, the game has {n}")
+    if list(position["column_limits"]) != list(game.options["column_limits"]):
+        raise ValueError(
+            f"position column_limits {position['column_limits']!r} differ from the game's {list(game.options['column_limits'])}"
+        )
+    if position["phase"] not in PHASE_NAMES:
+        raise ValueError(f"unknown phase {position['phase']!r}; phases: {list(PHASE_NAMES)}")
+    phase = PHASE_NAMES.index(position["phase"])
+    state = CatsleState(game)
+    deck = game.deck
+    rnd = _int(position, "round", 1, NUM_ROUNDS)
+    state.round_index = rnd - 1
+    state.round_first = _int(position, "round_first", -1, n - 1)
+    if (state.round_first < 0) != (phase == FIRST):
+        raise ValueError("round_first is -1 exactly while the first leader is still to be chosen")
+    if phase == FIRST and rnd != 1:
+        raise ValueError("the first leader is chosen by chance in round 1 only")
+    state.totals = _int_list(position, "totals", n, 0, 10**6)
+    rs = position["round_scores"]
+    done = rnd - 1 if phase != OVER else NUM_ROUNDS
+    if phase == OVER and rnd != NUM_ROUNDS:
+        raise ValueError("a finished game is in round 3")
+    if not isinstance(rs, (list, tuple)) or len(rs) != done:
+        raise ValueError(f"round_scores must list the {done} finished round(s), got {rs!r}")
+    state.round_scores = [_int_list({"round_scores": r}, "round_scores", n, 0, 10**6) for r in rs]
+    sums = [sum(r[s] for r in state.round_scores) for s in range(n)]
+    if sums != state.totals:
+        raise ValueError(f"totals {state.totals} are not the sums of round_scores {sums}")
+    state.last_perfect = _int_list(position, "last_perfect", n, 0, 4)
+    if done == 0 and any(state.last_perfect):
+        raise ValueError("last_perfect must be zeros before the first round scoring")
+
+    # ---- cards
+    seen = 0
+
+    board_cards = 0
+
+    def claim(cards: list[int], where: str, allowed: int = 0) -> int:
+        nonlocal seen
+        m = 0
+        for c in cards:
+            if ((seen & ~allowed) | m) >> c & 1:
+                raise ValueError(f"{where}: {card_name(c)} appears twice in the position")
+            m |= 1 << c
+        seen |= m
+        return m
+
+    hands_raw = position["hands"]
+    if not isinstance(hands_raw, (list, tuple)) or len(hands_raw) != n:
+        raise ValueError(f"hands must be a list of {n} card lists")
+    state.hands = [claim(_cards(h, f"hands[{s}]", deck), f"hands[{s}]") for s, h in enumerate(hands_raw)]
+    state.hand_sizes = [bin(h).count("1") for h in state.hands]
+    boards_raw = position["boards"]
+    if not isinstance(boards_raw, (list, tuple)) or len(boards_raw) != n:
+        raise ValueError(f"boards must be a list of {n} boards")
+    board_total = 0
+    for s, board in enumerate(boards_raw):
+        if not isinstance(board, (list, tuple)) or len(board) != game.num_columns:
+            raise ValueError(f"boards[{s}] must have {game.num_columns} columns (card lists)")
+        for k, col in enumerate(board):
+            cards = _cards(col, f"boards[{s}][{k}]", deck)
+            board_cards |= claim(cards, f"boards[{s}][{k}]")
+            suits = {c // NUM_VALUES for c in cards}
+            if len(suits) > 1:
+                raise ValueError(f"boards[{s}][{k}] mixes suits")
+            if cards:
+                suit = cards[0] // NUM_VALUES
+                if suit in state.col_suit[s]:
+                    raise ValueError(f"boards[{s}] holds {SUITS[suit]} in two columns")
+                state.col_suit[s][k] = suit
+            state.cols[s][k] = cards
+            board_total += len(cards)
+    state.discards = claim(_cards(position["discards"], "discards", deck), "discards")
+    trick = _cards(position["trick"], "trick", deck)
+    # while a trick is being taken, its taken cards are both in the trick and on boards
+    trick_mask = claim(trick, "trick", board_cards if phase in (TAKE, PLACE) else 0)
+    state.trick = trick
+    voids_raw = position["voids"]
+    if not isinstance(voids_raw, (list, tuple)) or len(voids_raw) != n:
+        raise ValueError(f"voids must be a list of {n} suit lists")
+    for s, vs in enumerate(voids_raw):
+        for name in vs:
+            if name not in SUITS:
+                raise ValueError(f"voids[{s}]: unknown suit {name!r}; suits: {list(SUITS)}")
+            v = SUITS.index(name)
+            if deck & SUIT_MASK[v] == 0:
+                raise ValueError(f"voids[{s}]: {name} are not in the deck of this player count")
+            if state.hands[s] & SUIT_MASK[v]:
+                raise ValueError(f"voids[{s}]: seat {s} is void in {name} but holds {name} cards")
+            state.voids[s] |= 1 << v
+
+    # ---- phase-dependent checks
+    state.phase = phase
+    state.leader = _int(position, "leader", -1, n - 1)
+    H = game.hand_size
+    takes = sum(game.takes)
+    if phase in (FIRST, DEAL):
+        if board_total or state.discards or trick or any(state.voids):
+            raise ValueError("before play starts, boards, discards, trick and voids are empty")
+        dealt = sum(state.hand_sizes)
+        if phase == FIRST and dealt:
+            raise ValueError("no card is dealt before the first leader is chosen")
+        expect = [len(range(s, dealt, n)) for s in range(n)]
+        if state.hand_sizes != expect:
+            raise ValueError(f"hand sizes {state.hand_sizes} do not fit dealing card by card from seat 0 (expected {expect})")
+        if dealt >= n * H:
+            raise ValueError(f"a deal of {dealt} cards is complete: the phase is play")
+        if state.leader != state.round_first:
+            raise ValueError("before play the leader is the round's first leader")
+        state.dealt = dealt
+        state.undealt = deck & ~seen
+        state.turn = -1
+        state.deal_start = -1
+        _check_none(position, "trick_left", "pending")
+        return state
+    if state.leader < 0:
+        raise ValueError("leader must be a seat once play has started")
+    state.dealt = n * H
+    state.undealt = deck & ~seen
+    state.played = state.discards | trick_mask
+    for s in range(n):
+        for col in state.cols[s]:
+            for c in col:
+                state.played |= 1 << c
+    if phase == OVER:
+        if any(state.hand_sizes) or trick:
+            raise ValueError("at the end of the game hands and trick are empty")
+        _check_none(position, "trick_left", "pending")
+    if trick:
+        led = trick[0] // NUM_VALUES
+        for i, c in enumerate(trick):
+            s = state.trick_seat(i)
+            if c // NUM_VALUES != led and not state.voids[s] >> led & 1:
+                raise ValueError(f"seat {s} played {card_name(c)} on a {SUITS[led]} lead without being void in {SUITS[led]}")
+    played_now = len(trick) if len(trick) < n else n
+    completed = (n * H - sum(state.hand_sizes) - played_now) if phase != OVER else n * H
+    if completed % n or completed < 0:
+        raise ValueError(f"hand sizes {state.hand_sizes} do not fit whole tricks")
+    tricks_done = completed // n
+    for s in range(n):
+        has_played = any(state.trick_seat(i) == s for i in range(len(trick)))
+        want = H - tricks_done - (1 if has_played else 0)
+        if phase != OVER and state.hand_sizes[s] != want:
+            raise ValueError(f"seat {s} holds {state.hand_sizes[s]} cards; after {tricks_done} trick(s) it holds {want}")
+    if bin(state.discards).count("1") != tricks_done * (n - takes):
+        raise ValueError(
+            f"{tricks_done} finished trick(s) leave {tricks_done * (n - takes)} discards, not {bin(state.discards).count('1')}"
+        )
+    if phase == PLAY:
+        if len(trick) >= n:
+            raise ValueError("a complete trick is being taken: the phase is take or place")
+        if phase == PLAY and board_total != tricks_done * takes:
+            raise ValueError(f"{tricks_done} finished trick(s) put {tricks_done * takes} cards on boards, not {board_total}")
+        _check_none(position, "trick_left", "pending")
+        state.turn = state.trick_seat(len(trick))
+        if state.hand_sizes[state.turn] == 0:
+            raise ValueError("the player to act has no card")
+        return state
+    if phase == OVER:
+        if board_total != tricks_done * takes:
+            raise ValueError(f"the finished round put {tricks_done * takes} cards on boards, not {board_total}")
+        state.turn = -1
+        return state
+    # TAKE / PLACE: a complete trick is being taken
+    if len(trick) != n:
+        raise ValueError("taking needs a complete trick")
+    left = _cards(position["trick_left"], "trick_left", deck) if position["trick_left"] is not None else None
+    if left is None or any(not trick_mask >> c & 1 for c in left) or len(set(left)) != len(left):
+        raise ValueError("trick_left must list the cards of the trick not taken yet")
+    pending = position["pending"]
+    pend = _cards([pending], "pending", deck)[0] if pending is not None else -1
+    if (pend >= 0) != (phase == PLACE):
+        raise ValueError("pending names the card to place exactly in the place phase")
+    state.trick_left = sum(1 << c for c in left)
+    ranked = state.trick_rating()
+    state.queue = [s for s, k in zip(ranked, game.takes, strict=False) for _ in range(k)]
+    taken = n - len(left)
+    if not 1 <= taken + (phase == TAKE) <= takes:
+        raise ValueError(f"{taken} card(s) gone from the trick do not fit a take in progress")
+    state.take_pos = taken
+    gone = trick_mask & ~state.trick_left
+    if pend >= 0:
+        if not gone >> pend & 1:
+            raise ValueError("pending must be a card of the trick no longer in trick_left")
+        # the pending card is held by the taker, not on a board
+        gone &= ~(1 << pend)
+    on_boards = 0
+    for s in range(n):
+        for col in state.cols[s]:
+            for c in col:
+                on_boards |= 1 << c
+    if gone & ~on_boards or trick_mask & on_boards & ~gone:
+        raise ValueError("exactly the cards taken from the trick (but the one being placed) are on boards")
+    if board_total != tricks_done * takes + bin(gone).count("1") or len(set(trick)) != len(trick):
+        raise ValueError(f"boards hold {board_total} cards, expected {tricks_done * takes + bin(gone).count('1')}")
+    if pend >= 0:
+        state.played |= 1 << pend
+        state.pending = pend
+        state.turn = state.queue[taken - 1]
+        if len(state.columns_for(state.turn, pend)) < 2:
+            raise ValueError(f"{card_name(pend)} has only one possible column: it is placed without a decision")
+        state.phase = PLACE
+        return state
+    state.turn = state.queue[taken]
+    rest = state.queue[taken:]
+    if bin(state.trick_left).count("1") == len(rest) and all(s == state.turn for s in rest):
+        raise ValueError("the taker takes every card left: there is no decision to make")
+    state.phase = TAKE
+    return state
+
+
+def _check_none(position: Mapping[str, Any], *keys: str) -> None:
+    for k in keys:
+        if position[k] is not None:
+            raise ValueError(f"position[{k!r}] must be null in phase {position['phase']!r}")
