@@ -31,6 +31,8 @@ register(
     heuristic=f"{_A}.koplus:KoPlusHeuristic",
     description="KoPlus: pentomino nets catching aliens",
 )
+register("paiko-v0", f"{_E}.paiko.rules:PaikoGame", heuristic=f"{_A}.paiko:PaikoHeuristic",
+         description="Paikō: deploy and shift tiles, capture by threat, race to 10 points")  # fmt: skip
 register("olenon-v0", f"{_E}.olenon.rules:OlenonGame", heuristic=f"{_A}.olenon:OlenonHeuristic",
          description="Olenon: team shedding card game")  # fmt: skip
 

@@ -1,0 +1,126 @@
+"""Paikō's observation: 14x14 board planes (row y, column x) built from named pieces.
+
+Egocentric by channels ("own" = the observing seat); the board itself is not turned. Counts and flags
+that are not about a square fill a whole plane. Imports no Pillow and no torch.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from gameshelf.envs.core.observation import ObservationLayout
+from gameshelf.envs.paiko.board import (
+    COPIES,
+    IS_BLACK,
+    NUM_SQUARES,
+    NUM_TYPES,
+    SIZE,
+    SQUARES,
+    ZONE,
+)
+
+if TYPE_CHECKING:
+    from gameshelf.envs.paiko.rules import PaikoState
+
+NUM_PHASES = 11
+
+LAYOUT = ObservationLayout(planes=(SIZE, SIZE))
+LAYOUT.add("own_tiles", 32, "own tiles: channel type*4 + facing (types Sai, Sword, Bow, Lotus, Air, Fire, Earth, Water; facings N, E, S, W)")
+LAYOUT.add("opp_tiles", 32, "opponent's tiles, same channels")
+LAYOUT.add("squares", 1, "1 on the 108 squares a non-Lotus tile may stand on")
+LAYOUT.add("black", 1, "1 on the 4 black squares (Lotus only)")
+LAYOUT.add("own_home", 1, "1 on the own homeground")
+LAYOUT.add("opp_home", 1, "1 on the opponent's homeground")
+LAYOUT.add("own_threat", 1, "T_own per square (own non-Fire threats + every Fire's), min(T, 4) / 4")
+LAYOUT.add("opp_threat", 1, "T_opp per square, min(T, 4) / 4")
+LAYOUT.add("own_cover", 1, "C_own per square (0/1, homeground included)")
+LAYOUT.add("opp_cover", 1, "C_opp per square")
+LAYOUT.add("own_reserve", NUM_TYPES, "own reserve per type / 3 (whole plane)")
+LAYOUT.add("opp_reserve", NUM_TYPES, "opponent's reserve per type / 3")
+LAYOUT.add("own_hand", NUM_TYPES, "own hand per type / 3")
+LAYOUT.add("opp_hand", NUM_TYPES, "opponent's hand per type / 3 (public: every draw is from a public reserve)")
+LAYOUT.add("scores", 2, "[own, opponent] score, min(score, 10) / 10")
+LAYOUT.add("lost", 2, "[own, opponent] tiles lost / 24")
+LAYOUT.add("repeat", 2, "[own, opponent] tile moved on the last own turn: its square holds consecutive moves / 3")
+LAYOUT.add("phase", NUM_PHASES, "one-hot sub-decision: draft, start, draw_more, deploy_square, deploy_facing, sai_shift, sai_facing, move_destination, move_facing, gift, over")
+LAYOUT.add("selected_type", NUM_TYPES, "one-hot type being deployed")
+LAYOUT.add("selected", 2, "the square chosen (deploy target / tile to move), the destination chosen")
+LAYOUT.add("counters", 6, "to decide (1 if the observer decides now), is the mover, draft tiles left / 9, tiles drawn this turn / 3, gifts owed / 8, turn / max_turns")
+
+_XS = np.array([x for x, _ in SQUARES])
+_YS = np.array([y for _, y in SQUARES])
+_STATIC = np.zeros((SIZE, SIZE, 4), dtype=np.float32)
+for _sq in range(NUM_SQUARES):
+    _x, _y = SQUARES[_sq]
+    _STATIC[_y, _x, 0] = 0.0 if IS_BLACK[_sq] else 1.0
+    _STATIC[_y, _x, 1] = 1.0 if IS_BLACK[_sq] else 0.0
+    if ZONE[_sq] >= 0:
+        _STATIC[_y, _x, 2 + ZONE[_sq]] = 1.0
+_ZONE = np.array(ZONE)
+
+
+def encode(state: PaikoState, seat: int) -> np.ndarray:
+    """The observation of ``seat`` (everything in Paikō is public)."""
+    obs = LAYOUT.zeros()
+    opp = 1 - seat
+    base_own, base_opp = LAYOUT["own_tiles"].start, LAYOUT["opp_tiles"].start
+    for sq, code in enumerate(state.board):
+        if code >= 0:
+            x, y = SQUARES[sq]
+            owner = code >> 5
+            obs[y, x, (base_own if owner == seat else base_opp) + (code & 31)] = 1.0
+    s = LAYOUT["squares"].start
+    obs[..., s] = _STATIC[..., 0]
+    obs[..., s + 1] = _STATIC[..., 1]
+    obs[..., s + 2] = _STATIC[..., 2 + seat]
+    obs[..., s + 3] = _STATIC[..., 2 + opp]
+    t = LAYOUT["own_threat"].start
+    for i, p in enumerate((seat, opp)):
+        thr = np.minimum(np.asarray(state.thr[p]), 4) / 4.0
+        obs[_YS, _XS, t + i] = thr
+        cov = (np.asarray(state.cov[p]) > 0) | (_ZONE == p)
+        obs[_YS, _XS, t + 2 + i] = cov
+    for name, rows in (("own_reserve", state.reserve[seat]), ("opp_reserve", state.reserve[opp])):
+        c = LAYOUT[name].start
+        for k in range(NUM_TYPES):
+            if rows[k]:
+                obs[..., c + k] = rows[k] / COPIES
+    for name, rows in (("own_hand", state.hand[seat]), ("opp_hand", state.hand[opp])):
+        c = LAYOUT[name].start
+        for k in range(NUM_TYPES):
+            if rows[k]:
+                obs[..., c + k] = rows[k] / COPIES
+    c = LAYOUT["scores"].start
+    obs[..., c] = min(max(state.score[seat], 0), 10) / 10.0
+    obs[..., c + 1] = min(max(state.score[opp], 0), 10) / 10.0
+    c = LAYOUT["lost"].start
+    obs[..., c] = state.lost[seat] / 24.0
+    obs[..., c + 1] = state.lost[opp] / 24.0
+    c = LAYOUT["repeat"].start
+    for i, p in enumerate((seat, opp)):
+        if state.rep_sq[p] >= 0:
+            x, y = SQUARES[state.rep_sq[p]]
+            obs[y, x, c + i] = min(state.rep_count[p], 3) / 3.0
+    obs[..., LAYOUT["phase"].start + state.phase] = 1.0
+    if state.sel_type >= 0:
+        obs[..., LAYOUT["selected_type"].start + state.sel_type] = 1.0
+    c = LAYOUT["selected"].start
+    if state.sel_sq >= 0:
+        x, y = SQUARES[state.sel_sq]
+        obs[y, x, c] = 1.0
+    if state.sel_dest >= 0:
+        x, y = SQUARES[state.sel_dest]
+        obs[y, x, c + 1] = 1.0
+    c = LAYOUT["counters"].start
+    obs[..., c] = float(state.current_player() == seat)
+    obs[..., c + 1] = float(state.mover == seat and state.phase != 10)
+    obs[..., c + 2] = state.draft_left / 9.0
+    obs[..., c + 3] = state.picks / 3.0
+    obs[..., c + 4] = min(state.gifts, 8) / 8.0
+    obs[..., c + 5] = min(state.turn / state.game.max_turns, 1.0)
+    return obs
+
+
+__all__ = ["LAYOUT", "encode"]
