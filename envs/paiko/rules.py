@@ -482,6 +482,7 @@ class PaikoState(State):
             self._reset_repeat(p)
             if kind == SAI:
                 self.phase = SAI_SHIFT
+                self.sel_type = -1
                 self._moves = None
             else:
                 self._end_action()
