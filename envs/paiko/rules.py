@@ -89,9 +89,6 @@ END_REASONS = {
     "passes": "both players passed in a row",
     "max_turns": "turn limit",
 }
-_FACING_CLASSES = {SAI: ((0, 2), (1, 3)), FIRE: ((0,), (1,), (2,), (3,))}
-"""Facings that give the same self-capture result (only Sai's cover and Fire's threat reach own tiles)."""
-_ALL_FACINGS = ((0, 1, 2, 3),)
 
 
 class PaikoGame(Game):
@@ -255,18 +252,27 @@ class PaikoState(State):
             return [s for s in range(NUM_SQUARES) if board[s] < 0 and opp[s] <= 2]
         return [s for s in range(NUM_SQUARES) if board[s] < 0 and not IS_BLACK[s] and opp[s] == 0 and (ZONE[s] == player or own[s] >= 1)]
 
+    def _fire_ok(self, player: int, sq: int, facing: int) -> bool:
+        """Whether a Fire of ``player`` placed on ``sq`` at ``facing`` leaves every own tile uncapturable.
+
+        Assumes no own tile is capturable without it: only own tiles inside its pattern can become so.
+        """
+        board, opp, cov = self.board, self.thr[1 - player], self.cov[player]
+        for t in THREAT[FIRE][facing][sq]:
+            if t == sq:
+                continue  # the Fire itself: checked by the deploy rule / the path check
+            code = board[t]
+            if code >= 0 and code >> 5 == player and opp[t] + 1 - (1 if cov[t] > 0 or ZONE[t] == player else 0) >= 2:
+                return False
+        return True
+
     def _deploy_options(self, player: int, kind: int) -> dict[int, tuple[int, ...]]:
         out: dict[int, tuple[int, ...]] = {}
         for sq in self.deploy_squares(player, kind):
             if kind == FIRE:
-                faces = []
-                for f in range(4):
-                    self._place(sq, tile_code(player, kind, f))
-                    if not self._any_capturable(player):
-                        faces.append(f)
-                    self._lift(sq)
+                faces = tuple(f for f in range(4) if self._fire_ok(player, sq, f))
                 if faces:
-                    out[sq] = tuple(faces)
+                    out[sq] = faces
             else:  # a non-Fire tile only adds own cover and threat on the opponent: never a self-capture
                 out[sq] = (0, 1, 2, 3)
         return out
@@ -305,32 +311,54 @@ class PaikoState(State):
             self._place(sq, code)
 
     def _move_options(self, sq: int) -> dict[int, tuple[int, ...]]:
-        """Legal (destination -> facings) of the tile on ``sq`` (shift, and redeploy for Water)."""
+        """Legal (destination -> facings) of the tile on ``sq`` (shift, and redeploy for Water).
+
+        The mover is safe on every destination offered by the path rule (shift) or the deploy rule
+        (redeploy). Other own tiles can only suffer from the mover's lost cover (Sai, Water) or from its
+        Fire threat, so only those are checked: see ``legal_moves_reference`` in the tests for the plain
+        "apply and look at every own tile" definition this is checked against.
+        """
         code = self.board[sq]
         owner, kind, facing = code >> 5, (code >> 2) & 7, code & 3
         if RANGE[kind] == 0:
             return {}
-        dests = set(self.shift_squares(sq))
+        dests = self.shift_squares(sq)
         if kind == WATER:  # redeploy: the deploy rule, the Water's own threat from its origin counting
-            dests.update(self.deploy_squares(owner, WATER))
-        classes = _FACING_CLASSES.get(kind, _ALL_FACINGS)
+            extra = set(self.deploy_squares(owner, WATER)) - set(dests)
+            dests = sorted(set(dests) | extra)
         out: dict[int, tuple[int, ...]] = {}
+        if kind == FIRE:
+            self._lift(sq)
+            try:
+                for d in dests:
+                    faces = tuple(f for f in range(4) if (d != sq or f != facing) and self._fire_ok(owner, d, f))
+                    if faces:
+                        out[d] = faces
+            finally:
+                self._place(sq, code)
+            return out
+        if not HAS_COVER[kind]:  # Sword, Bow, Earth: nothing changes for the other own tiles
+            for d in dests:
+                out[d] = (0, 1, 2, 3) if d != sq else tuple(f for f in range(4) if f != facing)
+            return out
+        # Sai, Water: the own tiles left capturable once the mover is lifted must be covered again from d
         self._lift(sq)
         try:
-            for d in sorted(dests):
-                faces: list[int] = []
-                for cls in classes:
-                    self._place(d, tile_code(owner, kind, cls[0]))
-                    ok = not self._any_capturable(owner)
-                    self._lift(d)
-                    if ok:
-                        faces.extend(cls)
-                if d == sq and facing in faces:
-                    faces.remove(facing)  # a 0-step shift must change the facing
-                if faces:
-                    out[d] = tuple(sorted(faces))
+            exposed = [t for t in self.tiles[owner] if self.capturable(t)]
         finally:
             self._place(sq, code)
+        for d in dests:
+            faces = []
+            for f in range(4):
+                if d == sq and f == facing:
+                    continue
+                if exposed:
+                    cover = COVER[kind][f][d]
+                    if any(t not in cover for t in exposed):
+                        continue
+                faces.append(f)
+            if faces:
+                out[d] = tuple(faces)
         return out
 
     def _compute(self) -> list[int]:
@@ -520,6 +548,7 @@ class PaikoState(State):
         """The mover's action is complete: resolve captures, then the gifts, then end the turn."""
         p = self.mover
         self.passes = 0
+        self.sel_type = self.sel_sq = self.sel_dest = -1
         captured = self._resolve_captures(1 - p)
         if captured:
             self.last_captured = captured
