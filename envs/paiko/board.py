@@ -108,7 +108,9 @@ def pattern_squares(offsets: tuple[tuple[int, int], ...], sq: int, facing: int) 
 
 
 def _table(base: tuple[tuple[tuple[int, int], ...], ...]) -> tuple[tuple[tuple[tuple[int, ...], ...], ...], ...]:
-    return tuple(tuple(tuple(pattern_squares(base[t], s, f) for s in range(NUM_SQUARES)) for f in range(4)) for t in range(NUM_TYPES))
+    return tuple(
+        tuple(tuple(pattern_squares(base[t], s, f) for s in range(NUM_SQUARES)) for f in range(4)) for t in range(NUM_TYPES)
+    )
 
 
 THREAT = _table(THREAT_BASE)

@@ -27,7 +27,11 @@ if TYPE_CHECKING:
 NUM_PHASES = 11
 
 LAYOUT = ObservationLayout(planes=(SIZE, SIZE))
-LAYOUT.add("own_tiles", 32, "own tiles: channel type*4 + facing (types Sai, Sword, Bow, Lotus, Air, Fire, Earth, Water; facings N, E, S, W)")
+LAYOUT.add(
+    "own_tiles",
+    32,
+    "own tiles: channel type*4 + facing (types Sai, Sword, Bow, Lotus, Air, Fire, Earth, Water; facings N, E, S, W)",
+)
 LAYOUT.add("opp_tiles", 32, "opponent's tiles, same channels")
 LAYOUT.add("squares", 1, "1 on the 108 squares a non-Lotus tile may stand on")
 LAYOUT.add("black", 1, "1 on the 4 black squares (Lotus only)")
@@ -44,10 +48,18 @@ LAYOUT.add("opp_hand", NUM_TYPES, "opponent's hand per type / 3 (public: every d
 LAYOUT.add("scores", 2, "[own, opponent] score, min(score, 10) / 10")
 LAYOUT.add("lost", 2, "[own, opponent] tiles lost / 24")
 LAYOUT.add("repeat", 2, "[own, opponent] tile moved on the last own turn: its square holds consecutive moves / 3")
-LAYOUT.add("phase", NUM_PHASES, "one-hot sub-decision: draft, start, draw_more, deploy_square, deploy_facing, sai_shift, sai_facing, move_destination, move_facing, gift, over")
+LAYOUT.add(
+    "phase",
+    NUM_PHASES,
+    "one-hot sub-decision (the position builder's phase names, in order: draft ... gift, over)",
+)
 LAYOUT.add("selected_type", NUM_TYPES, "one-hot type being deployed")
 LAYOUT.add("selected", 2, "the square chosen (deploy target / tile to move), the destination chosen")
-LAYOUT.add("counters", 6, "to decide (1 if the observer decides now), is the mover, draft tiles left / 9, tiles drawn this turn / 3, gifts owed / 8, turn / max_turns")
+LAYOUT.add(
+    "counters",
+    6,
+    "observer decides now, observer is the mover, draft picks left / 9, drawn this turn / 3, gifts owed / 8, turn / max_turns",
+)
 
 _XS = np.array([x for x, _ in SQUARES])
 _YS = np.array([y for _, y in SQUARES])
@@ -80,7 +92,7 @@ def encode(state: PaikoState, seat: int) -> np.ndarray:
     for i, p in enumerate((seat, opp)):
         thr = np.minimum(np.asarray(state.thr[p]), 4) / 4.0
         obs[_YS, _XS, t + i] = thr
-        cov = (np.asarray(state.cov[p]) > 0) | (_ZONE == p)
+        cov = (np.asarray(state.cov[p]) > 0) | (p == _ZONE)
         obs[_YS, _XS, t + 2 + i] = cov
     for name, rows in (("own_reserve", state.reserve[seat]), ("opp_reserve", state.reserve[opp])):
         c = LAYOUT[name].start

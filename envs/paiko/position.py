@@ -184,10 +184,14 @@ def build_state(game: PaikoGame, position: Mapping[str, Any]) -> PaikoState:
         for t in range(NUM_TYPES):
             used = on_board[p][t] + state.reserve[p][t] + state.hand[p][t]
             if used > COPIES:
-                raise ValueError(f"player {p} has {used} {TYPE_NAMES[t]} tiles on board, in reserve and in hand (at most {COPIES})")
+                raise ValueError(
+                    f"player {p} has {used} {TYPE_NAMES[t]} tiles on board, in reserve and in hand (at most {COPIES})"
+                )
             removed += COPIES - used
         if removed != state.lost[p]:
-            raise ValueError(f"player {p}: {removed} tiles are missing from board, reserve and hand but lost says {state.lost[p]}")
+            raise ValueError(
+                f"player {p}: {removed} tiles are missing from board, reserve and hand but lost says {state.lost[p]}"
+            )
         state.score[p] = sum(POINTS[p][sq] for sq in state.tiles[p] if code_type(state.board[sq]) != LOTUS)
     if position.get("score") is not None and list(position["score"]) != state.score:
         raise ValueError(f"score {list(position['score'])} does not match the board (which gives {state.score})")
@@ -229,7 +233,9 @@ def build_state(game: PaikoGame, position: Mapping[str, Any]) -> PaikoState:
         taken[p] += count - left
         for q in range(2):
             if sum(state.hand[q]) != taken[q] or sum(state.reserve[q]) != NUM_TYPES * COPIES - taken[q]:
-                raise ValueError(f"draft step {step} with {left} left: player {q} must hold {taken[q]} tiles in hand, the rest in reserve")
+                raise ValueError(
+                    f"draft step {step} with {left} left: player {q} must hold {taken[q]} tiles in hand, the rest in reserve"
+                )
         state.draft_step, state.draft_left = step, left
     else:
         state.draft_step, state.draft_left = len(DRAFT_SCHEDULE), 0
@@ -255,11 +261,17 @@ def build_state(game: PaikoGame, position: Mapping[str, Any]) -> PaikoState:
     if phase != GIFT:  # between turns nothing is capturable; after a Sai deploy the opponent's tiles may be
         for q in (p,) if phase in (SAI_SHIFT, SAI_FACING) else (0, 1):
             if state.capturable_tiles(q):
-                raise ValueError(f"player {q}'s tile on {SQUARES[state.capturable_tiles(q)[0]]} is capturable: not possible between turns")
+                raise ValueError(
+                    f"player {q}'s tile on {SQUARES[state.capturable_tiles(q)[0]]} is capturable: not possible between turns"
+                )
     needs_type = phase in (DEPLOY_SQUARE, DEPLOY_FACING)
     needs_sq = phase in (DEPLOY_FACING, SAI_SHIFT, SAI_FACING, MOVE_DEST, MOVE_FACING)
     needs_dest = phase in (SAI_FACING, MOVE_FACING)
-    for flag, value, name in ((needs_type, state.sel_type, "selected_type"), (needs_sq, state.sel_sq, "selected_square"), (needs_dest, state.sel_dest, "destination")):
+    for flag, value, name in (
+        (needs_type, state.sel_type, "selected_type"),
+        (needs_sq, state.sel_sq, "selected_square"),
+        (needs_dest, state.sel_dest, "destination"),
+    ):
         if flag != (value >= 0):
             raise ValueError(f"{name} is {'needed' if flag else 'not allowed'} in phase {PHASE_NAMES[phase]}")
     if needs_type and state.hand[p][state.sel_type] == 0:

@@ -46,14 +46,15 @@ def _box(sq: int) -> tuple[int, int, int, int]:
 
 
 def _arrow(pen, box: tuple[int, int, int, int], facing: int, colour) -> None:
-    x0, y0, x1, y1 = box
+    x0, y0, x1, y1 = (float(v) for v in box)
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-    h, w = CELL * 0.42, CELL * 0.12
-    tips = {0: ((cx, y0 + 3), (cx - w, y0 + 3 + w), (cx + w, y0 + 3 + w))}
-    tips[2] = ((cx, y1 - 3), (cx - w, y1 - 3 - w), (cx + w, y1 - 3 - w))
-    tips[1] = ((x1 - 3, cy), (x1 - 3 - w, cy - w), (x1 - 3 - w, cy + w))
-    tips[3] = ((x0 + 3, cy), (x0 + 3 + w, cy - w), (x0 + 3 + w, cy + w))
-    del h
+    w = CELL * 0.12
+    tips: dict[int, list[tuple[float, float]]] = {
+        0: [(cx, y0 + 3), (cx - w, y0 + 3 + w), (cx + w, y0 + 3 + w)],
+        1: [(x1 - 3, cy), (x1 - 3 - w, cy - w), (x1 - 3 - w, cy + w)],
+        2: [(cx, y1 - 3), (cx - w, y1 - 3 - w), (cx + w, y1 - 3 - w)],
+        3: [(x0 + 3, cy), (x0 + 3 + w, cy - w), (x0 + 3 + w, cy + w)],
+    }
     pen.polygon(tips[facing], fill=colour)
 
 
@@ -98,7 +99,9 @@ def draw(state: PaikoState) -> np.ndarray:
         from gameshelf.envs.paiko.rules import PHASE_TEXT
 
         who = state.current_player()
-        lines.append("Opening draft" if state.phase == 0 else f"Turn {state.turn + 1}/{state.game.max_turns}: {PLAYER_NAMES[state.mover]}")
+        lines.append(
+            "Opening draft" if state.phase == 0 else f"Turn {state.turn + 1}/{state.game.max_turns}: {PLAYER_NAMES[state.mover]}"
+        )
         lines.append(f"{PLAYER_NAMES[who]} decides:")
         lines += textwrap.wrap(PHASE_TEXT[state.phase], 38)
         if state.sel_type >= 0:
@@ -126,7 +129,12 @@ def draw(state: PaikoState) -> np.ndarray:
                 pen.text((cx + 8, y + 12), str(rows[t]), fill=INK, font=font(13))
             y += 32
         y += 8
-    legend = ["facing: red triangle", f"({'/'.join(FACING_NAMES)} = up/right/down/left)", "blue: White homeground", "pink: Black homeground"]
+    legend = [
+        "facing: red triangle",
+        f"({'/'.join(FACING_NAMES)} = up/right/down/left)",
+        "blue: White homeground",
+        "pink: Black homeground",
+    ]
     for line in legend:
         pen.text((px, y), line, fill=(80, 80, 80), font=font(12))
         y += 16

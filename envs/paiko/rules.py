@@ -98,7 +98,10 @@ class PaikoGame(Game):
     OPTIONS = {
         "num_players": Option(2, choices=(2,), doc="Paikō is a two-player game"),
         "max_turns": Option(
-            300, check=int_at_least(1), allowed="an int >= 1", doc="complete turns (both players together) after which the game is a draw"
+            300,
+            check=int_at_least(1),
+            allowed="an int >= 1",
+            doc="complete turns (both players together) after which the game is a draw",
         ),
     }
 
@@ -235,10 +238,7 @@ class PaikoState(State):
 
     def _any_capturable(self, player: int) -> bool:
         thr, cov = self.thr[1 - player], self.cov[player]
-        for sq in self.tiles[player]:
-            if thr[sq] - (1 if cov[sq] > 0 or ZONE[sq] == player else 0) >= 2:
-                return True
-        return False
+        return any(thr[sq] - (1 if cov[sq] > 0 or ZONE[sq] == player else 0) >= 2 for sq in self.tiles[player])
 
     def capturable_tiles(self, player: int) -> list[int]:
         """Squares of ``player``'s tiles that are capturable now."""
@@ -250,7 +250,11 @@ class PaikoState(State):
         board, opp, own = self.board, self.thr[1 - player], self.thr[player]
         if kind == LOTUS:
             return [s for s in range(NUM_SQUARES) if board[s] < 0 and opp[s] <= 2]
-        return [s for s in range(NUM_SQUARES) if board[s] < 0 and not IS_BLACK[s] and opp[s] == 0 and (ZONE[s] == player or own[s] >= 1)]
+        return [
+            s
+            for s in range(NUM_SQUARES)
+            if board[s] < 0 and not IS_BLACK[s] and opp[s] == 0 and (ZONE[s] == player or own[s] >= 1)
+        ]
 
     def _fire_ok(self, player: int, sq: int, facing: int) -> bool:
         """Whether a Fire of ``player`` placed on ``sq`` at ``facing`` leaves every own tile uncapturable.
@@ -348,7 +352,7 @@ class PaikoState(State):
         finally:
             self._place(sq, code)
         for d in dests:
-            faces = []
+            choices: list[int] = []
             for f in range(4):
                 if d == sq and f == facing:
                     continue
@@ -356,9 +360,9 @@ class PaikoState(State):
                     cover = COVER[kind][f][d]
                     if any(t not in cover for t in exposed):
                         continue
-                faces.append(f)
-            if faces:
-                out[d] = tuple(faces)
+                choices.append(f)
+            if choices:
+                out[d] = tuple(choices)
         return out
 
     def _compute(self) -> list[int]:
@@ -366,7 +370,7 @@ class PaikoState(State):
         p = self.mover
         if phase == OVER:
             return []
-        if phase == DRAFT or phase == DRAW_MORE:
+        if phase in (DRAFT, DRAW_MORE):
             out = [TAKE + t for t in range(NUM_TYPES) if self.reserve[p][t] > 0]
             if phase == DRAW_MORE:
                 out.append(STOP)
@@ -404,7 +408,9 @@ class PaikoState(State):
                 self._moves = {self.sel_sq: self._move_options(self.sel_sq)}
             else:
                 blocked = self.rep_sq[p] if self.rep_count[p] >= MAX_REPEAT else -1
-                self._moves = {s: self._move_options(s) for s in sorted(self.tiles[p]) if s != blocked and RANGE[code_type(self.board[s])]}
+                self._moves = {
+                    s: self._move_options(s) for s in sorted(self.tiles[p]) if s != blocked and RANGE[code_type(self.board[s])]
+                }
         return self._moves
 
     def current_player(self) -> int:
@@ -469,7 +475,7 @@ class PaikoState(State):
                 self.gifts = 0
                 self._finish_turn()
             return
-        if phase == START or phase == DRAW_MORE:
+        if phase in (START, DRAW_MORE):
             if action == PASS:
                 self._reset_repeat(p)
                 self.passes += 1
@@ -699,7 +705,9 @@ class PaikoState(State):
                 lines.append(f"result: draw ({END_REASONS[self.end]}) after {self.turn} turns")
             return "\n".join(lines)
         who = self.current_player()
-        status = f"turn {self.turn + 1}/{self.game.max_turns}, {PLAYER_NAMES[self.mover]}'s turn" if self.phase != DRAFT else "draft"
+        status = (
+            f"turn {self.turn + 1}/{self.game.max_turns}, {PLAYER_NAMES[self.mover]}'s turn" if self.phase != DRAFT else "draft"
+        )
         lines.append(f"{status}; {PLAYER_NAMES[who]} (player_{who}) to decide: {PHASE_TEXT[self.phase]}")
         detail = []
         if self.phase == DRAFT:
@@ -724,4 +732,4 @@ class PaikoState(State):
         return export_position(self)
 
 
-__all__ = ["END_REASONS", "PHASE_NAMES", "PaikoGame", "PaikoState", "SQUARES"]
+__all__ = ["END_REASONS", "PHASE_NAMES", "SQUARES", "PaikoGame", "PaikoState"]

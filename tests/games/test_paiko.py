@@ -435,7 +435,14 @@ def test_self_capture_check_comes_before_captures():
     # A White Fire moved to (4,4) facing E would threaten Black's Water (6,3) (with the Sword on (7,2): captured)
     # but also the own Bow (3 threats - 1 cover = 2): illegal, although after the capture the Bow would be safe.
     s = build(
-        [(5, 4, 0, "Bow", 0), (4, 3, 0, "Lotus", 0), (7, 2, 0, "Sword", 0), (4, 6, 0, "Fire", 2), (6, 3, 1, "Water", 0), (6, 5, 1, "Water", 0)]
+        [
+            (5, 4, 0, "Bow", 0),
+            (4, 3, 0, "Lotus", 0),
+            (7, 2, 0, "Sword", 0),
+            (4, 6, 0, "Fire", 2),
+            (6, 3, 1, "Water", 0),
+            (6, 5, 1, "Water", 0),
+        ]
     )
     play(s, "move Fire (4,6)", "Fire to (4,4)")
     faces = set(names(s))
