@@ -63,75 +63,80 @@ LAYOUT.add(
 
 _XS = np.array([x for x, _ in SQUARES])
 _YS = np.array([y for _, y in SQUARES])
-_STATIC = np.zeros((SIZE, SIZE, 4), dtype=np.float32)
-for _sq in range(NUM_SQUARES):
-    _x, _y = SQUARES[_sq]
-    _STATIC[_y, _x, 0] = 0.0 if IS_BLACK[_sq] else 1.0
-    _STATIC[_y, _x, 1] = 1.0 if IS_BLACK[_sq] else 0.0
-    if ZONE[_sq] >= 0:
-        _STATIC[_y, _x, 2 + ZONE[_sq]] = 1.0
 _ZONE = np.array(ZONE)
+_SPATIAL = np.zeros((2, SIZE, SIZE, 4), dtype=np.float32)
+"""Per observing seat: playable squares, black squares, own homeground, opponent's homeground."""
+for _seat in range(2):
+    for _sq in range(NUM_SQUARES):
+        _x, _y = SQUARES[_sq]
+        _SPATIAL[_seat, _y, _x, 0] = 0.0 if IS_BLACK[_sq] else 1.0
+        _SPATIAL[_seat, _y, _x, 1] = 1.0 if IS_BLACK[_sq] else 0.0
+        if ZONE[_sq] >= 0:
+            _SPATIAL[_seat, _y, _x, 2 + (ZONE[_sq] != _seat)] = 1.0
+_HOME = np.stack([_ZONE == 0, _ZONE == 1])
+_C = {name: LAYOUT[name].start for name in LAYOUT.pieces}
 
 
 def encode(state: PaikoState, seat: int) -> np.ndarray:
     """The observation of ``seat`` (everything in Paikō is public)."""
-    obs = LAYOUT.zeros()
     opp = 1 - seat
-    base_own, base_opp = LAYOUT["own_tiles"].start, LAYOUT["opp_tiles"].start
-    for sq, code in enumerate(state.board):
-        if code >= 0:
+    # whole-plane values first, broadcast once
+    const = np.zeros(LAYOUT.size, dtype=np.float32)
+    third = 1.0 / COPIES
+    for name, rows in (
+        ("own_reserve", state.reserve[seat]),
+        ("opp_reserve", state.reserve[opp]),
+        ("own_hand", state.hand[seat]),
+        ("opp_hand", state.hand[opp]),
+    ):
+        c = _C[name]
+        const[c : c + NUM_TYPES] = rows
+        const[c : c + NUM_TYPES] *= third
+    c = _C["scores"]
+    const[c] = min(max(state.score[seat], 0), 10) / 10.0
+    const[c + 1] = min(max(state.score[opp], 0), 10) / 10.0
+    c = _C["lost"]
+    const[c] = state.lost[seat] / 24.0
+    const[c + 1] = state.lost[opp] / 24.0
+    const[_C["phase"] + state.phase] = 1.0
+    if state.sel_type >= 0:
+        const[_C["selected_type"] + state.sel_type] = 1.0
+    c = _C["counters"]
+    const[c] = float(state.current_player() == seat)
+    const[c + 1] = float(state.mover == seat and state.phase != NUM_PHASES - 1)
+    const[c + 2] = state.draft_left / 9.0
+    const[c + 3] = state.picks / 3.0
+    const[c + 4] = min(state.gifts, 8) / 8.0
+    const[c + 5] = min(state.turn / state.game.max_turns, 1.0)
+    obs = np.empty(LAYOUT.shape, dtype=np.float32)
+    obs[...] = const  # the per-square channels are 0 in const
+    # tiles
+    base_own, base_opp = _C["own_tiles"], _C["opp_tiles"]
+    board = state.board
+    for p, base in ((seat, base_own), (opp, base_opp)):
+        for sq in state.tiles[p]:
             x, y = SQUARES[sq]
-            owner = code >> 5
-            obs[y, x, (base_own if owner == seat else base_opp) + (code & 31)] = 1.0
-    s = LAYOUT["squares"].start
-    obs[..., s] = _STATIC[..., 0]
-    obs[..., s + 1] = _STATIC[..., 1]
-    obs[..., s + 2] = _STATIC[..., 2 + seat]
-    obs[..., s + 3] = _STATIC[..., 2 + opp]
-    t = LAYOUT["own_threat"].start
-    for i, p in enumerate((seat, opp)):
-        thr = np.minimum(np.asarray(state.thr[p]), 4) / 4.0
-        obs[_YS, _XS, t + i] = thr
-        cov = (np.asarray(state.cov[p]) > 0) | (p == _ZONE)
-        obs[_YS, _XS, t + 2 + i] = cov
-    for name, rows in (("own_reserve", state.reserve[seat]), ("opp_reserve", state.reserve[opp])):
-        c = LAYOUT[name].start
-        for k in range(NUM_TYPES):
-            if rows[k]:
-                obs[..., c + k] = rows[k] / COPIES
-    for name, rows in (("own_hand", state.hand[seat]), ("opp_hand", state.hand[opp])):
-        c = LAYOUT[name].start
-        for k in range(NUM_TYPES):
-            if rows[k]:
-                obs[..., c + k] = rows[k] / COPIES
-    c = LAYOUT["scores"].start
-    obs[..., c] = min(max(state.score[seat], 0), 10) / 10.0
-    obs[..., c + 1] = min(max(state.score[opp], 0), 10) / 10.0
-    c = LAYOUT["lost"].start
-    obs[..., c] = state.lost[seat] / 24.0
-    obs[..., c + 1] = state.lost[opp] / 24.0
-    c = LAYOUT["repeat"].start
+            obs[y, x, base + (board[sq] & 31)] = 1.0
+    c = _C["squares"]
+    obs[..., c : c + 4] = _SPATIAL[seat]
+    # threat and cover maps (own, opp, own cover, opp cover)
+    thr = np.minimum(np.array((state.thr[seat], state.thr[opp]), dtype=np.float32), 4.0) * 0.25
+    cov = (np.array((state.cov[seat], state.cov[opp])) > 0) | _HOME[[seat, opp]]
+    c = _C["own_threat"]
+    obs[_YS, _XS, c : c + 2] = thr.T
+    obs[_YS, _XS, c + 2 : c + 4] = cov.T
+    c = _C["repeat"]
     for i, p in enumerate((seat, opp)):
         if state.rep_sq[p] >= 0:
             x, y = SQUARES[state.rep_sq[p]]
             obs[y, x, c + i] = min(state.rep_count[p], 3) / 3.0
-    obs[..., LAYOUT["phase"].start + state.phase] = 1.0
-    if state.sel_type >= 0:
-        obs[..., LAYOUT["selected_type"].start + state.sel_type] = 1.0
-    c = LAYOUT["selected"].start
+    c = _C["selected"]
     if state.sel_sq >= 0:
         x, y = SQUARES[state.sel_sq]
         obs[y, x, c] = 1.0
     if state.sel_dest >= 0:
         x, y = SQUARES[state.sel_dest]
         obs[y, x, c + 1] = 1.0
-    c = LAYOUT["counters"].start
-    obs[..., c] = float(state.current_player() == seat)
-    obs[..., c + 1] = float(state.mover == seat and state.phase != 10)
-    obs[..., c + 2] = state.draft_left / 9.0
-    obs[..., c + 3] = state.picks / 3.0
-    obs[..., c + 4] = min(state.gifts, 8) / 8.0
-    obs[..., c + 5] = min(state.turn / state.game.max_turns, 1.0)
     return obs
 
 

@@ -9,9 +9,11 @@ import numpy as np
 
 from gameshelf.envs.core.game import TERMINAL, Game, GameInfo, Option, State, int_at_least, rank_returns
 from gameshelf.envs.paiko.board import (
+    BOW,
     COPIES,
     COVER,
     DEPLOY,
+    EARTH,
     EMPTY,
     FACE,
     FACING_ARROWS,
@@ -35,6 +37,7 @@ from gameshelf.envs.paiko.board import (
     SQUARES,
     STAY,
     STOP,
+    SWORD,
     TAKE,
     THREAT,
     TYPE_LETTERS,
@@ -78,6 +81,8 @@ PHASE_TEXT = (
     "game over",
 )
 DRAFT_SCHEDULE = ((0, 7), (1, 9), (0, 1))
+_TURN_ALWAYS = frozenset({SWORD, BOW, EARTH, WATER})
+"""Types whose turn in place is always legal: it changes neither their cover squares nor any threat on own tiles."""
 """The opening draft: (seat, tiles taken from the own reserve)."""
 WIN_POINTS = 10
 DRAW_LOST, DRAW_POINTS = 13, 5
@@ -178,7 +183,9 @@ class PaikoState(State):
         """``(square, tile code)`` of the tiles captured on the last turn that captured."""
         self._legal: list[int] | None = None
         self._moves: dict[int, dict[int, tuple[int, ...]]] | None = None
-        self._deploys: dict[int, dict[int, tuple[int, ...]]] | None = None
+        """Per turn: legal (destination -> facings) of each own tile looked at so far."""
+        self._deploys: dict[int, Any] | None = None
+        """Per turn: legal (square -> facings) per type looked at so far; keys -1/-2: Lotus / other squares."""
 
     # ---- board bookkeeping ------------------------------------------------------------------------
     def _place(self, sq: int, code: int) -> None:
@@ -269,17 +276,6 @@ class PaikoState(State):
             if code >= 0 and code >> 5 == player and opp[t] + 1 - (1 if cov[t] > 0 or ZONE[t] == player else 0) >= 2:
                 return False
         return True
-
-    def _deploy_options(self, player: int, kind: int) -> dict[int, tuple[int, ...]]:
-        out: dict[int, tuple[int, ...]] = {}
-        for sq in self.deploy_squares(player, kind):
-            if kind == FIRE:
-                faces = tuple(f for f in range(4) if self._fire_ok(player, sq, f))
-                if faces:
-                    out[sq] = faces
-            else:  # a non-Fire tile only adds own cover and threat on the opponent: never a self-capture
-                out[sq] = (0, 1, 2, 3)
-        return out
 
     def shift_squares(self, sq: int) -> list[int]:
         """Squares the tile on ``sq`` can reach by a shift (0 to range steps through safe empty squares).
@@ -379,39 +375,73 @@ class PaikoState(State):
             return [GIVE + t for t in range(NUM_TYPES) if self.reserve[p][t] > 0]
         if phase == START:
             out = [TAKE + t for t in range(NUM_TYPES) if self.reserve[p][t] > 0]
-            deploys = self._deploys_now()
-            out += [DEPLOY + t for t in range(NUM_TYPES) if deploys.get(t)]
-            moves = self._moves_now()
-            out += [SQUARE + s for s in sorted(moves) if moves[s]]
+            out += [DEPLOY + t for t in range(NUM_TYPES) if self.hand[p][t] > 0 and self._can_deploy(t)]
+            blocked = self.rep_sq[p] if self.rep_count[p] >= MAX_REPEAT else -1
+            board = self.board
+            for sq in sorted(self.tiles[p]):
+                kind = (board[sq] >> 2) & 7
+                if sq == blocked or RANGE[kind] == 0:
+                    continue
+                # Sword, Bow, Earth, Water can always turn in place (nothing changes for the own tiles)
+                if kind in _TURN_ALWAYS or self._tile_options(sq):
+                    out.append(SQUARE + sq)
             return out or [PASS]
         if phase == DEPLOY_SQUARE:
-            return [SQUARE + s for s in sorted(self._deploys_now()[self.sel_type])]
+            return [SQUARE + s for s in sorted(self._type_options(self.sel_type))]
         if phase == DEPLOY_FACING:
-            return [FACE + f for f in self._deploys_now()[self.sel_type][self.sel_sq]]
+            return [FACE + f for f in self._type_options(self.sel_type).get(self.sel_sq, ())]
         if phase == SAI_SHIFT:
-            return [STAY] + [SQUARE + d for d in sorted(self._moves_now().get(self.sel_sq, {}))]
-        if phase in (MOVE_DEST,):
-            return [SQUARE + d for d in sorted(self._moves_now()[self.sel_sq])]
+            return [STAY] + [SQUARE + d for d in sorted(self._tile_options(self.sel_sq))]
+        if phase == MOVE_DEST:
+            return [SQUARE + d for d in sorted(self._tile_options(self.sel_sq))]
         # SAI_FACING, MOVE_FACING
-        return [FACE + f for f in self._moves_now()[self.sel_sq][self.sel_dest]]
+        return [FACE + f for f in self._tile_options(self.sel_sq).get(self.sel_dest, ())]
 
-    def _deploys_now(self) -> dict[int, dict[int, tuple[int, ...]]]:
-        if self._deploys is None:
-            p = self.mover
-            self._deploys = {t: self._deploy_options(p, t) for t in range(NUM_TYPES) if self.hand[p][t] > 0}
-        return self._deploys
+    def _can_deploy(self, kind: int) -> bool:
+        """Whether a ``kind`` tile from the mover's hand has a legal deploy (without listing them all)."""
+        if kind != FIRE:
+            return bool(self._type_options(kind))
+        p = self.mover
+        return any(self._fire_ok(p, sq, f) for sq in self._squares_for(FIRE) for f in range(4))
 
-    def _moves_now(self) -> dict[int, dict[int, tuple[int, ...]]]:
-        if self._moves is None:
+    def _squares_for(self, kind: int) -> list[int]:
+        """Deploy squares of the mover by the deploy rule (one list for Lotus, one for every other type)."""
+        key = -1 if kind == LOTUS else -2
+        cache = self._deploys if self._deploys is not None else {}
+        self._deploys = cache
+        if key not in cache:
+            cache[key] = self.deploy_squares(self.mover, kind)  # type: ignore[assignment]
+        return cache[key]  # type: ignore[return-value]
+
+    def _type_options(self, kind: int) -> dict[int, tuple[int, ...]]:
+        """Legal (square -> facings) of a deploy of ``kind`` by the mover (empty if none in hand)."""
+        cache = self._deploys if self._deploys is not None else {}
+        self._deploys = cache
+        if kind not in cache:
             p = self.mover
-            if self.phase in (SAI_SHIFT, SAI_FACING):  # only the just-deployed Sai; no repetition limit
-                self._moves = {self.sel_sq: self._move_options(self.sel_sq)}
-            else:
-                blocked = self.rep_sq[p] if self.rep_count[p] >= MAX_REPEAT else -1
-                self._moves = {
-                    s: self._move_options(s) for s in sorted(self.tiles[p]) if s != blocked and RANGE[code_type(self.board[s])]
-                }
-        return self._moves
+            if self.hand[p][kind] == 0:
+                cache[kind] = {}
+            elif kind == FIRE:
+                out = {}
+                for sq in self._squares_for(FIRE):
+                    faces = tuple(f for f in range(4) if self._fire_ok(p, sq, f))
+                    if faces:
+                        out[sq] = faces
+                cache[kind] = out
+            else:  # a non-Fire tile only adds own cover and threat on the opponent: never a self-capture
+                cache[kind] = dict.fromkeys(self._squares_for(kind), (0, 1, 2, 3))
+        return cache[kind]
+
+    def _tile_options(self, sq: int) -> dict[int, tuple[int, ...]]:
+        """Legal (destination -> facings) of the mover's tile on ``sq`` now (empty if it may not move)."""
+        cache = self._moves if self._moves is not None else {}
+        self._moves = cache
+        if sq not in cache:
+            p = self.mover
+            code = self.board[sq]
+            blocked = self.phase not in (SAI_SHIFT, SAI_FACING) and self.rep_sq[p] == sq and self.rep_count[p] >= MAX_REPEAT
+            cache[sq] = {} if code < 0 or code >> 5 != p or blocked else self._move_options(sq)
+        return cache[sq]
 
     def current_player(self) -> int:
         if self.phase == OVER:
@@ -626,7 +656,9 @@ class PaikoState(State):
         c.rep_sq = list(self.rep_sq)
         c.rep_count = list(self.rep_count)
         c.last_captured = list(self.last_captured)
-        # move caches are never mutated in place once built: sharing them is safe
+        # the caches grow lazily: each copy gets its own dict (the values are never changed once built)
+        c._moves = dict(self._moves) if self._moves is not None else None
+        c._deploys = dict(self._deploys) if self._deploys is not None else None
         return c
 
     # ---- results ------------------------------------------------------------------------------------
