@@ -807,3 +807,20 @@ def test_fire_deploy_facings_match_the_plain_definition():
                 assert got == expected
             legal = s.legal_actions()
             s.apply_action(legal[rng.integers(len(legal))])
+
+
+def test_heuristic_beats_random_in_both_seats():
+    from gameshelf.training.agents import make_agent
+
+    heuristic, rnd = make_agent("heuristic", "paiko-v0"), make_agent("random", "paiko-v0")
+    g = game()
+    for seat in (0, 1):
+        rng = np.random.default_rng(seat)
+        s = g.new_initial_state()
+        while not s.is_terminal():
+            p = s.current_player()
+            agent = heuristic if p == seat else rnd
+            action = agent.act(s, p, rng)
+            assert action in s.legal_actions()
+            s.apply_action(action)
+        assert s.winner == seat
