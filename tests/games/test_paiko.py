@@ -162,12 +162,11 @@ def test_example_3_chain_capture_through_lost_cover():
     assert s.hand[0][B.FIRE] == 2 and s.current_player() == 1 and s.mover == 1
 
 
-def test_example_3_bow_safe_while_the_water_stands():
-    s = simple_capture(True)
-    # with only the Bow threatened twice (Water still there) it is not capturable: T 2 - C 1 = 1
-    s2 = build([(4, 4, 0, "Sword", 0), (6, 4, 0, "Sword", 0), (5, 4, 1, "Bow", 0), (5, 2, 1, "Water", 0), (5, 3, 1, "Lotus", 0)])
-    assert T(s2, 0, 5, 4) == 2 and C(s2, 1, 5, 4) == 1 and not s2.capturable(sq(5, 4))
-    assert s.turn == 0
+def test_example_3_the_water_cover_saves_the_bow_while_the_water_stands():
+    # the same Bow and Water, the Water itself kept safe by a Black Lotus on (5,2): nothing is capturable
+    s = build([(4, 4, 0, "Sword", 0), (6, 4, 0, "Sword", 0), (5, 4, 1, "Bow", 0), (5, 3, 1, "Water", 0), (5, 2, 1, "Lotus", 0)])
+    assert T(s, 0, 5, 4) == 2 and C(s, 1, 5, 4) == 1 and not s.capturable(sq(5, 4))
+    assert T(s, 0, 5, 3) == 2 and C(s, 1, 5, 3) == 1 and not s.capturable(sq(5, 3))
 
 
 def test_example_4_homeground_cover():
@@ -282,7 +281,7 @@ def test_deploy_refused_in_any_fire_zone_even_own():
 
 def test_lotus_deploys_anywhere_empty_incl_black_with_opponent_threat_at_most_2():
     s = build([(4, 4, 1, "Sword", 0), (6, 4, 1, "Sword", 0), (5, 7, 1, "Sword", 0)], hand=(["Lotus"], []))
-    # (5,5): black, threatened by the Swords on (4,4), (6,4) -> 2: allowed; (5,6) by (4,4)? no
+    # (5,5): black, threatened by the Black Swords on (4,4) and (6,4): 2 threats, allowed for a Lotus
     play(s, "deploy Lotus")
     legal = set(names(s))
     assert "Lotus at (5,5)" in legal
@@ -317,19 +316,18 @@ def test_fire_deploy_facing_excluded_when_it_makes_an_own_tile_capturable():
 
 
 def test_sai_may_shift_right_after_deploy_then_captures():
+    # White deploys a Sai on (5,6) (threatened by the Sword on (4,7)), shifts it at once to (6,5) facing N:
+    # with the Sword on (7,4) the Black Bow on (6,4) is threatened twice and captured after the shift.
     s = build([(4, 7, 0, "Sword", 0), (6, 4, 1, "Bow", 0), (7, 4, 0, "Sword", 0)], hand=(["Sai"], []))
-    play(s, "deploy Sai", "Sai at (4,6)", "face N")
-    assert s.current_player() == 0 and "Sai stays" in names(s)
-    play(s, "Sai to (5,5)") if "Sai to (5,5)" in names(s) else None
-    # (5,5) is black: never a destination
-    assert s.phase == 5
-    play(s, "Sai to (6,6)")
-    assert "face N" in names(s)
-    play(s, "face N")
-    # the Sai on (6,6) threatens (6,5); with the Sword on (7,4) the Bow on (6,4)? no: (6,5) is empty
-    assert s.board[sq(6, 6)] >= 0 and s.rep_sq[0] == sq(6, 6) and s.rep_count[0] == 1
-    assert s.score[0] == 1 + 2
-    assert s.current_player() == 1
+    play(s, "deploy Sai", "Sai at (5,6)", "face E")
+    assert s.phase == 5 and s.current_player() == 0 and s.lost == [0, 0]  # no capture before the shift
+    legal = names(s)
+    assert "Sai stays" in legal and "Sai to (6,5)" in legal and "Sai to (5,5)" not in legal  # (5,5) is black
+    play(s, "Sai to (6,5)", "face N")
+    assert s.board[sq(6, 4)] == B.EMPTY and s.lost == [0, 1]
+    assert s.rep_sq[0] == sq(6, 5) and s.rep_count[0] == 1  # the deploy reset the count, the shift set it to 1
+    assert s.score == [1 + 2, 0]
+    assert s.current_player() == 1 and s.phase == 9  # Black chooses White's gift
 
 
 def test_sai_stay_resets_the_repeat_counter():
@@ -361,16 +359,14 @@ def test_shift_range_and_paths():
     assert len(dest) == 12
 
 
-def test_shift_cannot_pass_through_a_square_where_it_would_be_captured():
-    # Black Swords on (5,6) and (7,6)? (7,6) is black. Use Black Air tiles making (5,8) threatened twice.
-    # Black Sword on (4,6)->threatens (5,7)? Build: Black Swords on (6,5) and (4,5) threaten (5,6) twice.
+def test_shift_cannot_stop_on_a_square_where_it_would_be_captured():
+    # Black Swords on (6,5) and (4,5) threaten (5,6) twice; it is a middleground square, uncovered
     s = build([(6, 5, 1, "Sword", 0), (4, 5, 1, "Sword", 0), (5, 8, 0, "Bow", 0), (2, 6, 0, "Lotus", 0)])
     play(s, "move Bow (5,8)")
     dest = {n.split(" to ")[1] for n in names(s)}
-    assert "(5,7)" in dest  # covered by homeground? (5,7) is White's homeground, threatened by nobody
-    assert "(5,6)" not in dest  # threatened twice, uncovered: cannot even stop there
-    # and (5,5) is black
-    assert not any(d in dest for d in ("(5,5)",))
+    assert "(5,7)" in dest  # White's homeground, not threatened
+    assert "(5,6)" not in dest
+    assert "(5,5)" not in dest  # black
 
 
 def test_path_blocked_by_danger_not_by_distance():
@@ -405,13 +401,16 @@ def test_water_redeploy_reaches_far_squares():
 
 
 def test_water_redeploy_counts_its_own_threat_from_its_origin():
-    # a lone White Water on (6,6) (middleground) threatens (5,5) black, (7,5), (5,7), (7,7)
-    s = build([(6, 6, 0, "Water", 0), (1, 7, 0, "Lotus", 0)])
+    # White Water on (6,6); (7,5) (Black's homeground) is threatened only by the Water itself. A shift cannot
+    # get there: (6,5) holds a White Bow and (7,6) is black. The redeploy can.
+    s = build([(6, 6, 0, "Water", 0), (6, 5, 0, "Bow", 0)])
+    assert T(s, 0, 7, 5) == 1
+    assert sq(7, 5) not in s.shift_squares(sq(6, 6))
     play(s, "move Water (6,6)")
-    assert "Water to (7,7)" in names(s)  # 1 step away anyway
-    s = build([(6, 6, 0, "Water", 0), (8, 6, 1, "Lotus", 0)])
-    play(s, "move Water (6,6)")
-    assert "Water to (7,5)" in names(s)
+    legal = names(s)
+    assert "Water to (7,5)" in legal
+    assert "Water to (8,4)" not in legal  # not threatened by White, not White's homeground
+    assert "Water to (4,11)" in legal  # anywhere free in the own homeground
 
 
 # ---- self-capture ban ----------------------------------------------------------------------------
