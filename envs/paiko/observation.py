@@ -73,15 +73,28 @@ for _seat in range(2):
         _SPATIAL[_seat, _y, _x, 1] = 1.0 if IS_BLACK[_sq] else 0.0
         if ZONE[_sq] >= 0:
             _SPATIAL[_seat, _y, _x, 2 + (ZONE[_sq] != _seat)] = 1.0
-_HOME = np.stack([_ZONE == 0, _ZONE == 1])
+_HOME_PAIR = (
+    np.concatenate([_ZONE == 0, _ZONE == 1]),
+    np.concatenate([_ZONE == 1, _ZONE == 0]),
+)
+"""Per observing seat: homeground masks of (own, opponent), for the cover maps."""
 _C = {name: LAYOUT[name].start for name in LAYOUT.pieces}
+_SQ_OFFSET = [(y * SIZE + x) * LAYOUT.size for x, y in SQUARES]
+"""Flat offset of each square's channel 0."""
+_BASE = np.zeros((2, SIZE, SIZE, LAYOUT.size), dtype=np.float32)
+_BASE[..., _C["squares"] : _C["squares"] + 4] = _SPATIAL
+"""Per observing seat: the static board planes, every other channel 0."""
+_MAP_INDEX = np.concatenate(
+    [(_YS * SIZE + _XS) * LAYOUT.size + _C["own_threat"] + k for k in range(4)]
+)
+"""Flat indices of (square, channel) for the own/opp threat and own/opp cover maps, in that order."""
 
 
 def encode(state: PaikoState, seat: int) -> np.ndarray:
     """The observation of ``seat`` (everything in Paikō is public)."""
     opp = 1 - seat
-    # whole-plane values first, broadcast once
-    const = np.zeros(LAYOUT.size, dtype=np.float32)
+    # whole-plane values, gathered in a list and broadcast once over the static board planes
+    const = [0.0] * LAYOUT.size
     third = 1.0 / COPIES
     for name, rows in (
         ("own_reserve", state.reserve[seat]),
@@ -90,8 +103,8 @@ def encode(state: PaikoState, seat: int) -> np.ndarray:
         ("opp_hand", state.hand[opp]),
     ):
         c = _C[name]
-        const[c : c + NUM_TYPES] = rows
-        const[c : c + NUM_TYPES] *= third
+        for k in range(NUM_TYPES):
+            const[c + k] = rows[k] * third
     c = _C["scores"]
     const[c] = min(max(state.score[seat], 0), 10) / 10.0
     const[c + 1] = min(max(state.score[opp], 0), 10) / 10.0
@@ -108,35 +121,31 @@ def encode(state: PaikoState, seat: int) -> np.ndarray:
     const[c + 3] = state.picks / 3.0
     const[c + 4] = min(state.gifts, 8) / 8.0
     const[c + 5] = min(state.turn / state.game.max_turns, 1.0)
-    obs = np.empty(LAYOUT.shape, dtype=np.float32)
-    obs[...] = const  # the per-square channels are 0 in const
-    # tiles
-    base_own, base_opp = _C["own_tiles"], _C["opp_tiles"]
+    obs = _BASE[seat] + np.array(const, dtype=np.float32)
+    flat = obs.reshape(-1)
+    # tiles: one scatter
     board = state.board
-    for p, base in ((seat, base_own), (opp, base_opp)):
+    index = []
+    for p, base in ((seat, _C["own_tiles"]), (opp, _C["opp_tiles"])):
         for sq in state.tiles[p]:
-            x, y = SQUARES[sq]
-            obs[y, x, base + (board[sq] & 31)] = 1.0
-    c = _C["squares"]
-    obs[..., c : c + 4] = _SPATIAL[seat]
-    # threat and cover maps (own, opp, own cover, opp cover)
-    thr = np.minimum(np.array((state.thr[seat], state.thr[opp]), dtype=np.float32), 4.0) * 0.25
-    cov = (np.array((state.cov[seat], state.cov[opp])) > 0) | _HOME[[seat, opp]]
-    c = _C["own_threat"]
-    obs[_YS, _XS, c : c + 2] = thr.T
-    obs[_YS, _XS, c + 2 : c + 4] = cov.T
+            index.append(_SQ_OFFSET[sq] + base + (board[sq] & 31))
+    if index:
+        flat[index] = 1.0
+    # threat and cover maps (own, opp, own cover, opp cover): one scatter
+    maps = np.array(state.thr[seat] + state.thr[opp] + state.cov[seat] + state.cov[opp], dtype=np.float32)
+    np.minimum(maps[: 2 * NUM_SQUARES], 4.0, out=maps[: 2 * NUM_SQUARES])
+    maps[: 2 * NUM_SQUARES] *= 0.25
+    maps[2 * NUM_SQUARES :] = (maps[2 * NUM_SQUARES :] > 0) | _HOME_PAIR[seat]
+    flat[_MAP_INDEX] = maps
     c = _C["repeat"]
     for i, p in enumerate((seat, opp)):
         if state.rep_sq[p] >= 0:
-            x, y = SQUARES[state.rep_sq[p]]
-            obs[y, x, c + i] = min(state.rep_count[p], 3) / 3.0
+            flat[_SQ_OFFSET[state.rep_sq[p]] + c + i] = min(state.rep_count[p], 3) / 3.0
     c = _C["selected"]
     if state.sel_sq >= 0:
-        x, y = SQUARES[state.sel_sq]
-        obs[y, x, c] = 1.0
+        flat[_SQ_OFFSET[state.sel_sq] + c] = 1.0
     if state.sel_dest >= 0:
-        x, y = SQUARES[state.sel_dest]
-        obs[y, x, c + 1] = 1.0
+        flat[_SQ_OFFSET[state.sel_dest] + c + 1] = 1.0
     return obs
 
 
