@@ -84,9 +84,7 @@ _SQ_OFFSET = [(y * SIZE + x) * LAYOUT.size for x, y in SQUARES]
 _BASE = np.zeros((2, SIZE, SIZE, LAYOUT.size), dtype=np.float32)
 _BASE[..., _C["squares"] : _C["squares"] + 4] = _SPATIAL
 """Per observing seat: the static board planes, every other channel 0."""
-_MAP_INDEX = np.concatenate(
-    [(_YS * SIZE + _XS) * LAYOUT.size + _C["own_threat"] + k for k in range(4)]
-)
+_MAP_INDEX = np.concatenate([(_YS * SIZE + _XS) * LAYOUT.size + _C["own_threat"] + k for k in range(4)])
 """Flat indices of (square, channel) for the own/opp threat and own/opp cover maps, in that order."""
 
 
