@@ -22,6 +22,7 @@ GAMES = (
     ("matchstick_tycoon-v0", "matchstick_tycoon.rules:MatchstickGame", "matchstick_tycoon:MatchstickHeuristic", "Matchstick Tycoon: climbing card game with 7-segment cards"),
     ("range_ta_ludotheque-v0", "range_ta_ludotheque.rules:RangeTaLudothequeGame", "range_ta_ludotheque:RangeTaLudothequeHeuristic", "Range Ta Ludothèque: roll and write, boxes in a Kallax shelf"),
     ("tsukuru_ten_ten-v0", "tsukuru_ten_ten.rules:TsukuruTenTenGame", "tsukuru_ten_ten:TsukuruTenTenHeuristic", "Tsukuru 10 Ten: make a hand worth exactly 10"),
+    ("paiko-v0", "paiko.rules:PaikoGame", "paiko:PaikoHeuristic", "Paikō: deploy and shift tiles, capture by threat, race to 10 points"),
     ("catsle_builders-v0", "catsle_builders.rules:CatsleGame", "catsle_builders:CatsleHeuristic", "CATsle Builders: trick taking to fill castle columns up to their limits"),
 )  # fmt: skip
 for _id, _engine, _heuristic, _description in GAMES:

@@ -1,0 +1,301 @@
+"""Paikō position builder: ``export_position(state)`` and ``build_state(game, position)`` (validated).
+
+Keys (all JSON-able; the package docstring documents them):
+
+``phase`` (a name of ``PHASE_NAMES``), ``to_move`` (the seat whose turn it is; in the draft the seat
+drafting), ``tiles`` (list of ``[x, y, owner, type name, facing]``), ``reserve`` / ``hand`` (two lists of 8
+counts in type order), ``lost`` (two ints), ``score`` (optional, checked against the board), ``turn``,
+``passes`` (0 or 1: the previous turn was a pass), ``repeat`` (per seat ``null`` or ``[x, y, count]``),
+``draft_step`` / ``draft_left`` (draft only), ``picks``, ``selected_type`` (type name or ``null``),
+``selected_square`` / ``destination`` (``[x, y]`` or ``null``), ``gifts``, ``winner``, ``end``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from gameshelf.envs.paiko.board import (
+    COPIES,
+    EMPTY,
+    INDEX,
+    IS_BLACK,
+    LOTUS,
+    NUM_TYPES,
+    POINTS,
+    SAI,
+    SQUARES,
+    TYPE_NAMES,
+    code_owner,
+    code_type,
+    tile_code,
+)
+
+if TYPE_CHECKING:
+    from gameshelf.envs.paiko.rules import PaikoGame, PaikoState
+
+KEYS = (
+    "phase",
+    "to_move",
+    "tiles",
+    "reserve",
+    "hand",
+    "lost",
+    "score",
+    "turn",
+    "passes",
+    "repeat",
+    "draft_step",
+    "draft_left",
+    "picks",
+    "selected_type",
+    "selected_square",
+    "destination",
+    "gifts",
+    "winner",
+    "end",
+)
+
+
+def _xy(sq: int) -> list[int] | None:
+    return None if sq < 0 else list(SQUARES[sq])
+
+
+def export_position(state: PaikoState) -> dict[str, Any]:
+    from gameshelf.envs.paiko.rules import PHASE_NAMES
+
+    tiles = []
+    for sq, code in enumerate(state.board):
+        if code >= 0:
+            x, y = SQUARES[sq]
+            tiles.append([x, y, code >> 5, TYPE_NAMES[(code >> 2) & 7], code & 3])
+    return {
+        "phase": PHASE_NAMES[state.phase],
+        "to_move": state.mover,
+        "tiles": tiles,
+        "reserve": [list(r) for r in state.reserve],
+        "hand": [list(h) for h in state.hand],
+        "lost": list(state.lost),
+        "score": list(state.score),
+        "turn": state.turn,
+        "passes": state.passes,
+        "repeat": [None if state.rep_sq[p] < 0 else [*SQUARES[state.rep_sq[p]], state.rep_count[p]] for p in range(2)],
+        "draft_step": state.draft_step,
+        "draft_left": state.draft_left,
+        "picks": state.picks,
+        "selected_type": None if state.sel_type < 0 else TYPE_NAMES[state.sel_type],
+        "selected_square": _xy(state.sel_sq),
+        "destination": _xy(state.sel_dest),
+        "gifts": state.gifts,
+        "winner": state.winner,
+        "end": state.end,
+    }
+
+
+def _int(value: Any, name: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{name} must be an int, got {value!r}")
+    if not low <= value <= high:
+        raise ValueError(f"{name}={value} is out of range {low}..{high}")
+    return value
+
+
+def _square(value: Any, name: str) -> int:
+    if value is None:
+        return -1
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        raise ValueError(f"{name} must be [x, y] or null, got {value!r}")
+    x, y = (_int(v, name, 0, 13) for v in value)
+    if (x, y) not in INDEX:
+        raise ValueError(f"{name}: ({x},{y}) is not a square of the board")
+    return INDEX[(x, y)]
+
+
+def _counts(value: Any, name: str) -> list[list[int]]:
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        raise ValueError(f"{name} must be two lists of {NUM_TYPES} counts")
+    out = []
+    for p, row in enumerate(value):
+        if not isinstance(row, (list, tuple)) or len(row) != NUM_TYPES:
+            raise ValueError(f"{name}[{p}] must list {NUM_TYPES} counts (types {', '.join(TYPE_NAMES)})")
+        out.append([_int(v, f"{name}[{p}][{TYPE_NAMES[t]}]", 0, COPIES) for t, v in enumerate(row)])
+    return out
+
+
+def build_state(game: PaikoGame, position: Mapping[str, Any]) -> PaikoState:
+    from gameshelf.envs.paiko.rules import (
+        DEPLOY_FACING,
+        DEPLOY_SQUARE,
+        DRAFT,
+        DRAFT_SCHEDULE,
+        END_REASONS,
+        GIFT,
+        MOVE_DEST,
+        MOVE_FACING,
+        OVER,
+        PHASE_NAMES,
+        SAI_FACING,
+        SAI_SHIFT,
+        START,
+        PaikoState,
+    )
+
+    if not isinstance(position, Mapping):
+        raise ValueError(f"a position is a mapping, got {type(position).__name__}")
+    unknown = sorted(set(position) - set(KEYS))
+    if unknown:
+        raise ValueError(f"unknown position key(s) {unknown}; known keys: {list(KEYS)}")
+    for key in ("phase", "to_move", "tiles", "reserve", "hand"):
+        if key not in position:
+            raise ValueError(f"position needs the key {key!r}")
+    if position["phase"] not in PHASE_NAMES:
+        raise ValueError(f"unknown phase {position['phase']!r}; phases: {list(PHASE_NAMES)}")
+    phase = PHASE_NAMES.index(position["phase"])
+    state = PaikoState(game)
+    state.phase = phase
+    state.mover = _int(position["to_move"], "to_move", 0, 1)
+    state.reserve = _counts(position["reserve"], "reserve")
+    state.hand = _counts(position["hand"], "hand")
+    lost = position.get("lost", [0, 0])
+    if not isinstance(lost, (list, tuple)) or len(lost) != 2:
+        raise ValueError("lost must be two ints")
+    state.lost = [_int(v, "lost", 0, NUM_TYPES * COPIES) for v in lost]
+    tiles = position["tiles"]
+    if not isinstance(tiles, (list, tuple)):
+        raise ValueError("tiles must be a list of [x, y, owner, type, facing]")
+    on_board = [[0] * NUM_TYPES, [0] * NUM_TYPES]
+    for entry in tiles:
+        if not isinstance(entry, (list, tuple)) or len(entry) != 5:
+            raise ValueError(f"a tile is [x, y, owner, type, facing], got {entry!r}")
+        sq = _square(entry[:2], "tile square")
+        owner = _int(entry[2], "tile owner", 0, 1)
+        if entry[3] not in TYPE_NAMES:
+            raise ValueError(f"unknown tile type {entry[3]!r}; types: {list(TYPE_NAMES)}")
+        kind = TYPE_NAMES.index(entry[3])
+        facing = _int(entry[4], "tile facing", 0, 3)
+        if state.board[sq] != EMPTY:
+            raise ValueError(f"two tiles on ({entry[0]},{entry[1]})")
+        if IS_BLACK[sq] and kind != LOTUS:
+            raise ValueError(f"a {entry[3]} on the black square ({entry[0]},{entry[1]}): only a Lotus may stand there")
+        state._place(sq, tile_code(owner, kind, facing))
+        on_board[owner][kind] += 1
+    for p in range(2):
+        removed = 0
+        for t in range(NUM_TYPES):
+            used = on_board[p][t] + state.reserve[p][t] + state.hand[p][t]
+            if used > COPIES:
+                raise ValueError(
+                    f"player {p} has {used} {TYPE_NAMES[t]} tiles on board, in reserve and in hand (at most {COPIES})"
+                )
+            removed += COPIES - used
+        if removed != state.lost[p]:
+            raise ValueError(
+                f"player {p}: {removed} tiles are missing from board, reserve and hand but lost says {state.lost[p]}"
+            )
+        state.score[p] = sum(POINTS[p][sq] for sq in state.tiles[p] if code_type(state.board[sq]) != LOTUS)
+    if position.get("score") is not None and list(position["score"]) != state.score:
+        raise ValueError(f"score {list(position['score'])} does not match the board (which gives {state.score})")
+    state.turn = _int(position.get("turn", 0), "turn", 0, game.max_turns)
+    state.passes = _int(position.get("passes", 0), "passes", 0, 1)
+    repeat = position.get("repeat", [None, None])
+    if not isinstance(repeat, (list, tuple)) or len(repeat) != 2:
+        raise ValueError("repeat must be two entries, each null or [x, y, count]")
+    for p, rep in enumerate(repeat):
+        if rep is None:
+            continue
+        if not isinstance(rep, (list, tuple)) or len(rep) != 3:
+            raise ValueError(f"repeat[{p}] must be null or [x, y, count]")
+        sq = _square(rep[:2], f"repeat[{p}]")
+        count = _int(rep[2], f"repeat[{p}] count", 1, 3)
+        code = state.board[sq]
+        if code >= 0 and code_owner(code) != p:
+            raise ValueError(f"repeat[{p}]: the square holds the other player's tile")
+        state.rep_sq[p], state.rep_count[p] = sq, count
+    state.picks = _int(position.get("picks", 0), "picks", 0, 2)
+    sel_type = position.get("selected_type")
+    if sel_type is not None and sel_type not in TYPE_NAMES:
+        raise ValueError(f"unknown selected_type {sel_type!r}")
+    state.sel_type = -1 if sel_type is None else TYPE_NAMES.index(sel_type)
+    state.sel_sq = _square(position.get("selected_square"), "selected_square")
+    state.sel_dest = _square(position.get("destination"), "destination")
+    state.gifts = _int(position.get("gifts", 0), "gifts", 0, NUM_TYPES * COPIES)
+    p = state.mover
+    # ---- per-phase consistency --------------------------------------------------------------------
+    if phase == DRAFT:
+        step = _int(position.get("draft_step", 0), "draft_step", 0, len(DRAFT_SCHEDULE) - 1)
+        seat, count = DRAFT_SCHEDULE[step]
+        left = _int(position.get("draft_left", count), "draft_left", 1, count)
+        if seat != p:
+            raise ValueError(f"draft step {step} is player {seat}'s, not {p}'s")
+        if tiles or any(state.lost):
+            raise ValueError("the board is empty and nothing is lost during the draft")
+        taken = [sum(c for s, c in DRAFT_SCHEDULE[:step] if s == q) for q in range(2)]
+        taken[p] += count - left
+        for q in range(2):
+            if sum(state.hand[q]) != taken[q] or sum(state.reserve[q]) != NUM_TYPES * COPIES - taken[q]:
+                raise ValueError(
+                    f"draft step {step} with {left} left: player {q} must hold {taken[q]} tiles in hand, the rest in reserve"
+                )
+        state.draft_step, state.draft_left = step, left
+    else:
+        state.draft_step, state.draft_left = len(DRAFT_SCHEDULE), 0
+    if phase == OVER:
+        end = position.get("end", "")
+        if end not in END_REASONS:
+            raise ValueError(f"a finished game needs end in {list(END_REASONS)}, got {end!r}")
+        winner = _int(position.get("winner", -1), "winner", -1, 1)
+        if (end == "points") != (winner >= 0):
+            raise ValueError("a game ends with a winner exactly when someone reached 10 points")
+        if winner >= 0 and state.score[winner] < 10:
+            raise ValueError(f"winner {winner} has only {state.score[winner]} points")
+        state.end, state.winner = end, winner
+        return state
+    if position.get("end") or position.get("winner", -1) not in (-1, None):
+        raise ValueError("end and winner are only for phase 'over'")
+    if state.picks and phase not in (START, 2):
+        raise ValueError("picks counts the tiles drawn this turn: only in phase draw_more")
+    if phase == 2 and not 1 <= state.picks <= 2:
+        raise ValueError("phase draw_more needs picks 1 or 2")
+    if phase == 2 and not any(state.reserve[p]):
+        raise ValueError("phase draw_more with an empty reserve")
+    if phase != GIFT:  # between turns nothing is capturable; after a Sai deploy the opponent's tiles may be
+        for q in (p,) if phase in (SAI_SHIFT, SAI_FACING) else (0, 1):
+            if state.capturable_tiles(q):
+                raise ValueError(
+                    f"player {q}'s tile on {SQUARES[state.capturable_tiles(q)[0]]} is capturable: not possible between turns"
+                )
+    needs_type = phase in (DEPLOY_SQUARE, DEPLOY_FACING)
+    needs_sq = phase in (DEPLOY_FACING, SAI_SHIFT, SAI_FACING, MOVE_DEST, MOVE_FACING)
+    needs_dest = phase in (SAI_FACING, MOVE_FACING)
+    for flag, value, name in (
+        (needs_type, state.sel_type, "selected_type"),
+        (needs_sq, state.sel_sq, "selected_square"),
+        (needs_dest, state.sel_dest, "destination"),
+    ):
+        if flag != (value >= 0):
+            raise ValueError(f"{name} is {'needed' if flag else 'not allowed'} in phase {PHASE_NAMES[phase]}")
+    if needs_type and state.hand[p][state.sel_type] == 0:
+        raise ValueError(f"no {TYPE_NAMES[state.sel_type]} in player {p}'s hand to deploy")
+    if phase in (SAI_SHIFT, SAI_FACING):
+        code = state.board[state.sel_sq]
+        if code < 0 or code_owner(code) != p or code_type(code) != SAI:
+            raise ValueError("selected_square must hold the mover's just-deployed Sai")
+    if phase in (MOVE_DEST, MOVE_FACING):
+        code = state.board[state.sel_sq]
+        if code < 0 or code_owner(code) != p:
+            raise ValueError("selected_square must hold a tile of the mover")
+    if phase == GIFT:
+        if state.gifts < 1 or not any(state.reserve[p]):
+            raise ValueError("phase gift needs gifts >= 1 and a non-empty reserve of the mover (the capturer)")
+    elif state.gifts:
+        raise ValueError("gifts are only owed in phase gift")
+    try:
+        legal = state.legal_actions()
+    except KeyError:
+        legal = []
+    if not legal:
+        raise ValueError(f"no legal decision in phase {PHASE_NAMES[phase]} with this selection")
+    return state
+
+
+__all__ = ["KEYS", "build_state", "export_position"]

@@ -1,0 +1,144 @@
+"""Paikō picture: the diamond board with homegrounds, black squares and tiles (type, owner, facing), and a
+side panel with scores, lost tiles, reserves, hands, the repetition counters and the decision in progress."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from gameshelf.envs.core.drawing import INK, canvas, centred_text, font, to_array
+from gameshelf.envs.paiko.board import (
+    FACING_NAMES,
+    IS_BLACK,
+    NUM_TYPES,
+    PLAYER_NAMES,
+    SIZE,
+    SQUARES,
+    TYPE_NAMES,
+    ZONE,
+    code_facing,
+    code_owner,
+    code_type,
+    square_name,
+)
+
+if TYPE_CHECKING:
+    from gameshelf.envs.paiko.rules import PaikoState
+
+CELL = 40
+MARGIN = 26
+PANEL = 330
+ZONE_FILL = {-1: (236, 222, 190), 0: (214, 228, 240), 1: (240, 214, 210)}
+TILE_FILL = ((250, 250, 246), (40, 40, 40))
+TILE_TEXT = ((20, 20, 20), (245, 245, 245))
+SELECTED = (70, 160, 70)
+DEST = (230, 160, 30)
+CAPTURED = (200, 40, 40)
+SHORT = ("Sai", "Swd", "Bow", "Lot", "Air", "Fir", "Ear", "Wat")
+
+
+def _box(sq: int) -> tuple[int, int, int, int]:
+    x, y = SQUARES[sq]
+    x0, y0 = MARGIN + x * CELL, MARGIN + y * CELL
+    return x0, y0, x0 + CELL, y0 + CELL
+
+
+def _arrow(pen, box: tuple[int, int, int, int], facing: int, colour) -> None:
+    x0, y0, x1, y1 = (float(v) for v in box)
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    w = CELL * 0.12
+    tips: dict[int, list[tuple[float, float]]] = {
+        0: [(cx, y0 + 3), (cx - w, y0 + 3 + w), (cx + w, y0 + 3 + w)],
+        1: [(x1 - 3, cy), (x1 - 3 - w, cy - w), (x1 - 3 - w, cy + w)],
+        2: [(cx, y1 - 3), (cx - w, y1 - 3 - w), (cx + w, y1 - 3 - w)],
+        3: [(x0 + 3, cy), (x0 + 3 + w, cy - w), (x0 + 3 + w, cy + w)],
+    }
+    pen.polygon(tips[facing], fill=colour)
+
+
+def draw(state: PaikoState) -> np.ndarray:
+    """``HxWx3 uint8`` image of the position."""
+    board_px = SIZE * CELL + 2 * MARGIN
+    image, pen = canvas(board_px + PANEL, max(board_px, 560))
+    for i in range(SIZE):
+        centred_text(pen, (MARGIN + i * CELL + CELL / 2, MARGIN / 2), str(i), size=12)
+        centred_text(pen, (MARGIN / 2, MARGIN + i * CELL + CELL / 2), str(i), size=12)
+    captured = {sq for sq, _ in state.last_captured} if state.turn and state.phase == 9 else set()
+    for sq in range(len(SQUARES)):
+        box = _box(sq)
+        fill = (25, 25, 25) if IS_BLACK[sq] else ZONE_FILL[ZONE[sq]]
+        pen.rectangle(box, fill=fill, outline=(140, 120, 90))
+        code = state.board[sq]
+        if code >= 0:
+            owner, kind = code_owner(code), code_type(code)
+            x0, y0, x1, y1 = box
+            pad = 4
+            pen.rectangle((x0 + pad, y0 + pad, x1 - pad, y1 - pad), fill=TILE_FILL[owner], outline=(90, 90, 90), width=2)
+            centred_text(pen, ((x0 + x1) / 2, (y0 + y1) / 2), SHORT[kind], size=12, fill=TILE_TEXT[owner])
+            _arrow(pen, box, code_facing(code), (200, 60, 40))
+        if sq == state.sel_sq:
+            pen.rectangle(box, outline=SELECTED, width=3)
+        if sq == state.sel_dest:
+            pen.rectangle(box, outline=DEST, width=3)
+        if sq in captured:
+            x0, y0, x1, y1 = box
+            pen.line((x0 + 6, y0 + 6, x1 - 6, y1 - 6), fill=CAPTURED, width=3)
+            pen.line((x0 + 6, y1 - 6, x1 - 6, y0 + 6), fill=CAPTURED, width=3)
+    # side panel
+    px = board_px + 8
+    y = MARGIN
+    lines = []
+    if state.phase == 10:
+        from gameshelf.envs.paiko.rules import END_REASONS
+
+        verdict = f"{PLAYER_NAMES[state.winner]} wins" if state.winner >= 0 else "Draw"
+        lines.append(f"{verdict} ({END_REASONS[state.end]})")
+    else:
+        from gameshelf.envs.paiko.rules import PHASE_TEXT
+
+        who = state.current_player()
+        lines.append(
+            "Opening draft" if state.phase == 0 else f"Turn {state.turn + 1}/{state.game.max_turns}: {PLAYER_NAMES[state.mover]}"
+        )
+        lines.append(f"{PLAYER_NAMES[who]} decides:")
+        lines += textwrap.wrap(PHASE_TEXT[state.phase], 38)
+        if state.sel_type >= 0:
+            lines.append(f"deploying {TYPE_NAMES[state.sel_type]}")
+        if state.sel_sq >= 0:
+            lines.append(f"square {square_name(state.sel_sq)}")
+        if state.sel_dest >= 0:
+            lines.append(f"destination {square_name(state.sel_dest)}")
+        if state.phase == 9:
+            lines.append(f"gifts owed: {state.gifts}")
+    for line in lines:
+        pen.text((px, y), line, fill=INK, font=font(14))
+        y += 19
+    y += 8
+    for p in range(2):
+        pen.rectangle((px, y + 2, px + 14, y + 16), fill=TILE_FILL[p], outline=INK)
+        rep = f"  moved {square_name(state.rep_sq[p])} x{state.rep_count[p]}" if state.rep_sq[p] >= 0 else ""
+        pen.text((px + 20, y), f"{PLAYER_NAMES[p]}: {state.score[p]} pts, lost {state.lost[p]}{rep}", fill=INK, font=font(14))
+        y += 22
+        for label, rows in (("reserve", state.reserve[p]), ("hand", state.hand[p])):
+            pen.text((px + 8, y), label, fill=INK, font=font(13))
+            for t in range(NUM_TYPES):
+                cx = px + 70 + t * 31
+                pen.text((cx, y), f"{SHORT[t]}", fill=(90, 90, 90), font=font(10))
+                pen.text((cx + 8, y + 12), str(rows[t]), fill=INK, font=font(13))
+            y += 32
+        y += 8
+    legend = [
+        "facing: red triangle",
+        f"({'/'.join(FACING_NAMES)} = up/right/down/left)",
+        "blue: White homeground",
+        "pink: Black homeground",
+    ]
+    for line in legend:
+        pen.text((px, y), line, fill=(80, 80, 80), font=font(12))
+        y += 16
+    return to_array(image)
+
+
+__all__ = ["draw"]
