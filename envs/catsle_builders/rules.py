@@ -98,7 +98,6 @@ class CatsleGame(Game):
             observation_low=0.0,
             observation_high=1.0,
             max_players=MAX_PLAYERS,
-            extra={"suits": SUITS, "limits": (*self.options["column_limits"], 0)[: 4 + (n >= 4)]},
         )
 
     def new_initial_state(self) -> CatsleState:
