@@ -46,15 +46,16 @@ class SavedModel:
 
 def test_models_with_the_same_file_name_get_distinct_labels(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    for path in ("a/final_model.zip", "b/final_model.zip", "x/run/m.zip", "y/run/m.zip"):
-        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / path).write_bytes(b"")
-    agents = build_agents(["model:a/final_model.zip", "model:b/final_model.zip", "random"], NIM)
+
+    def models(*paths: str) -> list:
+        return [SavedModel(p) if p.startswith(("a/", "b/", "x/", "y/", "/")) else p for p in paths]
+
+    agents = build_agents(models("a/final_model.zip", "b/final_model.zip", "random"), NIM)
     assert agent_labels(agents) == ["model:a/final_model", "model:b/final_model", "random"]
-    agents = build_agents(["model:x/run/m.zip", "model:y/run/m", "model:x/run/m.zip", "random", "random"], NIM)
+    agents = build_agents(models("x/run/m.zip", "y/run/m", "x/run/m.zip", "random", "random"), NIM)
     assert agent_labels(agents) == ["model:x/run/m", "model:y/run/m", "model:x/run/m#2", "random", "random#2"]
     # the same file by two spellings is the same model
-    same = build_agents(["model:a/final_model.zip", f"model:{tmp_path}/a/final_model.zip"], NIM)
+    same = build_agents(models("a/final_model.zip", f"{tmp_path}/a/final_model.zip"), NIM)
     assert agent_labels(same) == ["model:final_model", "model:final_model#2"]
 
 

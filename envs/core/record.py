@@ -222,8 +222,9 @@ def _parse(data: Any) -> tuple[GameRecord, str | None]:
     if not isinstance(options, dict):
         raise RecordError("game record: 'options' must be an object of option values")
     for key, value in options.items():
-        if not isinstance(value, (str, int, float, bool)) and value is not None:
-            raise RecordError(f"game record: option {key!r} must be a plain value, got {type(value).__name__}")
+        items = value if isinstance(value, list) else [value]
+        if not all(isinstance(v, (str, int, float, bool)) or v is None for v in items):
+            raise RecordError(f"game record: option {key!r} must be a plain value or a list of them, got {value!r}")
     actions = data.get("actions")
     if not isinstance(actions, list):
         raise RecordError("game record: 'actions' must be a list of integers")
