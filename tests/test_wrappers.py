@@ -4,8 +4,8 @@ pickling, ``MaskablePPO`` under ``SubprocVecEnv``) and the observation wrappers.
 from __future__ import annotations
 
 import copy
-import warnings
 import pickle
+import warnings
 
 import gymnasium as gym
 import numpy as np
