@@ -84,7 +84,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("env_id")
     parser.add_argument("--seat", type=int, default=0)
     parser.add_argument("--players", type=int, default=None)
-    parser.add_argument("--opponents", nargs="*", default=["heuristic"], help="random | heuristic | model:PATH")
+    parser.add_argument(
+        "--opponents", nargs="*", default=["heuristic"], help="random | heuristic | model:PATH | mcts:N | mcts:Ts"
+    )
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument(
         "--trust-model",
