@@ -168,11 +168,23 @@ def test_three_players():
 
 
 def test_names_and_budgets():
-    assert parse_mcts_name("mcts:200") == {"heuristic": False, "simulations": 200}
-    assert parse_mcts_name("mcts:0.5s:heuristic") == {"heuristic": True, "simulations": None, "seconds": 0.5}
+    assert parse_mcts_name("mcts:200") == {"heuristic": False, "model": None, "simulations": 200}
+    assert parse_mcts_name("mcts:0.5s:heuristic") == {"heuristic": True, "model": None, "simulations": None, "seconds": 0.5}
+    assert parse_mcts_name("mcts:9:model:a:b.zip")["model"] == "a:b.zip"
     agent = make_agent("mcts:3:heuristic", "koplus-v0")
     assert isinstance(agent, MCTSAgent) and agent.rollout_agent is not None and agent.name == "mcts:3:heuristic"
-    for bad in ("mcts", "mcts:", "mcts:0", "mcts:-3", "mcts:x", "mcts:1:foo", "mcts:0s", "mcts:1:heuristic:2"):
+    for bad in (
+        "mcts",
+        "mcts:",
+        "mcts:0",
+        "mcts:-3",
+        "mcts:x",
+        "mcts:1:foo",
+        "mcts:0s",
+        "mcts:1:heuristic:2",
+        "mcts:5:model:",
+        "mcts:5:modelx",
+    ):
         with pytest.raises(ValueError, match="accepted forms"):
             make_agent(bad, "koplus-v0")
     timed = make_agent("mcts:0.05s", "koplus-v0")
@@ -187,3 +199,42 @@ def test_heuristic_rollouts_play_legal_games():
     state = olenon_last_cards()
     rng = np.random.default_rng(0)
     assert agent.act(observed_state(state, 2, rng), 2, rng) in state.legal_actions()
+
+
+# ---- policy-guided search ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def nim_model(tmp_path):
+    """An untrained Nim model saved as gameshelf saves models (so it loads as weights only)."""
+    from gameshelf.training.config import resolve_config
+    from gameshelf.training.environments import make_vec_env
+    from gameshelf.training.model_io import model_info, save_model
+    from gameshelf.training.train import build_model
+    from tests.toy_nim import NIM, register_nim, unregister_nim
+
+    register_nim()
+    config = resolve_config(NIM, {"n_envs": 1, "ppo": {"n_steps": 16, "batch_size": 16, "net_arch": [8]}})
+    vec = make_vec_env(config)
+    model = build_model(config, vec, None)
+    path = tmp_path / "model.zip"
+    save_model(model, path, model_info(config, model))
+    vec.close()
+    yield NIM, path
+    unregister_nim()
+
+
+def test_policy_guided_search(nim_model):
+    env_id, path = nim_model
+    agent = make_agent(f"mcts:60:model:{path}", env_id)
+    assert isinstance(agent, MCTSAgent) and agent.prior is not None
+    game = envs.make_game(env_id, pile=8)  # 8 stones: taking 2 leaves a multiple of 3, the only winning move
+    state = game.new_initial_state()
+    assert agent.act(state.clone(), 0, np.random.default_rng(0)) == 1
+    assert agent.act(state.clone(), 0, np.random.default_rng(0)) == agent.act(state.clone(), 0, np.random.default_rng(0))
+    rng = np.random.default_rng(1)
+    while not state.is_terminal():  # a whole game against itself: legal moves only
+        seat = state.current_player()
+        state.apply_action(agent.act(state.clone(), seat, rng))
+    with pytest.raises(FileNotFoundError):
+        make_agent(f"mcts:5:model:{path}.missing", env_id)

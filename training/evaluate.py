@@ -333,7 +333,11 @@ def build_agents(specs: Sequence[str | Agent], env_id: str, deterministic: bool 
             out.append(spec)
             continue
         try:
-            kwargs = {"deterministic": deterministic, "trust_model": trust_model} if spec.startswith("model:") else {}
+            kwargs: dict[str, bool] = {}
+            if spec.startswith("model:"):
+                kwargs = {"deterministic": deterministic, "trust_model": trust_model}
+            elif spec.startswith("mcts:") and ":model:" in spec:
+                kwargs = {"trust_model": trust_model}
             out.append(make_agent(spec, env_id, **kwargs))
         except (ValueError, FileNotFoundError, ImportError) as err:
             raise UserError(f"agent {spec!r}: {err}") from None

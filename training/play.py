@@ -21,7 +21,8 @@ from gameshelf.training.cli_util import ArgumentParser, UserError, check_env_id,
 
 
 def _model_kwargs(name: str, trust_model: bool) -> dict[str, bool]:
-    return {"trust_model": True} if trust_model and name.startswith("model:") else {}
+    uses_model = name.startswith("model:") or (name.startswith("mcts:") and ":model:" in name)
+    return {"trust_model": True} if trust_model and uses_model else {}
 
 
 def list_moves(state: State) -> str:

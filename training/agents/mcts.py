@@ -3,6 +3,7 @@
     agent = make_agent("mcts:200", "amoriax-v0")          # 200 simulations per move, random rollouts
     agent = make_agent("mcts:200:heuristic", "olenon-v0") # rollouts played by the game's heuristic
     agent = make_agent("mcts:0.5s", "koplus-v0")          # as many simulations as fit in 0.5 s per move
+    agent = make_agent("mcts:200:model:runs/x/final_model.zip", "level_x-v0")  # PUCT, a trained policy as prior
     action = agent.act(state, seat, rng)
 
 The search uses nothing but ``clone``/``resample_hidden``, ``legal_actions``, ``apply_checked_action``
@@ -29,6 +30,12 @@ game gets it by registration.
   on its next turn, if the new state's history extends the old one, the actions played since are followed
   down the tree and the search continues from there (a mismatch, or a state built from a position that
   does not play on from the last one, starts a fresh tree).
+* **Policy-guided search** (``mcts:N:model:PATH``): PUCT (``Q + c_puct * P(a) * sqrt(n) / (1 + n_a)``,
+  an unvisited action valued at its node's mean) with a saved MaskablePPO policy's action probabilities
+  as the prior ``P`` (computed once per node, from the observation of the player to move; loaded as
+  weights only, as ``model:PATH`` agents are), and the same rollouts at the leaves (the value head is not
+  used). With hidden information the prior of an opponent's node comes from the determinization that
+  created it.
 * **Budget**: a number of simulations (deterministic: the same rng gives the same move) or a time per
   move (``"0.5s"``; as many simulations as fit, so not repeatable). The move played is the most visited
   root action (ties: higher mean return, then the lower action number).
@@ -48,6 +55,9 @@ import numpy as np
 from gameshelf.envs.core.game import CHANCE, TERMINAL, State
 from gameshelf.training.agents.base import Agent
 
+DEFAULT_C_PUCT = 1.0
+"""PUCT's exploration constant (policy-guided search), on returns scaled to [0, 1]."""
+
 DEFAULT_C = 0.5
 """Exploration constant on returns scaled to [0, 1] (lightly tuned: on the KoPlus bonus-landing test
 position 100 simulations found the best move for 6 seeds of 6 with 0.5, 4 of 6 with 1.0)."""
@@ -56,7 +66,7 @@ position 100 simulations found the best move for 6 seeds of 6 with 0.5, 4 of 6 w
 class Node:
     """A tree node: visit count, summed returns of every seat, children by action (or chance outcome)."""
 
-    __slots__ = ("avail", "children", "legal", "total", "visits", "win")
+    __slots__ = ("avail", "children", "legal", "priors", "total", "visits", "win")
 
     def __init__(self, num_players: int) -> None:
         self.visits = 0
@@ -65,6 +75,7 @@ class Node:
         self.children: dict[int, Node] = {}
         self.legal: list[int] | None = None  # cached legal actions (perfect information only)
         self.win = False  # the move into this node ended the game with the best return for its mover
+        self.priors: np.ndarray | None = None  # the policy's action probabilities here (policy-guided search)
 
 
 class MCTSAgent:
@@ -78,6 +89,8 @@ class MCTSAgent:
         c: float = DEFAULT_C,
         reuse: bool = True,
         name: str | None = None,
+        prior: Any = None,
+        c_puct: float = DEFAULT_C_PUCT,
     ) -> None:
         if (simulations is None) == (seconds is None):
             raise ValueError("give exactly one budget: simulations or seconds")
@@ -88,10 +101,12 @@ class MCTSAgent:
         self.simulations = simulations
         self.seconds = seconds
         self.rollout_agent = rollout
+        self.prior = prior
+        self.c_puct = c_puct
         self.c = c
         self.reuse = reuse
         budget = f"{simulations}" if simulations is not None else f"{seconds:g}s"
-        self.name = name or f"mcts:{budget}" + (":heuristic" if rollout is not None else "")
+        self.name = name or f"mcts:{budget}" + (":heuristic" if rollout is not None else "") + (":model" if prior else "")
         self._kept: tuple[State, Node] | None = None
         self._top = 1.0
         self.last_simulations = 0
@@ -173,6 +188,20 @@ class MCTSAgent:
                     node.legal = world.legal_actions()
                 legal = node.legal
             children = node.children
+            if self.prior is not None:
+                chosen = self._puct(node, world, player, legal, lo, span)
+                world.apply_checked_action(chosen)
+                child = children.get(chosen)
+                if child is None:
+                    child = children[chosen] = Node(num_players)
+                    child.avail = 1
+                    path.append(child)
+                    if world.current_player() == TERMINAL and world.returns()[player] >= self._top:
+                        child.win = True
+                    break
+                node = child
+                path.append(node)
+                continue
             untried = [a for a in legal if a not in children]
             if untried:
                 for a in legal:
@@ -208,6 +237,29 @@ class MCTSAgent:
         for n in path:
             n.visits += 1
             n.total += returns
+
+    def _puct(self, node: Node, world: State, player: int, legal: list[int], lo: float, span: float) -> int:
+        """PUCT choice at a decision node: ``Q + c_puct * P(a) * sqrt(n) / (1 + n_a)``, unvisited Q = the node's mean."""
+        if node.priors is None:
+            node.priors = self.prior.action_probabilities(world, player)
+        priors = node.priors
+        children = node.children
+        fpu = (node.total[player] / node.visits - lo) / span if node.visits else 0.5
+        sqrt_n = math.sqrt(max(1, node.visits))
+        best, best_value = legal[0], -math.inf
+        for a in legal:
+            child = children.get(a)
+            if child is not None:
+                child.avail += 1
+                if child.win:
+                    return a
+                q, n = (child.total[player] / child.visits - lo) / span, child.visits
+            else:
+                q, n = fpu, 0
+            value = q + self.c_puct * float(priors[a]) * sqrt_n / (1 + n)
+            if value > best_value:
+                best, best_value = a, value
+        return best
 
     def _rollout(self, world: State, rng: np.random.Generator) -> np.ndarray:
         cap = world.game.info.max_game_length
@@ -254,16 +306,23 @@ class MCTSAgent:
 
 
 def parse_mcts_name(name: str) -> dict[str, Any]:
-    """``mcts:N``, ``mcts:N:heuristic``, ``mcts:Ts``, ``mcts:Ts:heuristic`` -> budget and rollout choice."""
+    """``mcts:BUDGET`` with an optional ``:heuristic`` or ``:model:PATH`` -> budget, rollouts and prior.
+
+    BUDGET is ``N`` (simulations per move) or ``Ts`` (seconds per move, e.g. ``0.5s``).
+    """
     forms = (
         "'mcts:N' (N simulations per move), 'mcts:Ts' (T seconds per move, e.g. 'mcts:0.5s'), "
-        "each optionally followed by ':heuristic' (heuristic rollouts)"
+        "each optionally followed by ':heuristic' (heuristic rollouts) or ':model:PATH' (PUCT with a saved policy as prior)"
     )
-    parts = name.split(":")
-    if parts[0] != "mcts" or len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] != "heuristic"):
+    parts = name.split(":", 2)
+    rest = parts[2] if len(parts) == 3 else None
+    if parts[0] != "mcts" or len(parts) < 2 or (rest is not None and rest != "heuristic" and not rest.startswith("model:")):
         raise ValueError(f"bad MCTS agent name {name!r}; accepted forms: {forms}")
+    model = rest.removeprefix("model:") if rest is not None and rest.startswith("model:") else None
+    if model == "":
+        raise ValueError(f"no model path in {name!r}; accepted forms: {forms}")
     budget = parts[1]
-    out: dict[str, Any] = {"heuristic": len(parts) == 3}
+    out: dict[str, Any] = {"heuristic": rest == "heuristic", "model": model}
     try:
         if budget.endswith("s"):
             seconds = float(budget[:-1])
@@ -280,12 +339,22 @@ def parse_mcts_name(name: str) -> dict[str, Any]:
     return out
 
 
-def make_mcts_agent(name: str, env_id: str, **kwargs: Any) -> MCTSAgent:
-    """The agent named ``name`` (see ``parse_mcts_name``) for ``env_id``; ``kwargs`` go to ``MCTSAgent``."""
+def make_mcts_agent(name: str, env_id: str, trust_model: bool = False, **kwargs: Any) -> MCTSAgent:
+    """The agent named ``name`` (see ``parse_mcts_name``) for ``env_id``; ``kwargs`` go to ``MCTSAgent``.
+
+    A ``:model:PATH`` prior is loaded as ``LearnedAgent`` loads it (weights only unless ``trust_model``).
+    """
     parsed = parse_mcts_name(name)
-    rollout = None
+    rollout = prior = None
     if parsed["heuristic"]:
         from gameshelf.training.agents import make_agent
 
         rollout = make_agent("heuristic", env_id)
-    return MCTSAgent(simulations=parsed["simulations"], seconds=parsed.get("seconds"), rollout=rollout, name=name, **kwargs)
+    if parsed["model"] is not None:
+        from gameshelf.training.agents.learned import LearnedAgent
+
+        prior = LearnedAgent(parsed["model"], env_id, trust_model=trust_model)
+    kwargs.pop("deterministic", None)  # what callers pass to learned agents; the search is deterministic under its rng
+    return MCTSAgent(
+        simulations=parsed["simulations"], seconds=parsed.get("seconds"), rollout=rollout, prior=prior, name=name, **kwargs
+    )
