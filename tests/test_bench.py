@@ -85,3 +85,10 @@ def test_bad_settings_are_one_line_errors(capsys):
             run(main, argv)
         err = capsys.readouterr().err
         assert info.value.code == 2 and message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_search_table(capsys):
+    out, _ = bench(["--mcts", "--seconds", "0.02", "--simulations", "3", "--ids", NIM], capsys)
+    header, _, row = out.splitlines()[1:4]
+    assert "clone+mask+apply/s" in header and "mcts:3 sims/s" in header
+    assert row.startswith(NIM) and len(row.split()) == 4

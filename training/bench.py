@@ -7,6 +7,13 @@ For each environment it prints agent-steps/s and games/s through ``envs.make()``
 ``last()`` then ``step()``) and through the bare engine (``legal_actions`` / ``apply_action``, chance
 sampled inline). PettingZoo's ``connect_four_v3`` and ``tictactoe_v3`` (``pip install
 "gameshelf[bench]"``, which adds pygame) are measured in the same run with the same loop.
+
+    gameshelf bench --mcts                           # the search path instead: every id, its default players
+
+``--mcts`` measures what tree search costs instead: search-path operations per second (``clone`` +
+``legal_actions`` + ``apply_checked_action`` of a random legal action, from positions met along random
+games) and the ``mcts:N`` agent's simulations per second and time per move (``--simulations``, default 50)
+from the same positions (hidden information redealt per simulation, as the agent does).
 """
 
 from __future__ import annotations
@@ -62,6 +69,75 @@ def bench_engine(env_id: str, num_players: int, seconds: float, seed: int = 0) -
     return steps / elapsed, games / elapsed
 
 
+def search_positions(env_id: str, count: int = 40, seed: int = 0) -> list[Any]:
+    """``count`` decision positions met along random games of ``env_id`` (default options), spread over whole games."""
+    game = envs.make_game(env_id)
+    rng = np.random.default_rng(seed)
+    out: list[Any] = []
+    while len(out) < count:
+        state = game.new_initial_state()
+        while not state.is_terminal() and len(out) < count:
+            if state.is_chance_node():
+                state.apply_checked_action(state.sample_chance(rng))
+                continue
+            if rng.random() < 0.1:
+                out.append(state.clone())
+            legal = state.legal_actions()
+            state.apply_checked_action(legal[rng.integers(len(legal))])
+    return out
+
+
+def bench_search_path(env_id: str, seconds: float, seed: int = 0) -> float:
+    """Search-path operations per second: ``clone`` + ``legal_actions`` + ``apply_checked_action`` from real positions."""
+    positions = search_positions(env_id, seed=seed)
+    rng = np.random.default_rng(seed)
+    ops = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        for state in positions:
+            copy = state.clone()
+            legal = copy.legal_actions()
+            copy.apply_checked_action(legal[rng.integers(len(legal))])
+        ops += len(positions)
+    return ops / (time.perf_counter() - start)
+
+
+def bench_mcts(env_id: str, seconds: float, simulations: int = 50, seed: int = 0) -> tuple[float, float]:
+    """The ``mcts:N`` agent from real positions: simulations per second and seconds per move."""
+    from gameshelf.envs.core.episode import observed_state
+    from gameshelf.training.agents.mcts import MCTSAgent
+
+    positions = search_positions(env_id, seed=seed)
+    rng = np.random.default_rng(seed)
+    sims = moves = 0
+    spent = 0.0
+    while spent < seconds:
+        for state in positions:
+            seat = state.current_player()
+            agent = MCTSAgent(simulations, reuse=False)
+            shown = observed_state(state, seat, rng)
+            t0 = time.perf_counter()
+            agent.act(shown, seat, rng)
+            spent += time.perf_counter() - t0
+            sims += agent.last_simulations
+            moves += 1
+            if spent >= seconds:
+                break
+    return sims / spent, spent / moves
+
+
+def search_table(ids: Sequence[str], seconds: float, simulations: int) -> list[str]:
+    """The ``--mcts`` table's lines."""
+    header = f"{'environment':<30}{'clone+mask+apply/s':>20}{f'mcts:{simulations} sims/s':>20}{'s/move':>9}"
+    lines = [header, "-" * len(header)]
+    for env_id in ids:
+        ops = bench_search_path(env_id, seconds)
+        sims, per_move = bench_mcts(env_id, seconds, simulations)
+        lines.append(f"{env_id:<30}{ops:>20,.0f}{sims:>20,.0f}{per_move:>9.3f}")
+    return lines
+
+
 REFERENCE = "pettingzoo connect_four_v3"
 """The row the ``vs c4`` column divides by."""
 
@@ -87,6 +163,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; the median is reported")
     parser.add_argument("--ids", nargs="*", default=None, help="environment ids (default: all registered)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar (there is none unless the output is a terminal)")
+    parser.add_argument("--mcts", action="store_true", help="measure the search path and the MCTS agent instead (see above)")
+    parser.add_argument("--simulations", type=int, default=50, help="with --mcts: simulations per move of the measured agent")
     args = parser.parse_args(argv)
     if not args.seconds > 0 or not math.isfinite(args.seconds):
         raise UserError(f"--seconds must be a positive number of seconds, not {args.seconds:g}")
@@ -95,6 +173,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     ids = args.ids or envs.registered_ids()
     for env_id in ids:
         check_env_id(env_id)
+    if args.mcts:
+        if args.simulations < 1:
+            raise UserError(f"--simulations must be at least 1, not {args.simulations}")
+        versions = f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}"
+        print(f"{versions}; {args.seconds:g} s per measurement")
+        for line in search_table(ids, args.seconds, args.simulations):
+            print(line, flush=True)
+        return 0
     references, missing = pettingzoo_references()
     rows: dict[str, Row] = {name: (fn, None) for name, fn in references.items()}
     for env_id in ids:

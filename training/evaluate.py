@@ -323,7 +323,7 @@ def agent_labels(agents: Sequence[Agent]) -> list[str]:
 
 
 def build_agents(specs: Sequence[str | Agent], env_id: str, deterministic: bool = True, trust_model: bool = False) -> list[Agent]:
-    """Agents from names (``random``, ``heuristic``, ``model:PATH``) or agent objects.
+    """Agents from names (``random``, ``heuristic``, ``model:PATH``, ``mcts:...``) or agent objects.
 
     ``trust_model``: load models not saved by gameshelf with a full (unpickling) load; see docs/security.md.
     """
@@ -333,7 +333,11 @@ def build_agents(specs: Sequence[str | Agent], env_id: str, deterministic: bool 
             out.append(spec)
             continue
         try:
-            kwargs = {"deterministic": deterministic, "trust_model": trust_model} if spec.startswith("model:") else {}
+            kwargs: dict[str, bool] = {}
+            if spec.startswith("model:"):
+                kwargs = {"deterministic": deterministic, "trust_model": trust_model}
+            elif spec.startswith("mcts:") and ":model:" in spec:
+                kwargs = {"trust_model": trust_model}
             out.append(make_agent(spec, env_id, **kwargs))
         except (ValueError, FileNotFoundError, ImportError) as err:
             raise UserError(f"agent {spec!r}: {err}") from None
@@ -473,7 +477,9 @@ def build_parser() -> ArgumentParser:
         description="Play agents against each other over seeded games (every seat) and rate them.",
     )
     parser.add_argument("env_id", help="environment id, e.g. level_x-v0")
-    parser.add_argument("agents", nargs="+", help="agents: random, heuristic, model:PATH (at least two)")
+    parser.add_argument(
+        "agents", nargs="+", help="agents: random, heuristic, model:PATH, mcts:N[:heuristic], mcts:Ts (at least two)"
+    )
     parser.add_argument("--games", type=int, default=100, help="games per pairing (default 100)")
     parser.add_argument("--players", type=int, default=None, help="number of players (default: the id's first count)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the chance draws (default 0)")

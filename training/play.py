@@ -21,7 +21,8 @@ from gameshelf.training.cli_util import ArgumentParser, UserError, check_env_id,
 
 
 def _model_kwargs(name: str, trust_model: bool) -> dict[str, bool]:
-    return {"trust_model": True} if trust_model and name.startswith("model:") else {}
+    uses_model = name.startswith("model:") or (name.startswith("mcts:") and ":model:" in name)
+    return {"trust_model": True} if trust_model and uses_model else {}
 
 
 def list_moves(state: State) -> str:
@@ -84,7 +85,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("env_id")
     parser.add_argument("--seat", type=int, default=0)
     parser.add_argument("--players", type=int, default=None)
-    parser.add_argument("--opponents", nargs="*", default=["heuristic"], help="random | heuristic | model:PATH")
+    parser.add_argument(
+        "--opponents", nargs="*", default=["heuristic"], help="random | heuristic | model:PATH | mcts:N | mcts:Ts"
+    )
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument(
         "--trust-model",

@@ -589,6 +589,7 @@ class CargoEmpireState(State):
         city_pool = list(self.city_deck)
         for p in others:
             city_pool += [c for c in self.private[p] if c not in self.revealed[p]]
+        city_pool.sort()  # the pool's order must not tell where its cards were
         order = [city_pool[i] for i in rng.permutation(len(city_pool))]
         for p in others:
             hidden = len(self.private[p]) - len(self.revealed[p])
@@ -599,6 +600,7 @@ class CargoEmpireState(State):
         goal_pool = list(self.goal_deck)
         for p in others:
             goal_pool += self.goals[p]
+        goal_pool.sort()
         order = [goal_pool[i] for i in rng.permutation(len(goal_pool))]
         for p in others:
             k = len(self.goals[p])

@@ -619,6 +619,17 @@ def test_resample_hidden_keeps_counts_and_shown_cards(n):
             )
 
 
+@pytest.mark.parametrize("n", [2, 4])
+def test_resample_hidden_depends_only_on_what_the_seat_sees(n):
+    """Two redeals of the same position, redealt again with one seed, are the same state (nothing leaks)."""
+    for state in random_states(n, seed=20 + n):
+        for seat in range(n):
+            a, b = (state.resample_hidden(seat, np.random.default_rng([k, seat])) for k in (1, 2))
+            ra, rb = (x.resample_hidden(seat, np.random.default_rng(9)) for x in (a, b))
+            assert ra.global_observation().tobytes() == rb.global_observation().tobytes()
+            assert ra.goal_deck == rb.goal_deck and ra.city_deck == rb.city_deck and ra.deck == rb.deck
+
+
 def test_observation_shows_only_own_private_things():
     state = setup_state(2, hands=[[TRUCK] * 5, [SHIP] * 5], goals=[2, 7])
     obs0 = state.observation(0)

@@ -1,7 +1,8 @@
 """Baseline agents behind one interface (``training.agents.base.Agent``).
 
 ``make_agent(name, env_id)`` builds ``"random"``, ``"heuristic"`` (the game's own heuristic, table
-named in the id's registration) or a saved model (``"model:PATH"``).
+named in the id's registration), a saved model (``"model:PATH"``) or Monte Carlo tree search
+(``"mcts:N"``, ``"mcts:N:heuristic"``, ``"mcts:Ts"``: see ``training.agents.mcts``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from gameshelf.training.agents.base import Agent, RandomAgent
 
 
 def make_agent(name: str, env_id: str, **kwargs: Any) -> Agent:
-    """Build an agent by name: ``random``, ``heuristic`` or ``model:PATH`` (a saved MaskablePPO model)."""
+    """Build an agent by name: ``random``, ``heuristic``, ``model:PATH`` (a saved MaskablePPO model) or ``mcts:...``."""
     if name == "random":
         return RandomAgent()
     if name == "heuristic":
@@ -29,7 +30,12 @@ def make_agent(name: str, env_id: str, **kwargs: Any) -> Agent:
         from gameshelf.training.agents.learned import LearnedAgent
 
         return LearnedAgent(name.removeprefix("model:"), env_id, **kwargs)
-    raise ValueError(f"unknown agent {name!r}; use 'random', 'heuristic' or 'model:PATH'")
+    if name == "mcts" or name.startswith("mcts:"):
+        from gameshelf.training.agents.mcts import make_mcts_agent
+
+        return make_mcts_agent(name, env_id, **kwargs)
+    forms = "'random', 'heuristic', 'model:PATH', 'mcts:N', 'mcts:N:heuristic' or 'mcts:Ts'"
+    raise ValueError(f"unknown agent {name!r}; use {forms}")
 
 
 __all__ = ["Agent", "RandomAgent", "make_agent", "observed_state"]
