@@ -456,19 +456,19 @@ def test_fully_conv_policy_scores_moves_by_cell():
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("env_id", "timesteps", "threshold"),
+    ("env_id", "players", "timesteps", "threshold"),
     [
-        ("koplus-v0", 60_000, 0.75),  # the committed config reaches ~94% at 50k steps
-        ("olenon-v0", 100_000, 0.7),  # team wins with the agent in one seat; ~92% at 200k steps
-        ("matchstick_tycoon-v0", 15_000, 0.75),  # above 90% from its first evaluation (15k steps) on
-        ("cargo_empire-v0", 25_000, 0.7),  # 92% at 25k steps in the recorded run
+        ("koplus-v0", 2, 60_000, 0.75),  # the committed config reaches ~94% at 50k steps
+        ("olenon-v0", 4, 100_000, 0.7),  # team wins with the agent in one seat; ~92% at 200k steps
+        ("matchstick_tycoon-v0", 2, 15_000, 0.75),  # above 90% from its first evaluation (15k steps) on
+        ("cargo_empire-v0", 2, 25_000, 0.7),  # 92% at 25k steps in the recorded run
     ],
 )
-def test_default_config_learns_to_beat_random(tmp_path, env_id, timesteps, threshold):
+def test_default_config_learns_to_beat_random(tmp_path, env_id, players, timesteps, threshold):
     """The committed per-game configuration, cut short, already beats the random agent clearly."""
     from gameshelf.training.train import train
 
     config = {"timesteps": timesteps, "eval": {"every": timesteps, "games": 10}}
     result = train(env_id, config=config, out=tmp_path / "run", progress=False)
-    evaluation = evaluate(env_id, [f"model:{result.model_path}", "random"], games=100, seed=11)
+    evaluation = evaluate(env_id, [f"model:{result.model_path}", "random"], games=100, seed=11, num_players=players)
     assert evaluation.pair(evaluation.agents[0], "random").win_rate >= threshold
