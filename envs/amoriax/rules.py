@@ -37,6 +37,10 @@ from gameshelf.envs.core.position import PositionReader
 
 NUM_PLANES = OBSERVATION.size
 """Observation planes (pieces in ``observation.py``, table in the package docstring)."""
+_OWN, _OPPONENT, _RED = (OBSERVATION[p].start for p in ("own_stones", "opponent_stones", "red"))
+_STATIC = slice(OBSERVATION["inner_area"].start, OBSERVATION["crown"].stop)
+_OWN_LOCK, _OPPONENT_LOCK, _TO_MOVE = (OBSERVATION[p].start for p in ("own_red_lock", "opponent_red_lock", "to_move"))
+_REPETITIONS, _PLY = OBSERVATION["repetitions"].start, OBSERVATION["ply"].start
 
 END_REASONS = {
     "crown": "reached the crown",
@@ -356,17 +360,16 @@ class AmoriaxState(State):
     # ---- observation and text -----------------------------------------------------------------
     def observation(self, seat: int) -> np.ndarray:
         cells = np.frombuffer(bytes(self.board), dtype=np.uint8).reshape(SIZE, SIZE)
-        obs = OBSERVATION.zeros()
-        plane = OBSERVATION.view
-        plane(obs, "own_stones")[..., 0] = cells == seat + 1
-        plane(obs, "opponent_stones")[..., 0] = cells == 2 - seat
-        plane(obs, "red")[..., 0] = cells == RED
-        obs[..., OBSERVATION["inner_area"].start : OBSERVATION["crown"].stop] = self.game.static_planes
-        plane(obs, "own_red_lock")[...] = self.lock >> seat & 1
-        plane(obs, "opponent_red_lock")[...] = self.lock >> (1 - seat) & 1
-        plane(obs, "to_move")[...] = float(self.player == seat and not self.end)
-        plane(obs, "repetitions")[...] = min(self.repetitions() - 1, 2) / 2.0
-        plane(obs, "ply")[...] = min(self.ply / self.game.max_plies, 1.0)
+        obs = np.zeros((SIZE, SIZE, NUM_PLANES), dtype=np.float32)
+        obs[..., _OWN] = cells == seat + 1
+        obs[..., _OPPONENT] = cells == 2 - seat
+        obs[..., _RED] = cells == RED
+        obs[..., _STATIC] = self.game.static_planes
+        obs[..., _OWN_LOCK] = self.lock >> seat & 1
+        obs[..., _OPPONENT_LOCK] = self.lock >> (1 - seat) & 1
+        obs[..., _TO_MOVE] = float(self.player == seat and not self.end)
+        obs[..., _REPETITIONS] = min(self.repetitions() - 1, 2) / 2.0
+        obs[..., _PLY] = min(self.ply / self.game.max_plies, 1.0)
         return obs
 
     def action_to_string(self, action: int) -> str:

@@ -123,15 +123,14 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
-        self._sync_flags()
-        self.agent_selection = self._next_agent()
+        self._sync_flags(self.possible_agents[0])
 
     @property
     def num_moves(self) -> int:
         return self.episode.num_moves
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        state = self.episode.require_state()
+        state = self.episode.state if self.episode.state is not None else self.episode.require_state()
         seat = self.agent_name_mapping[agent]
         obs = state.observation(seat)
         done = self.terminations.get(agent, True) or self.truncations.get(agent, True)  # removed agents are done
@@ -140,14 +139,16 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]
         return {"observation": obs, "action_mask": mask}
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        self.episode.require_state()
+        if self.episode.state is None:
+            self.episode.require_state()  # raises the clear error
         return super().last(observe)  # type: ignore[no-any-return]
 
     def state(self) -> np.ndarray:
         return self.episode.require_state().global_observation()
 
     def step(self, action: Any) -> None:
-        self.episode.require_state()
+        if self.episode.state is None:
+            self.episode.require_state()  # raises the clear error
         if not self.agents:
             raise RuntimeError("the game is over and every agent is done; call reset() to play again")
         agent = self.agent_selection
@@ -163,8 +164,7 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]
         self.rewards = {a: float(r) for a, r in zip(self.possible_agents, rewards, strict=True) if a in self.rewards}
         if self.episode.offender is not None:
             self.infos[agent] = {**self.infos[agent], "illegal_action": True}
-        self._sync_flags()
-        self.agent_selection = self._next_agent(default=agent)
+        self._sync_flags(agent)
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
@@ -192,14 +192,11 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]
         return self.episode.record()
 
     # ---- helpers ------------------------------------------------------------------------------
-    def _sync_flags(self) -> None:
-        if self.episode.terminated:
-            self.terminations = {a: True for a in self.agents}
-        elif self.episode.truncated:
-            self.truncations = {a: True for a in self.agents}
-
-    def _next_agent(self, default: str | None = None) -> str:
-        player = self.episode.current_player
-        if player >= 0:
-            return self.possible_agents[player]
-        return default or self.agents[0]
+    def _sync_flags(self, default: str) -> None:
+        """Copy the episode's end flags and whose turn it is (``default`` once the game is over)."""
+        player, terminated, truncated = self.episode.status()
+        if terminated:
+            self.terminations = dict.fromkeys(self.agents, True)
+        elif truncated:
+            self.truncations = dict.fromkeys(self.agents, True)
+        self.agent_selection = self.possible_agents[player] if player >= 0 else default

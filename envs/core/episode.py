@@ -172,9 +172,16 @@ class Episode:
     def done(self) -> bool:
         return self.terminated or self.truncated
 
+    def status(self) -> tuple[int, bool, bool]:
+        """``(player to move or TERMINAL, terminated, truncated)`` in one look (the drivers' hot path)."""
+        player = (self.state if self.state is not None else self.require_state()).current_player()
+        terminated = self.offender is not None or player == TERMINAL
+        truncated = not terminated and self.num_moves >= self.game.info.max_game_length
+        return (TERMINAL if terminated or truncated else player), terminated, truncated
+
     def legal_mask(self) -> np.ndarray:
         """Boolean mask of the current player's legal actions, computed once per position (read-only)."""
-        state = self.require_state()
+        state = self.state if self.state is not None else self.require_state()
         if self._mask is None or self._mask_at != len(state.history):
             mask = np.asarray(state.legal_action_mask(), dtype=bool)
             mask.setflags(write=False)
@@ -187,10 +194,11 @@ class Episode:
 
         An illegal action raises ``IllegalActionError`` (``"raise"``) or returns -1 (``"penalize"``).
         """
-        state = self.require_state()
-        if self.done:
+        state = self.state if self.state is not None else self.require_state()
+        info = self.game.info
+        if self.offender is not None or self.num_moves >= info.max_game_length or state.current_player() < 0:
             raise RuntimeError("the episode is over; call reset()")
-        action = check_action(action, self.game.info.num_actions)
+        action = check_action(action, info.num_actions)
         if not self.legal_mask()[action]:
             if self.illegal_action == "raise":
                 raise IllegalActionError(
@@ -212,7 +220,7 @@ class Episode:
 
     def apply_checked(self, action: int) -> np.ndarray:
         """Apply an action already known to be legal (from the mask); returns the rewards of the step."""
-        state = self.require_state()
+        state = self.state if self.state is not None else self.require_state()
         state.apply_checked_action(action)
         self._resolve_chance(state)
         self.num_moves += 1

@@ -45,6 +45,8 @@ class ObservationLayout:
         self.planes = planes
         self.dtype = np.dtype(dtype)
         self.pieces: dict[str, Piece] = {}
+        self.slices: dict[str, slice] = {}
+        """Each piece's slice (entries or channels) by name: a plain dict, for hot observation code."""
         self._end = 0
 
     def add(self, name: str, shape: int | tuple[int, ...], doc: str) -> slice:
@@ -59,6 +61,7 @@ class ObservationLayout:
         size = math.prod(dims)
         index = slice(self._end, self._end + size)
         self.pieces[name] = Piece(name, dims, doc, index)
+        self.slices[name] = index
         self._end += size
         return index
 

@@ -38,6 +38,7 @@ NO_DICE = -1
 """``state.dice`` while the turn's roll is still to come."""
 
 OBS_SIZE = OBSERVATION.size
+OBS = OBSERVATION.slices
 TOKEN_SCALE = float(max(TOKENS))
 
 MAX_GAME_LENGTH = 2000
@@ -286,10 +287,10 @@ class LevelXState(State):
         if not 0 <= seat < n:
             raise ValueError(f"seat {seat} is not in [0, {n})")
         obs = np.zeros(OBS_SIZE, dtype=np.float32)
-        pawns = obs[OBSERVATION["pawns"]].reshape(MAX_PLAYERS, NUM_ROWS, POSITIONS)
-        held = obs[OBSERVATION["tokens_held"]].reshape(MAX_PLAYERS, NUM_ROWS)
-        bonus_held = obs[OBSERVATION["bonus_held"]].reshape(MAX_PLAYERS, len(BONUS_TILES))
-        scores = obs[OBSERVATION["scores"]]
+        pawns = obs[OBS["pawns"]].reshape(MAX_PLAYERS, NUM_ROWS, POSITIONS)
+        held = obs[OBS["tokens_held"]].reshape(MAX_PLAYERS, NUM_ROWS)
+        bonus_held = obs[OBS["bonus_held"]].reshape(MAX_PLAYERS, len(BONUS_TILES))
+        scores = obs[OBS["scores"]]
         for slot in range(n):
             s = (seat + slot) % n
             pawns[slot, range(NUM_ROWS), self.pos[s]] = 1.0
@@ -297,19 +298,19 @@ class LevelXState(State):
             for tile in self.bonuses[s]:
                 bonus_held[slot, BONUS_TILES.index(tile)] = 1.0
             scores[slot] = self.score(s) / MAX_SCORE
-        obs[OBSERVATION["tokens_left"]] = np.asarray(self.tokens_left, dtype=np.float32) / TOKEN_SCALE
+        obs[OBS["tokens_left"]] = np.asarray(self.tokens_left, dtype=np.float32) / TOKEN_SCALE
         for tile in self.bonus_stack:
-            obs[OBSERVATION["bonus_stack"].start + BONUS_TILES.index(tile)] = 1.0
+            obs[OBS["bonus_stack"].start + BONUS_TILES.index(tile)] = 1.0
         if self.dice != NO_DICE:
-            dice = obs[OBSERVATION["dice"]].reshape(4, 6)
+            dice = obs[OBS["dice"]].reshape(4, 6)
             dice[range(4), [v - 1 for v in ROLLS[self.dice]]] = 1.0
-        obs[OBSERVATION["seat_present"].start : OBSERVATION["seat_present"].start + n] = 1.0
+        obs[OBS["seat_present"].start : OBS["seat_present"].start + n] = 1.0
         if self.current_player() >= 0:
-            obs[OBSERVATION["to_move"].start + (self.current - seat) % n] = 1.0
+            obs[OBS["to_move"].start + (self.current - seat) % n] = 1.0
         if self.first >= 0:
-            obs[OBSERVATION["first_player"].start + (self.first - seat) % n] = 1.0
-        obs[OBSERVATION["end_triggered"]] = float(self.end_triggered)
-        obs[OBSERVATION["game_over"]] = float(self.over)
+            obs[OBS["first_player"].start + (self.first - seat) % n] = 1.0
+        obs[OBS["end_triggered"]] = float(self.end_triggered)
+        obs[OBS["game_over"]] = float(self.over)
         return obs
 
     # ---- text -------------------------------------------------------------------------------------

@@ -34,6 +34,7 @@ OBSERVATION.add("round_wins", 2, "[own team, other team] rounds won / 2")
 OBSERVATION.add("round", MAX_ROUNDS, "one-hot round number 1..3")
 OBSERVATION.add("open_info", 1, "1 with `open_team_info`")
 SIZE = OBSERVATION.size
+OFFSETS = OBSERVATION.slices
 """120 entries."""
 
 _INV_DECK = [1.0 / c for c in DECK]
@@ -44,28 +45,28 @@ def encode(state: OlenonState, seat: int) -> np.ndarray:
     out = np.zeros(SIZE, dtype=np.float32)
     # egocentric order of seats
     ego = [(seat + i) % NUM_SEATS for i in range(NUM_SEATS)]
-    o = OBSERVATION["hand"].start
+    o = OFFSETS["hand"].start
     hand = state.hands[seat]
     for v in range(NUM_VALUES):
         out[o + v] = hand[v] * _INV_DECK[v]
-    o = OBSERVATION["hand_sizes"].start
+    o = OFFSETS["hand_sizes"].start
     for i, s in enumerate(ego):
         out[o + i] = state.hand_sizes[s] / MAX_HAND
-    out[OBSERVATION["table_count"].start + state.table_count] = 1.0
+    out[OFFSETS["table_count"].start + state.table_count] = 1.0
     if state.table_count:
-        out[OBSERVATION["table_value"].start + state.table_value] = 1.0
-    o = OBSERVATION["passed"].start
+        out[OFFSETS["table_value"].start + state.table_value] = 1.0
+    o = OFFSETS["passed"].start
     for i, s in enumerate(ego):
         card = state.passed[s]
         if card >= 0:
             base = o + i * (1 + NUM_VALUES)
             out[base] = 1.0
             out[base + 1 + card] = 1.0
-    o = OBSERVATION["discards"].start
+    o = OFFSETS["discards"].start
     for v in range(NUM_VALUES):
         out[o + v] = state.discards[v] * _INV_DECK[v]
-    o_known = OBSERVATION["known"].start
-    o_open = OBSERVATION["open_hands"].start
+    o_known = OFFSETS["known"].start
+    o_open = OFFSETS["open_hands"].start
     open_info = state.game.open_team_info
     for i, s in enumerate(ego[1:]):
         known = state.known[s]
@@ -76,15 +77,15 @@ def encode(state: OlenonState, seat: int) -> np.ndarray:
                 out[o_open + i * NUM_VALUES + v] = other[v] * _INV_DECK[v]
     player = state.current_player()
     if player >= 0:
-        out[OBSERVATION["current"].start + (player - seat) % NUM_SEATS] = 1.0
+        out[OFFSETS["current"].start + (player - seat) % NUM_SEATS] = 1.0
     if state.last_player >= 0:
-        out[OBSERVATION["last_player"].start + (state.last_player - seat) % NUM_SEATS] = 1.0
+        out[OFFSETS["last_player"].start + (state.last_player - seat) % NUM_SEATS] = 1.0
     team = seat % 2
-    out[OBSERVATION["team"].start + team] = 1.0
-    o = OBSERVATION["round_wins"].start
+    out[OFFSETS["team"].start + team] = 1.0
+    o = OFFSETS["round_wins"].start
     out[o] = state.wins[team] / ROUNDS_TO_WIN
     out[o + 1] = state.wins[1 - team] / ROUNDS_TO_WIN
-    out[OBSERVATION["round"].start + min(state.round_index, MAX_ROUNDS - 1)] = 1.0
+    out[OFFSETS["round"].start + min(state.round_index, MAX_ROUNDS - 1)] = 1.0
     if open_info:
-        out[OBSERVATION["open_info"].start] = 1.0
+        out[OFFSETS["open_info"].start] = 1.0
     return out
