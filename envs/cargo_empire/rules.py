@@ -27,7 +27,17 @@ from gameshelf.envs.cargo_empire.actions import (
 )
 from gameshelf.envs.cargo_empire.routes import ALL_PAYMENTS, legal_payments
 from gameshelf.envs.cargo_empire.scoring import MAX_VP, final_vp, goal_fulfilled, track_rewards
-from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameInfo, Option, State, rank_returns
+from gameshelf.envs.core.game import (
+    CHANCE,
+    TERMINAL,
+    Game,
+    GameInfo,
+    Option,
+    State,
+    count_outcomes,
+    draw_from_counts,
+    rank_returns,
+)
 
 # decision phases of the player to move
 START, DEST, PAY, BONUS = "start", "dest", "pay", "bonus"
@@ -263,9 +273,7 @@ class CargoEmpireState(State):
             return []
         kind, _who = self.queue[0]
         if kind == D.DRAW_TRANSPORT:
-            pile = self.deck if sum(self.deck) else self.discard
-            total = sum(pile)
-            return [(v, c / total) for v, c in enumerate(pile) if c]
+            return count_outcomes(self.deck if sum(self.deck) else self.discard)
         items = self._chance_items(kind)
         return [(x, 1.0 / len(items)) for x in items]
 
@@ -282,12 +290,7 @@ class CargoEmpireState(State):
     def sample_chance(self, rng: np.random.Generator) -> int:
         kind, _ = self.queue[0]
         if kind == D.DRAW_TRANSPORT:
-            pile = self.deck if sum(self.deck) else self.discard
-            u = int(rng.integers(sum(pile)))
-            for v, c in enumerate(pile):
-                if u < c:
-                    return v
-                u -= c
+            return draw_from_counts(self.deck if sum(self.deck) else self.discard, rng)
         items = self._chance_items(kind)
         return items[int(rng.integers(len(items)))]
 

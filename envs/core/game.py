@@ -297,6 +297,22 @@ class State(abc.ABC):
         return self.to_text()
 
 
+def count_outcomes(counts: Sequence[int]) -> list[tuple[int, float]]:
+    """Chance outcomes of drawing one item of a multiset (a deck by value): item ``i`` with ``counts[i] / total``."""
+    total = sum(counts)
+    return [(i, c / total) for i, c in enumerate(counts) if c]
+
+
+def draw_from_counts(counts: Sequence[int], rng: np.random.Generator) -> int:
+    """Draw one item of a multiset with ``rng``, with the probabilities of ``count_outcomes``."""
+    u = int(rng.integers(sum(counts)))
+    for i, c in enumerate(counts):
+        if u < c:
+            return i
+        u -= c
+    raise ValueError("nothing left to draw")
+
+
 def random_playout(state: State, rng: np.random.Generator, max_decisions: int | None = None) -> int:
     """Play ``state`` on in place with uniformly random legal actions and chance drawn from ``rng``.
 

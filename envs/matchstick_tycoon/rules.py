@@ -11,7 +11,17 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameInfo, Option, State, rank_returns
+from gameshelf.envs.core.game import (
+    CHANCE,
+    TERMINAL,
+    Game,
+    GameInfo,
+    Option,
+    State,
+    count_outcomes,
+    draw_from_counts,
+    rank_returns,
+)
 from gameshelf.envs.matchstick_tycoon import observation as obs_mod
 from gameshelf.envs.matchstick_tycoon.cards import (
     BASE_VALUES,
@@ -180,21 +190,14 @@ class MatchstickState(State):
         if self.phase == CHOOSE_FIRST:
             return [(s, 1.0 / n) for s in range(n)]
         if self.phase == DEAL:
-            left = self._undealt()
-            total = sum(left)
-            return [(f, c / total) for f, c in enumerate(left) if c]
+            return count_outcomes(self._undealt())
         return []
 
     def sample_chance(self, rng: np.random.Generator) -> int:
         if self.phase == CHOOSE_FIRST:
             return int(rng.integers(self.game.num_players))
         if self.phase == DEAL:
-            left = self._undealt()
-            u = int(rng.integers(sum(left)))
-            for f, c in enumerate(left):
-                if u < c:
-                    return f
-                u -= c
+            return draw_from_counts(self._undealt(), rng)
         raise ValueError("not a chance node")
 
     def _is_legal(self, player: int, action: int) -> bool:

@@ -12,7 +12,18 @@ from typing import Any
 
 import numpy as np
 
-from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameInfo, IllegalActionError, Option, State, rank_returns
+from gameshelf.envs.core.game import (
+    CHANCE,
+    TERMINAL,
+    Game,
+    GameInfo,
+    IllegalActionError,
+    Option,
+    State,
+    count_outcomes,
+    draw_from_counts,
+    rank_returns,
+)
 from gameshelf.envs.core.position import PositionReader
 from gameshelf.envs.olenon import observation as obs_mod
 from gameshelf.envs.olenon.cards import (
@@ -249,21 +260,14 @@ class OlenonState(State):
         if self.phase == CHOOSE_FIRST:
             return [(s, 1.0 / NUM_SEATS) for s in range(NUM_SEATS)]
         if self.phase == DEAL:
-            left = self._undealt()
-            total = sum(left)
-            return [(v, c / total) for v, c in enumerate(left) if c]
+            return count_outcomes(self._undealt())
         return []
 
     def sample_chance(self, rng: np.random.Generator) -> int:
         if self.phase == CHOOSE_FIRST:
             return int(rng.integers(NUM_SEATS))
         if self.phase == DEAL:
-            left = self._undealt()
-            u = int(rng.integers(sum(left)))
-            for v, c in enumerate(left):
-                if u < c:
-                    return v
-                u -= c
+            return draw_from_counts(self._undealt(), rng)
         raise ValueError("not a chance node")
 
     # ---- actions ------------------------------------------------------------------------------

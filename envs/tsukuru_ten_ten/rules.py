@@ -12,7 +12,17 @@ from typing import Any
 
 import numpy as np
 
-from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameInfo, Option, State, rank_returns
+from gameshelf.envs.core.game import (
+    CHANCE,
+    TERMINAL,
+    Game,
+    GameInfo,
+    Option,
+    State,
+    count_outcomes,
+    draw_from_counts,
+    rank_returns,
+)
 from gameshelf.envs.tsukuru_ten_ten import actions as act
 from gameshelf.envs.tsukuru_ten_ten import observation as obs_mod
 from gameshelf.envs.tsukuru_ten_ten.hand import OpenSet, WinScore, is_winning_fast, score_win
@@ -165,19 +175,14 @@ class TsukuruTenTenState(State):
         if self.phase == FIRST_DEALER:
             return [(s, 1.0 / self.n) for s in range(self.n)]
         if self.phase in (DEAL, DRAWING):
-            total = self.deck_size
-            return [(k, c / total) for k, c in enumerate(self.deck) if c]
+            return count_outcomes(self.deck)
         return []
 
     def sample_chance(self, rng: np.random.Generator) -> int:
         if self.phase == FIRST_DEALER:
             return int(rng.integers(self.n))
         if self.phase in (DEAL, DRAWING):
-            u = int(rng.integers(self.deck_size))
-            for k, c in enumerate(self.deck):
-                if u < c:
-                    return k
-                u -= c
+            return draw_from_counts(self.deck, rng)
         raise ValueError("not a chance node")
 
     # ---- legality -----------------------------------------------------------------------------
