@@ -111,7 +111,8 @@ class SingleSeatEnv(gym.Env):  # type: ignore[type-arg]
         elif isinstance(game, Game):
             if options:
                 raise TypeError(f"game options {sorted(options)} go with an id; a Game object has its options already")
-            self.env_id = next((i for i in registered_ids() if spec(i).load_game_class() is type(game)), game.name)
+            entry = f"{type(game).__module__}:{type(game).__name__}"  # no game module is imported to find its id
+            self.env_id = next((i for i in registered_ids() if spec(i).entry_point == entry), game.name)
             self.game = game
         else:
             raise TypeError(f"SingleSeatEnv takes an environment id or a Game object, got {type(game).__name__}")

@@ -155,22 +155,21 @@ class Episode:
     @property
     def current_player(self) -> int:
         """The seat to move, or ``TERMINAL`` once the episode is done (ended, truncated or penalized)."""
-        state = self.require_state()
-        return TERMINAL if self.done else state.current_player()
+        return self.status()[0]
 
     @property
     def terminated(self) -> bool:
         """The game reached its end, or was ended by a penalized illegal action."""
-        return self.offender is not None or self.require_state().current_player() == TERMINAL
+        return self.status()[1]
 
     @property
     def truncated(self) -> bool:
         """Cut off at ``max_game_length`` moves before its end."""
-        return not self.terminated and self.num_moves >= self.max_moves
+        return self.status()[2]
 
     @property
     def done(self) -> bool:
-        return self.terminated or self.truncated
+        return self.status()[0] == TERMINAL
 
     def status(self) -> tuple[int, bool, bool]:
         """``(player to move or TERMINAL, terminated, truncated)`` in one look (the drivers' hot path)."""
@@ -195,10 +194,9 @@ class Episode:
         An illegal action raises ``IllegalActionError`` (``"raise"``) or returns -1 (``"penalize"``).
         """
         state = self.state if self.state is not None else self.require_state()
-        info = self.game.info
-        if self.offender is not None or self.num_moves >= info.max_game_length or state.current_player() < 0:
+        if self.status()[0] == TERMINAL:
             raise RuntimeError("the episode is over; call reset()")
-        action = check_action(action, info.num_actions)
+        action = check_action(action, self.game.info.num_actions)
         if not self.legal_mask()[action]:
             if self.illegal_action == "raise":
                 raise IllegalActionError(

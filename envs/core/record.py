@@ -110,8 +110,7 @@ class GameRecord:
         except RecursionError:
             raise RecordError("not a game record: the JSON is nested too deeply") from None
         record, digest = _parse(data)
-        record._validate_replay(digest)
-        record.final_digest = record.final_digest or state_digest(record.replay())
+        record.final_digest = record._validate_replay(digest)
         return record
 
     # ---- replay ----------------------------------------------------------------------------------------
@@ -159,7 +158,8 @@ class GameRecord:
             out.append(state.clone())
         return out
 
-    def _validate_replay(self, digest: str | None) -> None:
+    def _validate_replay(self, digest: str | None) -> str:
+        """Replay the record once, check its ending and digest; returns the final state's digest."""
         episode = self.replay_episode()
         state = episode.require_state()
         kind = None if self.ending is None else self.ending.kind
@@ -176,8 +176,10 @@ class GameRecord:
             act = self.ending.action
             if act is not None and 0 <= act < episode.game.info.num_actions and state.legal_action_mask()[act]:
                 raise RecordError(f"game record: the penalized action {act} is legal at that point")
-        if digest is not None and digest != state_digest(state):
+        final = state_digest(state)
+        if digest is not None and digest != final:
             raise RecordError("game record: the final position does not match the recorded one (an option or action was changed)")
+        return final
 
 
 def state_digest(state: State) -> str:
