@@ -6,6 +6,8 @@
     gameshelf train level_x-v0 --timesteps 100000       # MaskablePPO self-play (needs the train extra)
     gameshelf bench                                      # throughput beside PettingZoo's classics
     gameshelf demo                                       # train on Level X, then evaluate
+    gameshelf serve                                      # play and watch in the browser (needs the web extra)
+    gameshelf replay game.json --gif game.gif            # a game record as an animated GIF
 
 Each subcommand is also ``python -m gameshelf.training.<name>``; ``gameshelf <command> --help`` lists its
 arguments.
@@ -24,6 +26,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("gameshelf.training.train:main", "train a MaskablePPO agent (needs the train extra)"),
     "bench": ("gameshelf.training.bench:main", "measure steps per second beside PettingZoo's classic environments"),
     "demo": ("gameshelf.training.demo:main", "train on Level X for about a minute, then evaluate"),
+    "serve": ("gameshelf.training.web.app:main", "play and watch every game in the browser (needs the web extra)"),
+    "replay": ("gameshelf.training.replay:main", "show a game record move by move, or write it as an animated GIF"),
 }
 
 

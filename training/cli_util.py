@@ -53,6 +53,8 @@ EXTRAS = {
     "openskill": "train",
     "matplotlib": "train",
     "pettingzoo.classic": "bench",
+    "starlette": "web",
+    "uvicorn": "web",
 }
 """Top-level modules of optional dependencies, and the extra of ``gameshelf`` that installs each."""
 

@@ -2,6 +2,8 @@
 
 A game package may hold ``render.py`` with ``draw(state) -> np.ndarray`` (an ``HxWx3 uint8`` image drawn
 with Pillow). ``render_image(state)`` imports it on first use; a game without one is drawn as its text.
+``draw`` shows only public information; a game with hidden information may add ``draw_seat(state, seat)``,
+the picture one seat may see (its own hand face up), used by ``render_seat_image``.
 """
 
 from __future__ import annotations
@@ -37,3 +39,25 @@ def render_image(state: State) -> np.ndarray:
 
         return text_image(state.to_text())
     return draw(state)
+
+
+@cache
+def _seat_renderer(game_module: str) -> Callable[[State, int], np.ndarray] | None:
+    if _renderer(game_module) is None:
+        return None
+    package = game_module.rpartition(".")[0] or game_module
+    return getattr(importlib.import_module(f"{package}.render"), "draw_seat", None)
+
+
+def render_seat_image(state: State, seat: int) -> np.ndarray:
+    """The picture of what ``seat`` may see: the public picture plus that seat's own hidden information.
+
+    A game's ``render.py`` may define ``draw_seat(state, seat)`` for it; otherwise this is the public
+    ``render_image(state)`` (which never shows hidden information), and the seat's private part is left to
+    ``state.seat_text(seat)``.
+    """
+    if state.game.info.has_hidden_info:
+        draw_seat = _seat_renderer(type(state.game).__module__)
+        if draw_seat is not None:
+            return draw_seat(state, seat)
+    return render_image(state)

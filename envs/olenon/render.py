@@ -70,7 +70,7 @@ def _expand(counts: list[int]) -> list[int | None]:
     return [v for v in range(NUM_VALUES) for _ in range(counts[v])]
 
 
-def _seat_panel(draw: ImageDraw.ImageDraw, state: OlenonState, seat: int) -> None:
+def _seat_panel(draw: ImageDraw.ImageDraw, state: OlenonState, seat: int, face_up: bool = False) -> None:
     cx, cy = SEAT_CENTRES[seat]
     team = seat % 2
     to_act = state.current_player() == seat
@@ -81,7 +81,7 @@ def _seat_panel(draw: ImageDraw.ImageDraw, state: OlenonState, seat: int) -> Non
     title = f"Seat {seat} - team {TEAM_NAMES[team]}"
     centred_text(draw, (cx, cy - 48), title, size=16, fill=TEAM_COLOURS[team])
     size = state.hand_sizes[seat]
-    if state.game.open_team_info:
+    if state.game.open_team_info or face_up:
         values: list[int | None] = _expand(state.hands[seat])
     else:
         values = [None] * min(size, 12)
@@ -109,6 +109,15 @@ def _seat_panel(draw: ImageDraw.ImageDraw, state: OlenonState, seat: int) -> Non
 
 def draw(state: OlenonState) -> np.ndarray:
     """``HxWx3 uint8`` picture of the public situation (all hands when ``open_team_info``)."""
+    return _draw(state, viewer=None)
+
+
+def draw_seat(state: OlenonState, seat: int) -> np.ndarray:
+    """The picture ``seat`` may see: the public one with its own hand face up."""
+    return _draw(state, viewer=seat)
+
+
+def _draw(state: OlenonState, viewer: int | None) -> np.ndarray:
     image, d = canvas(WIDTH, HEIGHT)
     # header: score, round, discards
     d.rectangle((0, 0, WIDTH, 44), fill=(235, 232, 220))
@@ -139,7 +148,7 @@ def draw(state: OlenonState) -> np.ndarray:
     if state.is_chance_node():
         centred_text(d, (tcx, tcy + 80), f"dealing {state.dealt}/28", size=15, fill=(255, 255, 255))
     for seat in range(NUM_SEATS):
-        _seat_panel(d, state, seat)
+        _seat_panel(d, state, seat, face_up=seat == viewer)
     if state.is_terminal():
         team = state.winning_team()
         msg = f"Team {TEAM_NAMES[team]} wins {state.wins[team]}-{state.wins[1 - team]}"

@@ -1,0 +1,269 @@
+// gameshelf in the browser: the setup form, a game seen from one seat, and the replay of a record.
+// Plain JavaScript, no build step. Every text from the server is set with textContent.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+
+function showError(message) {
+  const box = $("error");
+  box.textContent = message || "";
+  box.hidden = !message;
+}
+
+async function api(method, url, body, raw) {
+  const init = { method, headers: {} };
+  if (body !== undefined) {
+    init.body = raw ? body : JSON.stringify(body);
+    init.headers["content-type"] = "application/json";
+  }
+  const response = await fetch(url, init);
+  let data = null;
+  try { data = await response.json(); } catch (e) { data = { error: `the server answered ${response.status}` }; }
+  if (!response.ok) {
+    const err = new Error((data && data.error) || `the server answered ${response.status}`);
+    err.status = response.status;
+    throw err;
+  }
+  return data;
+}
+
+function el(tag, text, attrs) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = text;
+  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
+  return node;
+}
+
+// ---- setup -------------------------------------------------------------------------------------------
+let catalogue = [];
+
+function currentGame() { return catalogue.find((g) => g.id === $("game").value); }
+
+function fillPlayers() {
+  const game = currentGame();
+  $("game-description").textContent = game.description || "";
+  const players = $("players");
+  players.replaceChildren(...game.player_counts.map((n) => el("option", String(n), { value: n })));
+  const options = $("options");
+  options.replaceChildren(el("legend", "Options"));
+  for (const opt of game.options) {
+    const label = el("label", opt.name + " ");
+    let input;
+    if (opt.choices) {
+      input = el("select");
+      opt.choices.forEach((c, i) => {
+        const o = el("option", JSON.stringify(c), { value: i });
+        if (JSON.stringify(c) === JSON.stringify(opt.default)) o.selected = true;
+        input.append(o);
+      });
+      input.dataset.choices = JSON.stringify(opt.choices);
+    } else {
+      input = el("input", null, { value: JSON.stringify(opt.default), size: 16 });
+    }
+    input.dataset.option = opt.name;
+    label.append(input);
+    if (opt.doc || opt.allowed) label.append(el("span", "  " + [opt.allowed, opt.doc].filter(Boolean).join(": "), { class: "muted" }));
+    options.append(label);
+  }
+  options.hidden = game.options.length === 0;
+  fillSeats();
+}
+
+function fillSeats() {
+  const n = Number($("players").value);
+  const box = $("seat-list");
+  box.replaceChildren(el("legend", "Seats"));
+  const fallback = currentGame().heuristic ? "heuristic" : "random";
+  for (let seat = 0; seat < n; seat++) {
+    const label = el("label", `player_${seat} `);
+    label.append(el("input", null, { list: "agent-names", value: seat === 0 ? "human" : fallback, "data-seat": seat, size: 24 }));
+    box.append(label);
+  }
+}
+
+function readOptions() {
+  const options = {};
+  for (const input of $("options").querySelectorAll("[data-option]")) {
+    if (input.dataset.choices) {
+      options[input.dataset.option] = JSON.parse(input.dataset.choices)[Number(input.value)];
+    } else {
+      try { options[input.dataset.option] = JSON.parse(input.value); } catch (e) {
+        throw new Error(`option ${input.dataset.option}: ${JSON.stringify(input.value)} is not a value (write it as JSON, e.g. [4, 4, 5, 5])`);
+      }
+    }
+  }
+  return options;
+}
+
+async function startGame(event) {
+  event.preventDefault();
+  showError("");
+  try {
+    const seats = [...$("seat-list").querySelectorAll("[data-seat]")].map((i) => i.value.trim());
+    const seed = $("seed").value === "" ? null : Number($("seed").value);
+    const body = { env_id: $("game").value, num_players: Number($("players").value), options: readOptions(), seats, seed };
+    const made = await api("POST", "/api/games", body);
+    const humans = Object.keys(made.seats);
+    if (humans.length <= 1) {
+      location.search = "?t=" + (humans.length ? made.seats[humans[0]] : made.watch);
+      return;
+    }
+    const links = $("seat-links");
+    links.replaceChildren(el("p", "Several people play: open each seat's link in its own tab or window."));
+    for (const seat of humans) {
+      const a = el("a", `player_${seat}`, { href: "?t=" + made.seats[seat], target: "_blank" });
+      const p = el("p"); p.append(a); links.append(p);
+    }
+    const w = el("a", "watch (public view)", { href: "?t=" + made.watch, target: "_blank" });
+    const p = el("p"); p.append(w); links.append(p);
+    links.hidden = false;
+  } catch (err) { showError(err.message); }
+}
+
+async function openReplay(event) {
+  event.preventDefault();
+  showError("");
+  const file = $("record-file").files[0];
+  if (!file) { showError("choose a record file first"); return; }
+  try {
+    const made = await api("POST", "/api/replays", await file.text(), true);
+    location.search = "?r=" + made.replay;
+  } catch (err) { showError(err.message); }
+}
+
+async function setup() {
+  $("setup").hidden = false;
+  catalogue = await api("GET", "/api/games");
+  $("game").replaceChildren(...catalogue.map((g) => el("option", g.id, { value: g.id })));
+  $("game").addEventListener("change", fillPlayers);
+  $("players").addEventListener("change", fillSeats);
+  $("new-game").addEventListener("submit", startGame);
+  $("open-replay").addEventListener("submit", openReplay);
+  fillPlayers();
+}
+
+// ---- a game ------------------------------------------------------------------------------------------
+let view = null;
+let busy = false;
+let autoPlay = false;
+const token = params.get("t");
+
+function render(v) {
+  view = v;
+  $("title").textContent = `${v.env_id} - ` + (v.seat === null ? "watching" : `you are player_${v.seat}`);
+  $("board").src = v.image;
+  $("text").textContent = v.text;
+  let status;
+  if (v.over) status = "The game is over.";
+  else if (v.your_turn) status = "Your move.";
+  else status = `player_${v.to_move} (${v.seats[v.to_move]}) is to move.`;
+  $("status").textContent = status;
+  $("result").hidden = !v.result;
+  if (v.result) $("result").textContent = `Result: ${v.result.summary}; returns ${JSON.stringify(v.result.returns)}`;
+  $("moves").replaceChildren(...v.moves.map((m) => {
+    const b = el("button", m.name, { class: "move", "data-action": m.action, title: `action ${m.action}` });
+    b.addEventListener("click", () => send("move", { action: m.action, version: v.version }));
+    return b;
+  }));
+  $("log").replaceChildren(...v.log.map((line) => el("li", line)));
+  $("log").scrollTop = $("log").scrollHeight;
+  $("undo").hidden = !v.can_undo;
+  $("hint-box").hidden = !v.your_turn;
+  $("hint-text").textContent = "";
+  $("step").hidden = !v.can_step;
+  $("auto").hidden = !v.can_step;
+  $("record").hidden = !v.over;
+  $("record").href = `/api/play/${token}/record`;
+  document.body.dataset.version = v.version;
+  document.body.dataset.over = v.over;
+}
+
+async function send(action, body) {
+  if (busy) return;
+  busy = true;
+  showError("");
+  for (const b of document.querySelectorAll("#play button")) b.disabled = true;
+  try {
+    render(await api("POST", `/api/play/${token}/${action}`, body));
+  } catch (err) {
+    showError(err.message);
+    autoPlay = false;
+    try { render(await api("GET", `/api/play/${token}`)); } catch (e) { /* keep the message */ }
+  } finally {
+    busy = false;
+    for (const b of document.querySelectorAll("#play button")) b.disabled = false;
+  }
+  if (autoPlay && view && view.can_step) setTimeout(() => send("step", { version: view.version }), 300);
+  else autoPlay = false;
+}
+
+async function hint() {
+  showError("");
+  try {
+    const h = await api("POST", `/api/play/${token}/hint`, { agent: $("hint-agent").value.trim() });
+    $("hint-text").textContent = `${h.agent} suggests: ${h.name}`;
+    for (const b of document.querySelectorAll("button.move")) b.classList.toggle("hinted", Number(b.dataset.action) === h.action);
+  } catch (err) { showError(err.message); }
+}
+
+async function play() {
+  $("play").hidden = false;
+  $("undo").addEventListener("click", () => send("undo", { version: view.version }));
+  $("step").addEventListener("click", () => send("step", { version: view.version }));
+  $("auto").addEventListener("click", () => { autoPlay = true; send("step", { version: view.version }); });
+  $("hint").addEventListener("click", hint);
+  try { render(await api("GET", `/api/play/${token}`)); } catch (err) { showError(err.message); return; }
+  // another person (another tab) may be to move: look again every two seconds until it is our turn
+  setInterval(async () => {
+    if (busy || !view || view.over || view.your_turn || view.can_step) return;
+    try {
+      const v = await api("GET", `/api/play/${token}`);
+      if (v.version !== view.version) render(v);
+    } catch (err) { /* the next look will tell */ }
+  }, 2000);
+}
+
+// ---- a replay ----------------------------------------------------------------------------------------
+const replayToken = params.get("r");
+let replay = null;
+
+async function showStep(step) {
+  showError("");
+  const seat = $("replay-seat").value;
+  try {
+    replay = await api("GET", `/api/replays/${replayToken}?step=${step}` + (seat === "" ? "" : `&seat=${seat}`));
+  } catch (err) { showError(err.message); return; }
+  $("title").textContent = `${replay.env_id} - replay`;
+  $("replay-board").src = replay.image;
+  $("replay-text").textContent = replay.text;
+  $("replay-step").max = replay.length;
+  $("replay-step").value = replay.step;
+  let status = `step ${replay.step} of ${replay.length}`;
+  if (replay.over) status += ` - over, returns ${JSON.stringify(replay.returns)}`;
+  $("replay-status").textContent = status;
+  $("replay-log").replaceChildren(...replay.log.map((line) => el("li", line)));
+  $("replay-log").scrollTop = $("replay-log").scrollHeight;
+  document.body.dataset.step = replay.step;
+  if ($("replay-seat").options.length === 0) {
+    $("replay-seat").append(el("option", "public", { value: "" }));
+    for (let s = 0; s < replay.num_players; s++) $("replay-seat").append(el("option", `player_${s}`, { value: s }));
+  }
+}
+
+async function replayPage() {
+  $("replay").hidden = false;
+  const at = () => (replay ? replay.step : 0);
+  $("first").addEventListener("click", () => showStep(0));
+  $("prev").addEventListener("click", () => showStep(Math.max(0, at() - 1)));
+  $("next").addEventListener("click", () => showStep(Math.min(replay.length, at() + 1)));
+  $("last").addEventListener("click", () => showStep(replay.length));
+  $("replay-step").addEventListener("change", () => showStep(Number($("replay-step").value)));
+  $("replay-seat").addEventListener("change", () => showStep(at()));
+  await showStep(0);
+}
+
+window.addEventListener("DOMContentLoaded", () => {
+  const start = token ? play : replayToken ? replayPage : setup;
+  start().catch((err) => showError(err.message));
+});
