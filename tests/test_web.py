@@ -389,3 +389,31 @@ def test_replay_command_refuses_bad_input(tmp_path, capsys) -> None:
     assert ".gif" in capsys.readouterr().err
     assert main(["replay", str(good), "--seat", "5"]) == 2
     assert "--seat must be in 0..1" in capsys.readouterr().err
+
+
+def test_serve_command_starts_on_localhost_and_answers(tmp_path) -> None:
+    import subprocess
+    import sys
+    import urllib.request
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gameshelf", "serve", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        line = proc.stdout.readline() if proc.stdout else ""
+        if proc.poll() is not None and proc.stderr:
+            line += proc.stderr.read()
+        assert "serving on http://127.0.0.1:" in line, line
+        url = line.split("serving on ", 1)[1].split()[0]
+        with urllib.request.urlopen(url + "api/games", timeout=30) as response:
+            assert [g["id"] for g in json.load(response)] == envs.registered_ids()
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_serve_command_refuses_a_bad_port(capsys) -> None:
+    from gameshelf.cli import main
+
+    assert main(["serve", "--port", "70000"]) == 2
+    assert "--port must be in 0..65535" in capsys.readouterr().err

@@ -1,0 +1,217 @@
+"""End to end in a real headless Chromium: ``gameshelf serve`` played by clicking.
+
+Needs the ``playwright`` Python package and a system Chromium (Debian: ``apt-get install chromium``; the
+path can be set with ``GAMESHELF_CHROMIUM``). Playwright's own browser download is never used. Skipped
+when either is missing. ``GAMESHELF_SCREENSHOTS=docs/images`` writes the README's screenshots there.
+
+One browser, four tabs: a full game of Level X and a full game of Olenon played at the same time in two
+tabs (two sessions), a second tab on the Level X game whose stale click is refused, and the replay of the
+finished Olenon game uploaded and stepped through. On every Olenon page the test checks that no other
+seat's hand is shown, in the page and in everything the server sent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+pytest.importorskip("starlette")
+uvicorn = pytest.importorskip("uvicorn")
+
+CHROMIUM = os.environ.get("GAMESHELF_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+if not CHROMIUM:
+    pytest.skip("no system Chromium (apt-get install chromium, or set GAMESHELF_CHROMIUM)", allow_module_level=True)
+
+from gameshelf.training.web.app import create_app  # noqa: E402
+
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+OTHER_HAND = re.compile(r"^Seat [123] \[.*  hand:", re.MULTILINE)
+OTHER_DEAL = re.compile(r"deal a \d to seat [123]")
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    config = uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning")
+    srv = uvicorn.Server(config)
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.time() + 30
+    while not srv.started:
+        assert time.time() < deadline, "the server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        yield b
+        b.close()
+
+
+def new_game(page, base: str, env_id: str, seats: list[str], seed: int) -> None:
+    page.goto(base + "/")
+    page.select_option("#game", env_id)
+    for seat, name in enumerate(seats):
+        page.fill(f"[data-seat='{seat}']", name)
+    page.fill("#seed", str(seed))
+    page.click("#start")
+    page.wait_for_selector("#play:not([hidden])")
+    page.wait_for_function("document.body.dataset.version !== undefined")
+
+
+def version(page) -> int:
+    return int(page.evaluate("document.body.dataset.version"))
+
+
+def over(page) -> bool:
+    return bool(page.evaluate("document.body.dataset.over === 'true'"))
+
+
+def click_move(page, which: int = 0) -> None:
+    """Click a move button and wait for the page to show the position after it."""
+    before = version(page)
+    buttons = page.locator("button.move")
+    buttons.nth(which % buttons.count()).click()
+    page.wait_for_function(f"Number(document.body.dataset.version) > {before} || !document.getElementById('error').hidden")
+
+
+def check_olenon_page(page, sent: list[dict]) -> None:
+    text = page.inner_text("#text")
+    assert "Seat 0 [" in text and "  hand:" in text  # the person's own hand is shown
+    assert not OTHER_HAND.search(text), text
+    body = page.inner_text("body")
+    assert not OTHER_HAND.search(body) and not OTHER_DEAL.search(body)
+    for view in sent:
+        assert view.get("seat") == 0 and not OTHER_HAND.search(view["text"])
+        assert not any(OTHER_DEAL.search(line) for line in view["log"])
+
+
+def screenshot(page, name: str, tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("GAMESHELF_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    page.screenshot(path=str(path))
+    from PIL import Image
+
+    with Image.open(path) as shot:  # a palette PNG: a fraction of the size, same picture for a README
+        shot.convert("RGB").quantize(colors=128).save(path, optimize=True)
+    assert path.stat().st_size > 10_000
+    return path
+
+
+def test_play_level_x_and_olenon_by_clicking(server: str, browser, tmp_path: Path) -> None:
+    context = browser.new_context(viewport={"width": 1280, "height": 820}, accept_downloads=True)
+    level_x, olenon = context.new_page(), context.new_page()
+    sent: list[dict] = []
+
+    def keep(response) -> None:
+        if "/api/play/" in response.url and response.ok and "/record" not in response.url:
+            data = response.json()
+            if "text" in data:
+                sent.append(data)
+
+    olenon.on("response", keep)
+    new_game(level_x, server, "level_x-v0", ["human", "heuristic"], seed=1)
+    new_game(olenon, server, "olenon-v0", ["human", "heuristic", "heuristic", "heuristic"], seed=2)
+    assert level_x.url != olenon.url  # two sessions
+
+    # hint, then undo of the person's own move
+    level_x.click("#hint")
+    level_x.wait_for_function("document.getElementById('hint-text').textContent.includes('suggests')")
+    assert level_x.locator("button.move.hinted").count() == 1
+    text_before = level_x.inner_text("#text")
+    click_move(level_x, -1)
+    assert level_x.is_visible("#undo")
+    before = version(level_x)
+    level_x.click("#undo")
+    level_x.wait_for_function(f"Number(document.body.dataset.version) > {before}")
+    assert level_x.inner_text("#text") == text_before
+
+    # a second tab on the same seat: its click after the position changed is refused
+    stale = context.new_page()
+    stale.goto(level_x.url)
+    stale.wait_for_selector("button.move")
+    click_move(level_x, -1)
+    before = version(stale)
+    stale.locator("button.move").first.click()
+    stale.wait_for_selector("#error:not([hidden])")
+    assert "position changed" in stale.inner_text("#error")
+    stale.wait_for_function(f"Number(document.body.dataset.version) > {before}")
+    assert stale.inner_text("#text") == level_x.inner_text("#text")
+    stale.close()
+
+    # both games to the end, a move in one tab then the other
+    shots = 0
+    for turn in range(400):
+        if over(level_x) and over(olenon):
+            break
+        if not over(level_x):
+            click_move(level_x, -1)
+        if not over(olenon):
+            check_olenon_page(olenon, sent)
+            click_move(olenon, turn)
+            if turn == 4:
+                screenshot(olenon, "web-olenon.png", tmp_path)
+                shots += 1
+        if turn == 6 and not over(level_x):
+            screenshot(level_x, "web-level_x.png", tmp_path)
+            shots += 1
+    assert over(level_x) and over(olenon)
+    for page in (level_x, olenon):
+        assert page.is_visible("#result") and "Result:" in page.inner_text("#result")
+        assert page.locator("button.move").count() == 0
+        assert page.is_hidden("#error"), page.inner_text("#error")
+    check_olenon_page(olenon, sent)
+    assert len(sent) >= 5 and shots == 2
+
+    # the finished Olenon game: download its record, open it as a replay, step through it
+    with olenon.expect_download() as download:
+        olenon.click("#record")
+    record_path = tmp_path / "olenon.json"
+    download.value.save_as(record_path)
+    length = len(json.loads(record_path.read_text())["actions"])
+    olenon.goto(server + "/")
+    olenon.set_input_files("#record-file", str(record_path))
+    olenon.click("#open-record")
+    olenon.wait_for_selector("#replay:not([hidden])")
+    olenon.wait_for_function("document.body.dataset.step === '0'")
+    olenon.click("#next")
+    olenon.wait_for_function("document.body.dataset.step === '1'")
+    olenon.click("#last")
+    olenon.wait_for_function(f"document.body.dataset.step === '{length}'")
+    assert f"step {length} of {length} - over" in olenon.inner_text("#replay-status")
+
+    # a corrupt record is refused with a message
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"format": "gameshelf-record", "actions": [')
+    olenon.goto(server + "/")
+    olenon.set_input_files("#record-file", str(broken))
+    olenon.click("#open-record")
+    olenon.wait_for_selector("#error:not([hidden])")
+    assert "invalid or truncated JSON" in olenon.inner_text("#error")
+    context.close()
