@@ -7,6 +7,7 @@ any redeal of the other seats' hidden information.
 from __future__ import annotations
 
 import json
+import socket
 import warnings
 
 import numpy as np
@@ -417,3 +418,25 @@ def test_serve_command_refuses_a_bad_port(capsys) -> None:
 
     assert main(["serve", "--port", "70000"]) == 2
     assert "--port must be in 0..65535" in capsys.readouterr().err
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        assert main(["serve", "--port", str(taken.getsockname()[1])]) == 2
+    assert "cannot serve on 127.0.0.1:" in capsys.readouterr().err
+
+
+def test_missing_web_extra_is_named() -> None:
+    from gameshelf.training.cli_util import missing_extra_hint
+
+    hint = missing_extra_hint(ModuleNotFoundError("No module named 'starlette'", name="starlette"))
+    assert hint is not None and 'pip install "gameshelf[web]"' in hint
+
+
+def test_list_valued_option_from_the_page(client: TestClient) -> None:
+    made = start(
+        client, "catsle_builders-v0", ["human", "random", "random"], num_players=3, options={"column_limits": [2, 3, 4, 5]}
+    )
+    view = client.get(f"/api/play/{made['seats']['0']}").json()
+    assert view["options"]["column_limits"] == [2, 3, 4, 5] and view["options"]["num_players"] == 3
+    bad = client.post("/api/games", json={"env_id": "catsle_builders-v0", "options": {"column_limits": [99]}})
+    assert bad.status_code == 400 and "4 integers 0..12" in bad.json()["error"]

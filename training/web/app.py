@@ -190,37 +190,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
         raise UserError(f"--port must be in 0..65535, got {args.port}")
+    import asyncio
+    import socket
+
     import uvicorn
 
-    config = uvicorn.Config(create_app(args.trust_model), host=args.host, port=args.port, log_level="warning")
-    server = uvicorn.Server(config)
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
-        print(f"warning: serving on {args.host}: anyone who can reach it can start games and read what it shows")
-
-    async def announce() -> None:
-        import asyncio
-
-        while not server.started:
-            await asyncio.sleep(0.05)
-        sock = server.servers[0].sockets[0].getsockname()
-        url = f"http://{'[' + sock[0] + ']' if ':' in sock[0] else sock[0]}:{sock[1]}/"
-        print(f"gameshelf: serving on {url}  (Ctrl+C stops it)", flush=True)
-        if args.open:
-            import webbrowser
-
-            webbrowser.open(url)
-
-    async def serve() -> None:
-        import asyncio
-
-        task = asyncio.create_task(announce())
-        await server.serve()
-        task.cancel()
-
-    import asyncio
-
+    sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        asyncio.run(serve())
+        sock.bind((args.host, args.port))
+        sock.listen(128)  # connections wait from now on, before the app has started
     except OSError as err:
+        sock.close()
         raise UserError(f"cannot serve on {args.host}:{args.port}: {err.strerror or err}") from None
+    host, port = sock.getsockname()[:2]
+    url = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"warning: serving on {args.host}: anyone who can reach it can start games and see what they show")
+    print(f"gameshelf: serving on {url}  (Ctrl+C stops it)", flush=True)
+    if args.open:
+        import webbrowser
+
+        webbrowser.open(url)
+    server = uvicorn.Server(uvicorn.Config(create_app(args.trust_model), log_level="warning"))
+    asyncio.run(server.serve(sockets=[sock]))
     return 0
