@@ -53,6 +53,7 @@ EXTRAS = {
     "openskill": "train",
     "matplotlib": "train",
     "pettingzoo.classic": "bench",
+    "ray": "rllib",
 }
 """Top-level modules of optional dependencies, and the extra of ``gameshelf`` that installs each."""
 
