@@ -153,7 +153,14 @@ def start_ray(settings: RLlibSettings) -> bool:
         return False
     kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False}
     if settings.address:
-        ray.init(address=settings.address, **kwargs)
+        try:
+            ray.init(address=settings.address, **kwargs)
+        except ConnectionError as err:
+            raise UserError(
+                f"cannot connect to the Ray cluster at {settings.address!r} ({str(err).strip()[:160]}); is it started "
+                "(ray status)? If it uses token authentication, export RAY_AUTH_MODE=token and give this machine the "
+                "cluster's ~/.ray/auth_token (see docs/scaling.md)"
+            ) from None
     else:
         cpus = settings.num_cpus or max(os.cpu_count() or 1, settings.num_env_runners)
         ray.init(num_cpus=cpus, **kwargs)
