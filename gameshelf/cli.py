@@ -4,6 +4,7 @@
     gameshelf play level_x-v0 --opponents heuristic     # play in the terminal
     gameshelf evaluate level_x-v0 heuristic random      # agents against each other, every seat
     gameshelf train level_x-v0 --timesteps 100000       # MaskablePPO self-play (needs the train extra)
+    gameshelf train level_x-v0 --backend rllib          # the same on Ray RLlib (needs the rllib extra)
     gameshelf bench                                      # throughput beside PettingZoo's classics
     gameshelf demo                                       # train on Level X, then evaluate
     gameshelf serve                                      # play and watch in the browser (needs the web extra)

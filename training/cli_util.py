@@ -55,6 +55,7 @@ EXTRAS = {
     "pettingzoo.classic": "bench",
     "starlette": "web",
     "uvicorn": "web",
+    "ray": "rllib",
 }
 """Top-level modules of optional dependencies, and the extra of ``gameshelf`` that installs each."""
 

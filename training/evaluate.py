@@ -323,7 +323,7 @@ def agent_labels(agents: Sequence[Agent]) -> list[str]:
 
 
 def build_agents(specs: Sequence[str | Agent], env_id: str, deterministic: bool = True, trust_model: bool = False) -> list[Agent]:
-    """Agents from names (``random``, ``heuristic``, ``model:PATH``, ``mcts:...``) or agent objects.
+    """Agents from names (``random``, ``heuristic``, ``model:PATH``, ``rllib:PATH``, ``mcts:...``) or agent objects.
 
     ``trust_model``: load models not saved by gameshelf with a full (unpickling) load; see docs/security.md.
     """
@@ -336,6 +336,8 @@ def build_agents(specs: Sequence[str | Agent], env_id: str, deterministic: bool 
             kwargs: dict[str, bool] = {}
             if spec.startswith("model:"):
                 kwargs = {"deterministic": deterministic, "trust_model": trust_model}
+            elif spec.startswith("rllib:"):
+                kwargs = {"deterministic": deterministic}
             elif spec.startswith("mcts:") and ":model:" in spec:
                 kwargs = {"trust_model": trust_model}
             out.append(make_agent(spec, env_id, **kwargs))
@@ -478,7 +480,7 @@ def build_parser() -> ArgumentParser:
     )
     parser.add_argument("env_id", help="environment id, e.g. level_x-v0")
     parser.add_argument(
-        "agents", nargs="+", help="agents: random, heuristic, model:PATH, mcts:N[:heuristic], mcts:Ts (at least two)"
+        "agents", nargs="+", help="agents: random, heuristic, model:PATH, rllib:PATH, mcts:N[:heuristic], mcts:Ts (at least two)"
     )
     parser.add_argument("--games", type=int, default=100, help="games per pairing (default 100)")
     parser.add_argument("--players", type=int, default=None, help="number of players (default: the id's first count)")

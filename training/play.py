@@ -86,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seat", type=int, default=0)
     parser.add_argument("--players", type=int, default=None)
     parser.add_argument(
-        "--opponents", nargs="*", default=["heuristic"], help="random | heuristic | model:PATH | mcts:N | mcts:Ts"
+        "--opponents", nargs="*", default=["heuristic"], help="random | heuristic | model:PATH | rllib:PATH | mcts:N | mcts:Ts"
     )
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument(

@@ -4,6 +4,7 @@
     python -m gameshelf.training.train amoriax-v0 --timesteps 300000 --n-envs 8 --opponent self --seed 1
     python -m gameshelf.training.train koplus-v0 --players 3 --config my_koplus.yaml --out runs/koplus-3p
     python -m gameshelf.training.train --resume runs/level_x-v0/20260101-120000-s0 [--timesteps 400000]
+    python -m gameshelf.training.train level_x-v0 --backend rllib --num-env-runners 2   # Ray RLlib, see training/rllib
 
 Defaults per game come from ``training/configs/<game>.yaml``; command-line options override them. The
 learner plays a random seat of a ``SingleSeatEnv`` each episode against ``random``, ``heuristic`` or
@@ -387,7 +388,54 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--resume", default=None, metavar="RUN_DIR", help="continue a run from its latest checkpoint")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no evaluation lines")
     parser.add_argument("--verbose", type=int, default=0, help="SB3 verbosity (0, 1, 2)")
+    rllib = parser.add_argument_group("Ray RLlib (--backend rllib, needs the rllib extra; see docs/scaling.md)")
+    rllib.add_argument("--backend", choices=("sb3", "rllib"), default="sb3", help="training library (default sb3)")
+    rllib.add_argument("--num-env-runners", type=int, default=None, help="sampling processes (default 1; 0: in this process)")
+    rllib.add_argument("--envs-per-runner", type=int, default=None, help="games each env runner steps (default 1)")
+    rllib.add_argument(
+        "--address", default=None, help="a running Ray cluster (auto, ray://HOST:10001); default: Ray on this machine"
+    )
+    rllib.add_argument("--num-cpus", type=int, default=None, help="CPUs of the local Ray (default: all)")
+    rllib.add_argument(
+        "--policies", choices=("shared", "per_seat"), default=None, help="one policy for all seats (default) or one per seat"
+    )
     return parser
+
+
+RLLIB_OPTIONS = ("num_env_runners", "envs_per_runner", "address", "num_cpus", "policies")
+
+
+def main_rllib(args: argparse.Namespace) -> int:
+    """``gameshelf train ... --backend rllib``."""
+    from gameshelf.training.rllib.train import RLlibSettings, train_rllib
+
+    if args.resume is not None:
+        raise UserError("--resume is for SB3 runs; an RLlib run starts anew (its final_policy/ loads as rllib:PATH)")
+    given = {name: getattr(args, name) for name in RLLIB_OPTIONS if getattr(args, name) is not None}
+    result = train_rllib(
+        args.env_id,
+        settings=RLlibSettings(**given),
+        players=args.players,
+        timesteps=args.timesteps,
+        n_envs=args.n_envs,
+        opponent=args.opponent,
+        seed=args.seed,
+        config=args.config,
+        out=args.out,
+        progress=not args.quiet and sys.stdout.isatty(),
+        quiet=args.quiet,
+    )
+    print(result.message)
+    if result.evaluations:
+        last = result.evaluations[-1]
+        print("last evaluation: " + ", ".join(f"{k}={v:.3g}" for k, v in last.items() if k != "timesteps"))
+    print(f"policy: {result.model_path} (play it as rllib:{result.run_dir})")
+    print(f"learning curve: {result.run_dir / 'learning_curve.png'}")
+    if result.status == "interrupted":
+        import signal
+
+        return 128 + int(getattr(signal, result.signal, signal.SIGINT))
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -399,6 +447,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         value = getattr(args, name)
         if value is not None and value < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
+    if args.backend == "rllib":
+        return main_rllib(args)
+    stray = [f"--{name.replace('_', '-')}" for name in RLLIB_OPTIONS if getattr(args, name) is not None]
+    if stray:
+        parser.error(f"{', '.join(stray)} only apply with --backend rllib")
     result = train(
         args.env_id or "",
         players=args.players,

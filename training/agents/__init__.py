@@ -1,7 +1,8 @@
 """Baseline agents behind one interface (``training.agents.base.Agent``).
 
 ``make_agent(name, env_id)`` builds ``"random"``, ``"heuristic"`` (the game's own heuristic, table
-named in the id's registration), a saved model (``"model:PATH"``) or Monte Carlo tree search
+named in the id's registration), a saved model (``"model:PATH"``), a policy trained with RLlib
+(``"rllib:PATH"``, needs the rllib extra) or Monte Carlo tree search
 (``"mcts:N"``, ``"mcts:N:heuristic"``, ``"mcts:Ts"``: see ``training.agents.mcts``).
 """
 
@@ -30,11 +31,15 @@ def make_agent(name: str, env_id: str, **kwargs: Any) -> Agent:
         from gameshelf.training.agents.learned import LearnedAgent
 
         return LearnedAgent(name.removeprefix("model:"), env_id, **kwargs)
+    if name.startswith("rllib:"):
+        from gameshelf.training.rllib.agent import RLlibAgent
+
+        return RLlibAgent(name.removeprefix("rllib:"), env_id, **kwargs)
     if name == "mcts" or name.startswith("mcts:"):
         from gameshelf.training.agents.mcts import make_mcts_agent
 
         return make_mcts_agent(name, env_id, **kwargs)
-    forms = "'random', 'heuristic', 'model:PATH', 'mcts:N', 'mcts:N:heuristic' or 'mcts:Ts'"
+    forms = "'random', 'heuristic', 'model:PATH', 'rllib:PATH', 'mcts:N', 'mcts:N:heuristic' or 'mcts:Ts'"
     raise ValueError(f"unknown agent {name!r}; use {forms}")
 
 

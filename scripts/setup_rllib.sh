@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Create .venv-rllib (Python >= 3.11) with gameshelf and the rllib extra, for `gameshelf train --backend rllib`.
+# Ray 2.60 pins gymnasium==1.2.2, so RLlib gets a virtualenv of its own and .venv keeps the newest Gymnasium.
+# torch is pinned to the CPU wheel 2.13.0 and installed first, so nothing pulls a CUDA build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+if [ ! -x .venv-rllib/bin/python ]; then
+  "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "gameshelf needs Python >= 3.11" >&2; exit 1; }
+  "$PYTHON" -m venv .venv-rllib
+fi
+.venv-rllib/bin/python -m pip install --quiet --disable-pip-version-check "torch==2.13.0"
+.venv-rllib/bin/python -m pip install --quiet --disable-pip-version-check -e ".[rllib,dev]"

@@ -1,0 +1,373 @@
+"""Training on Ray RLlib: the environment adapter, masking, the league, safe policy files and a short run.
+
+The fast tests need Ray importable but start no Ray cluster; ``test_rllib_training_*`` (slow) start a
+local Ray with two CPUs, train a few iterations on Level X and play the saved policy.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ray.rllib")
+torch = pytest.importorskip("torch")
+
+from gameshelf import envs  # noqa: E402
+from gameshelf.training.agents import make_agent  # noqa: E402
+from gameshelf.training.cli_util import UserError, run  # noqa: E402
+from gameshelf.training.model_io import ModelLoadError  # noqa: E402
+from gameshelf.training.rllib.env import MASK_KEY, OBS_KEY, make_rllib_env, rllib_observation  # noqa: E402
+from gameshelf.training.rllib.league import League  # noqa: E402
+from gameshelf.training.rllib.policy_io import PolicyInfo, load_policy_modules, module_spec, save_policy  # noqa: E402
+
+TINY = {
+    "players": 2,
+    "n_envs": 2,
+    "timesteps": 1000,
+    "opponent": "self",
+    "selfplay": {"snapshot_every": 500, "pool_size": 2, "mix": {"snapshots": 0.4, "heuristic": 0.3, "random": 0.3}},
+    "ppo": {"n_steps": 250, "batch_size": 250, "n_epochs": 1, "net_arch": [32, 32]},
+    "eval": {"every": 500, "games": 6, "opponents": ["random", "heuristic"]},
+    "checkpoint_every": 500,
+    "keep_checkpoints": 1,
+}
+
+
+def play_random(env, rng):
+    """Play one random legal game through RLlib's MultiAgentEnv API; returns what every agent received."""
+    obs, _ = env.reset(seed=int(rng.integers(2**31)))
+    received = {a: 0.0 for a in env.possible_agents}
+    final_obs: dict[str, dict] = {}
+    last_mover = None
+    while True:
+        assert len(obs) == 1, "a turn-based game asks one seat at a time"
+        (agent, o), *_ = obs.items()
+        assert env.observation_spaces[agent].contains(o)
+        legal = np.flatnonzero(o[MASK_KEY])
+        assert legal.size > 0
+        last_mover = agent
+        obs, rewards, terminated, truncated, _ = env.step({agent: int(rng.choice(legal))})
+        for a, r in rewards.items():
+            received[a] += r
+        if terminated["__all__"] or truncated["__all__"]:
+            final_obs, final_rewards = obs, rewards
+            return received, final_obs, final_rewards, last_mover
+
+
+@pytest.mark.parametrize("env_id", envs.registered_ids())
+def test_every_seat_gets_its_whole_return_through_rllibs_pettingzoo_env(env_id):
+    env = make_rllib_env({"env_id": env_id})
+    rng = np.random.default_rng(7)
+    aec = env.env.unwrapped
+    for _ in range(2):
+        received, final_obs, final_rewards, _ = play_random(env, rng)
+        returns = aec.episode.state.returns()
+        for seat, agent in enumerate(aec.possible_agents):
+            assert received[agent] == pytest.approx(float(returns[seat])), (agent, received, returns)
+        # the game's end reaches every seat on the last move, not only the one who made it
+        assert set(final_obs) == set(aec.possible_agents) == set(final_rewards)
+        for o in final_obs.values():
+            assert not o[MASK_KEY].any(), "no seat may act once the game is over"
+
+
+def test_the_losers_final_reward_arrives_on_the_winners_move():
+    env = make_rllib_env({"env_id": "level_x-v0", "players": 2})
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        received, _, final_rewards, last_mover = play_random(env, rng)
+        other = next(a for a in env.possible_agents if a != last_mover)
+        assert {final_rewards[last_mover], final_rewards[other]} == {1.0, -1.0}
+        assert received[last_mover] == final_rewards[last_mover]
+
+
+def test_our_observation_keeps_its_names_and_rllib_gets_its_own():
+    aec = envs.make("level_x-v0")
+    aec.reset(seed=0)
+    ours = aec.observe(aec.agent_selection)
+    assert set(ours) == {"observation", "action_mask"}
+    theirs = rllib_observation(ours)
+    assert set(theirs) == {OBS_KEY, MASK_KEY}
+    assert theirs[OBS_KEY].dtype == np.float32 and theirs[OBS_KEY].ndim == 1
+    np.testing.assert_array_equal(theirs[MASK_KEY], ours["action_mask"])
+    planes = envs.make("amoriax-v0")
+    assert len(planes.observation_space("player_0")["observation"].shape) == 3
+    assert make_rllib_env({"env_id": "amoriax-v0"}).observation_spaces["player_0"][OBS_KEY].shape == (
+        int(np.prod(planes.observation_space("player_0")["observation"].shape)),
+    )
+
+
+# ---- the masked module -------------------------------------------------------------------------------
+def level_x_info(seats=("main", "main"), hidden=(16,)):
+    game = envs.make_game("level_x-v0")
+    return PolicyInfo(
+        env_id="level_x-v0",
+        num_players=2,
+        observation_size=int(np.prod(game.info.observation_shape)),
+        num_actions=game.info.num_actions,
+        hidden=list(hidden),
+        activation="tanh",
+        seats=list(seats),
+    )
+
+
+def random_batch(n, seed=0):
+    """Observations and masks of ``n`` positions reached by random play in Level X."""
+    from ray.rllib.core.columns import Columns
+
+    game = envs.make_game("level_x-v0")
+    rng = np.random.default_rng(seed)
+    obs, masks = [], []
+    while len(obs) < n:
+        state = game.new_initial_state()
+        while not state.is_terminal() and len(obs) < n:
+            if state.is_chance_node():
+                state.apply_action(state.sample_chance(rng))
+                continue
+            seat = state.current_player()
+            o = rllib_observation({"observation": state.observation(seat), "action_mask": state.legal_action_mask()})
+            obs.append(o[OBS_KEY])
+            masks.append(o[MASK_KEY])
+            legal = state.legal_actions()
+            state.apply_action(int(legal[rng.integers(len(legal))]))
+    return {Columns.OBS: {OBS_KEY: torch.as_tensor(np.stack(obs)), MASK_KEY: torch.as_tensor(np.stack(masks))}}
+
+
+def test_masked_module_never_gives_an_illegal_action_any_probability():
+    from ray.rllib.core.columns import Columns
+
+    module = module_spec(level_x_info()).build()
+    batch = random_batch(200)
+    mask = batch[Columns.OBS][MASK_KEY].bool()
+    for forward in (module.forward_inference, module.forward_exploration, module.forward_train):
+        logits = forward(batch)[Columns.ACTION_DIST_INPUTS]
+        probs = torch.softmax(logits, dim=-1)
+        assert float(probs.detach()[~mask].max()) == 0.0
+        samples = torch.distributions.Categorical(logits=logits).sample((50,))
+        assert bool(mask.gather(1, samples.T).all())
+    assert set(batch[Columns.OBS]) == {OBS_KEY, MASK_KEY}, "the caller's batch is left as it was"
+    values = module.compute_values(batch)
+    assert values.shape == (200,)
+
+
+def test_masked_module_refuses_observations_without_the_mask():
+    from ray.rllib.core.columns import Columns
+
+    module = module_spec(level_x_info()).build()
+    with pytest.raises(ValueError, match="action_mask"):
+        module.forward_inference({Columns.OBS: torch.zeros(1, 212)})
+
+
+def test_masked_random_module_is_uniform_over_legal_actions():
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from gameshelf.training.rllib.module import MaskedRandomModule
+
+    spec = module_spec(level_x_info())
+    module = RLModuleSpec(
+        module_class=MaskedRandomModule, observation_space=spec.observation_space, action_space=spec.action_space
+    ).build()
+    batch = random_batch(20)
+    probs = torch.softmax(module.forward_exploration(batch)[Columns.ACTION_DIST_INPUTS], dim=-1)
+    mask = batch[Columns.OBS][MASK_KEY]
+    expected = mask / mask.sum(dim=1, keepdim=True)
+    assert torch.allclose(probs, expected, atol=1e-6)
+
+
+# ---- the league -------------------------------------------------------------------------------------
+class FakeEpisode:
+    def __init__(self, id_):
+        self.id_ = id_
+
+
+def test_league_lineups_follow_the_mix_and_agree_within_an_episode():
+    league = League(2, "shared", "self", {"snapshots": 0.5, "heuristic": 0.25, "random": 0.25}, pool_size=3)
+    assert league.trained == ["main"] and league.snapshots == ["snap_0", "snap_1", "snap_2"]
+    assert league.frozen == ["snap_0", "snap_1", "snap_2", "random"]
+    counts: dict[str, int] = {}
+    learner_seats = [0, 0]
+    for k in range(4000):
+        episode = FakeEpisode(f"episode-{k}")
+        lineup = [league(f"player_{s}", episode) for s in range(2)]
+        assert lineup == [league(f"player_{s}", episode) for s in range(2)], "same episode, same line-up"
+        assert "main" in lineup
+        learner_seats[lineup.index("main")] += 1
+        other = lineup[1 - lineup.index("main")] if lineup != ["main", "main"] else "self"
+        counts[other] = counts.get(other, 0) + 1
+    n = sum(counts.values())
+    assert counts["self"] / n == pytest.approx(0.25, abs=0.03)
+    assert counts["random"] / n == pytest.approx(0.25, abs=0.03)
+    assert counts["snap_0"] / n == pytest.approx(0.25, abs=0.03), "the newest snapshot gets half the snapshot share"
+    assert counts["snap_1"] / n == pytest.approx(0.125, abs=0.03)
+    assert min(learner_seats) > 1500, "the learner plays every seat"
+
+
+def test_league_per_seat_and_random_opponents():
+    per_seat = League(3, "per_seat", "self", {"snapshots": 1.0}, pool_size=4)
+    assert per_seat.trained == ["seat_0", "seat_1", "seat_2"] and per_seat.frozen == []
+    assert [per_seat(f"player_{s}", FakeEpisode("x")) for s in range(3)] == ["seat_0", "seat_1", "seat_2"]
+    versus_random = League(3, "shared", "random", {"snapshots": 1.0}, pool_size=4)
+    assert versus_random.frozen == ["random"]
+    lineup = versus_random.lineup("y")
+    assert sorted(lineup) == ["main", "random", "random"]
+    with pytest.raises(ValueError, match="opponent"):
+        League(2, "shared", "heuristic", {}, 2)
+    with pytest.raises(ValueError, match="policies"):
+        League(2, "everyone", "self", {}, 2)
+
+
+# ---- policy files: weights only, checked against the game --------------------------------------------
+def saved_policy(tmp_path: Path, seats=("main", "main")) -> Path:
+    info = level_x_info(seats)
+    spec = module_spec(info)
+    weights = {m: spec.build().state_dict() for m in info.modules}
+    return save_policy(tmp_path / "policy", info, weights)
+
+
+def test_saved_policy_loads_as_an_agent_and_plays(tmp_path):
+    from gameshelf.training.evaluate import evaluate
+
+    folder = saved_policy(tmp_path, seats=("seat_0", "seat_1"))
+    assert sorted(p.name for p in folder.iterdir()) == ["gameshelf.json", "seat_0.pt", "seat_1.pt"]
+    agent = make_agent(f"rllib:{folder}", "level_x-v0")
+    assert agent.name == "rllib:policy"
+    assert agent.module_for(0) is not agent.module_for(1)
+    result = evaluate("level_x-v0", [agent, "random"], games=4, seed=1)
+    assert sum(g.length for g in result.games) > 0
+    # a run folder stands for its final_policy/
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    folder.rename(run_dir / "final_policy")
+    assert make_agent(f"rllib:{run_dir}", "level_x-v0").path == str(run_dir / "final_policy")
+
+
+def test_policy_file_with_a_pickled_payload_is_refused(tmp_path):
+    folder = saved_policy(tmp_path)
+    marker = tmp_path / "pwned"
+
+    class Payload:
+        def __reduce__(self):
+            return (os.system, (f"touch {marker}",))
+
+    torch.save({"encoder.encoder.net.mlp.0.weight": Payload()}, folder / "main.pt")
+    with pytest.raises(ModelLoadError, match="refused"):
+        load_policy_modules(folder)
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"kind": "sb3"}, "not describe an RLlib policy"),
+        ({"format": 99}, "format"),
+        ({"hidden": ["64"]}, "hidden"),
+        ({"seats": ["../evil"]}, "seats"),
+        ({"activation": "os.system"}, "activation"),
+        ({"hidden": [17]}, "do not fit"),
+    ],
+)
+def test_bad_policy_descriptions_are_refused(tmp_path, change, message):
+    folder = saved_policy(tmp_path)
+    data = json.loads((folder / "gameshelf.json").read_text())
+    data.update(change)
+    (folder / "gameshelf.json").write_text(json.dumps(data))
+    with pytest.raises(ModelLoadError, match=message):
+        load_policy_modules(folder)
+
+
+def test_policy_of_another_game_is_refused_naming_both(tmp_path):
+    folder = saved_policy(tmp_path)
+    with pytest.raises(ModelLoadError, match=r"trained on level_x-v0 .* cannot play koplus-v0"):
+        make_agent(f"rllib:{folder}", "koplus-v0")
+    with pytest.raises(FileNotFoundError, match="no RLlib policy"):
+        make_agent(f"rllib:{tmp_path / 'nothing'}", "level_x-v0")
+
+
+# ---- the command line: every mistake is caught before Ray starts -----------------------------------
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["level_x-v0", "--num-env-runners", "2"], "only apply with --backend rllib"),
+        (["level_x-v0", "--backend", "rllib", "--opponent", "heuristic"], "opponent=heuristic is not available"),
+        (["level_x-v0", "--backend", "rllib", "--policies", "per_seat", "--opponent", "random"], "per_seat"),
+        (["level_x-v0", "--backend", "rllib", "--num-env-runners", "-1"], "--num-env-runners"),
+        (["--resume", "runs/x", "--backend", "rllib"], "--resume is for SB3 runs"),
+    ],
+)
+def test_train_command_refuses_bad_rllib_settings(argv, message, tmp_path, capsys):
+    from gameshelf.training.train import main
+
+    with pytest.raises(SystemExit) as info:
+        run(main, [*argv, "--out", str(tmp_path / "run")])
+    assert info.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+
+
+def test_evaluate_names_a_missing_rllib_policy(capsys):
+    from gameshelf.training.evaluate import build_agents
+
+    with pytest.raises(UserError, match="no RLlib policy"):
+        build_agents(["rllib:/nonexistent/run", "random"], "level_x-v0")
+
+
+# ---- a short run on a local Ray ----------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def local_ray():
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    yield
+    ray.shutdown()
+
+
+@pytest.mark.slow
+def test_rllib_training_episodes_hold_every_seats_final_reward(local_ray, tmp_path):
+    from gameshelf.training.config import resolve_config
+    from gameshelf.training.rllib.train import RLlibSettings, Run
+
+    cfg = resolve_config("level_x-v0", TINY, seed=3)
+    training = Run(cfg, RLlibSettings(num_env_runners=0), tmp_path, say=lambda _: None)
+    try:
+        episodes = training.algo.env_runner.sample(num_episodes=6, explore=True)
+        for episode in episodes:
+            assert episode.is_done
+            returns = {aid: sa.get_return() for aid, sa in episode.agent_episodes.items()}
+            assert set(returns) == {"player_0", "player_1"}
+            assert sorted(returns.values()) == [-1.0, 1.0], returns
+        row = training.train_iteration()
+        assert row["env_steps"] >= 250 and row["env_steps_per_s"] > 0
+    finally:
+        training.stop()
+
+
+@pytest.mark.slow
+def test_rllib_training_command_saves_a_policy_that_loads_and_plays(local_ray, tmp_path, capsys):
+    import yaml
+
+    from gameshelf.training.evaluate import main as evaluate_main
+    from gameshelf.training.train import main as train_main
+
+    config = tmp_path / "tiny.yaml"
+    config.write_text(yaml.safe_dump(TINY))
+    out = tmp_path / "run"
+    argv = ["level_x-v0", "--backend", "rllib", "--num-env-runners", "1", "--config", str(config), "--out", str(out)]
+    assert train_main([*argv, "--quiet"]) == 0
+    saved = yaml.safe_load((out / "config.yaml").read_text())
+    assert saved["backend"] == "rllib" and saved["rllib"]["num_env_runners"] == 1
+    progress = (out / "progress.csv").read_text().splitlines()
+    assert len(progress) >= 3 and "env_steps_per_s" in progress[0]
+    assert "win_heuristic" in (out / "eval.csv").read_text()
+    assert (out / "learning_curve.png").stat().st_size > 0
+    assert (out / "algorithm").is_dir()
+    checkpoints = sorted((out / "checkpoints").iterdir())
+    assert len(checkpoints) == 1, "only keep_checkpoints are kept"
+    info = json.loads((out / "final_policy" / "gameshelf.json").read_text())
+    assert info["env_steps"] >= 1000 and info["seats"] == ["main", "main"]
+    for path in (out, checkpoints[0]):
+        assert evaluate_main(["level_x-v0", f"rllib:{path}", "random", "--games", "4", "--no-plot", "--quiet"]) == 0
+    assert "rllib:run" in capsys.readouterr().out
