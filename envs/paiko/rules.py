@@ -352,9 +352,7 @@ class PaikoState(State):
         self._lift(sq)
         try:
             board = self.board
-            exposed = [
-                t for t in COVER[kind][facing][sq] if board[t] >= 0 and board[t] >> 5 == owner and self.capturable(t)
-            ]
+            exposed = [t for t in COVER[kind][facing][sq] if board[t] >= 0 and board[t] >> 5 == owner and self.capturable(t)]
         finally:
             self._place(sq, code)
         for d in dests:
