@@ -263,19 +263,23 @@ class PaikoState(State):
             if board[s] < 0 and not IS_BLACK[s] and opp[s] == 0 and (ZONE[s] == player or own[s] >= 1)
         ]
 
-    def _fire_ok(self, player: int, sq: int, facing: int) -> bool:
-        """Whether a Fire of ``player`` placed on ``sq`` at ``facing`` leaves every own tile uncapturable.
+    def _fragile(self, player: int) -> set[int]:
+        """Squares of ``player``'s tiles that one more threat on them would make capturable.
 
-        Assumes no own tile is capturable without it: only own tiles inside its pattern can become so.
+        A Fire of ``player`` leaves every own tile uncapturable exactly when its pattern holds none of these
+        (``_fire_faces``): no own tile is capturable without it (no action may leave one so), and only the
+        own tiles inside its pattern get one more threat.
         """
-        board, opp, cov = self.board, self.thr[1 - player], self.cov[player]
-        for t in THREAT[FIRE][facing][sq]:
-            if t == sq:
-                continue  # the Fire itself: checked by the deploy rule / the path check
-            code = board[t]
-            if code >= 0 and code >> 5 == player and opp[t] + 1 - (1 if cov[t] > 0 or ZONE[t] == player else 0) >= 2:
-                return False
-        return True
+        opp, cov = self.thr[1 - player], self.cov[player]
+        return {t for t in self.tiles[player] if opp[t] - (1 if cov[t] > 0 or ZONE[t] == player else 0) >= 1}
+
+    @staticmethod
+    def _fire_faces(fragile: set[int], sq: int, faces: tuple[int, ...]) -> tuple[int, ...]:
+        """The facings among ``faces`` at which a Fire on ``sq`` threatens no ``fragile`` tile (``sq`` itself aside)."""
+        if not fragile:
+            return faces
+        pattern = THREAT[FIRE]
+        return tuple(f for f in faces if not any(t in fragile and t != sq for t in pattern[f][sq]))
 
     def shift_squares(self, sq: int) -> list[int]:
         """Squares the tile on ``sq`` can reach by a shift (0 to range steps through safe empty squares).
@@ -328,23 +332,27 @@ class PaikoState(State):
             dests = sorted(set(dests) | extra)
         out: dict[int, tuple[int, ...]] = {}
         if kind == FIRE:
-            self._lift(sq)
+            self._lift(sq)  # its own threat on the own tiles goes with it
             try:
-                for d in dests:
-                    faces = tuple(f for f in range(4) if (d != sq or f != facing) and self._fire_ok(owner, d, f))
-                    if faces:
-                        out[d] = faces
+                fragile = self._fragile(owner)
             finally:
                 self._place(sq, code)
+            others = tuple(f for f in range(4) if f != facing)
+            for d in dests:
+                faces = self._fire_faces(fragile, d, others if d == sq else (0, 1, 2, 3))
+                if faces:
+                    out[d] = faces
             return out
         if not HAS_COVER[kind]:  # Sword, Bow, Earth: nothing changes for the other own tiles
             for d in dests:
                 out[d] = (0, 1, 2, 3) if d != sq else tuple(f for f in range(4) if f != facing)
             return out
-        # Sai, Water: the own tiles left capturable once the mover is lifted must be covered again from d
+        # Sai, Water: the own tiles left capturable once the mover is lifted must be covered again from d;
+        # no own tile is capturable before (see _fragile), so only those under the mover's cover can be
         self._lift(sq)
         try:
-            exposed = [t for t in self.tiles[owner] if self.capturable(t)]
+            board = self.board
+            exposed = [t for t in COVER[kind][facing][sq] if board[t] >= 0 and board[t] >> 5 == owner and self.capturable(t)]
         finally:
             self._place(sq, code)
         for d in dests:
@@ -401,8 +409,8 @@ class PaikoState(State):
         """Whether a ``kind`` tile from the mover's hand has a legal deploy (without listing them all)."""
         if kind != FIRE:
             return bool(self._type_options(kind))
-        p = self.mover
-        return any(self._fire_ok(p, sq, f) for sq in self._squares_for(FIRE) for f in range(4))
+        fragile = self._fragile(self.mover)
+        return any(self._fire_faces(fragile, sq, (0, 1, 2, 3)) for sq in self._squares_for(FIRE))
 
     def _squares_for(self, kind: int) -> list[int]:
         """Deploy squares of the mover by the deploy rule (one list for Lotus, one for every other type)."""
@@ -423,8 +431,9 @@ class PaikoState(State):
                 cache[kind] = {}
             elif kind == FIRE:
                 out = {}
+                fragile = self._fragile(p)
                 for sq in self._squares_for(FIRE):
-                    faces = tuple(f for f in range(4) if self._fire_ok(p, sq, f))
+                    faces = self._fire_faces(fragile, sq, (0, 1, 2, 3))
                     if faces:
                         out[sq] = faces
                 cache[kind] = out

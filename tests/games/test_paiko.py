@@ -823,3 +823,41 @@ def test_heuristic_beats_random_in_both_seats():
             assert action in s.legal_actions()
             s.apply_action(action)
         assert s.winner == seat
+
+
+GAMES_CHECKED = 200
+"""Random games of the slow check below (about 2 minutes on one core)."""
+
+
+@pytest.mark.slow
+def test_many_random_games_keep_every_invariant():
+    """Long random games (the default 300-turn limit), every decision checked against the plain definitions.
+
+    At each turn start nothing is capturable, the incremental threat/cover/score bookkeeping equals a fresh build
+    of the position, and every player's 24 tiles are on the board, in reserve, in hand or lost; at one
+    turn start in four (drawn at random) the fast move generation equals the plain "apply and look at
+    every own tile" definition.
+    """
+    g = game()
+    rng = np.random.default_rng(2024)
+    ends, turns, compared = set(), 0, 0
+    for _ in range(GAMES_CHECKED):
+        s = g.new_initial_state()
+        while not s.is_terminal():
+            if s.phase == 1:
+                assert not s.capturable_tiles(0) and not s.capturable_tiles(1)
+                if rng.random() < 0.25:
+                    assert legal_moves_engine(s) == legal_moves_reference(s)
+                    compared += 1
+                fresh = g.state_from_position(s.position())
+                assert (fresh.thr, fresh.cov, fresh.score) == (s.thr, s.cov, s.score)
+                for p in range(2):
+                    kept = len(s.tiles[p]) + sum(s.reserve[p]) + sum(s.hand[p])
+                    assert kept + s.lost[p] == 24
+                turns += 1
+            legal = s.legal_actions()
+            s.apply_action(legal[rng.integers(len(legal))])
+        assert s.end in ("points", "exhaustion", "passes", "max_turns")
+        assert (s.winner >= 0) == (s.end == "points") and s.returns().sum() == 0
+        ends.add(s.end)
+    assert compared > 20 * GAMES_CHECKED and "points" in ends
