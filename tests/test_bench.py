@@ -88,7 +88,9 @@ def test_bad_settings_are_one_line_errors(capsys):
 
 
 def test_search_table(capsys):
-    out, _ = bench(["--mcts", "--seconds", "0.02", "--simulations", "3", "--ids", NIM], capsys)
+    out, _ = bench(["--mcts", "--seconds", "0.02", "--rounds", "2", "--simulations", "3", "--ids", NIM], capsys)
+    assert "best of 2 rounds" in out.splitlines()[0]
     header, _, row = out.splitlines()[1:4]
-    assert "clone+mask+apply/s" in header and "mcts:3 sims/s" in header
-    assert row.startswith(NIM) and len(row.split()) == 4
+    assert "engine steps/s" in header and "clone+mask+apply/s" in header and "mcts:3 sims/s" in header
+    cells = row.split()
+    assert cells[0] == NIM and len(cells) == 5 and all(float(c.replace(",", "")) > 0 for c in cells[1:4])

@@ -21,6 +21,9 @@ from gameshelf.training.cli_util import UserError
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 OPPONENTS = ("random", "heuristic", "self")
 MIX_KINDS = ("snapshots", "heuristic", "random")
+"""Besides these, ``opponent``, the self-play mix and ``eval.opponents`` take MCTS agent names (``mcts:N``,
+``mcts:Ts``, ``mcts:N:heuristic``, ``mcts:N:model:PATH``; see ``training.agents.mcts``)."""
+MCTS_FORMS = "an MCTS agent name (mcts:N, mcts:Ts, mcts:N:heuristic or mcts:N:model:PATH)"
 MAX_SEED = 2**32 - 1
 
 DEFAULTS: dict[str, Any] = {
@@ -216,8 +219,12 @@ def from_dict(env_id: str, seed: Any, data: dict[str, Any]) -> TrainConfig:
     players = check_env_id(env_id, d["players"])
     for key in ("timesteps", "n_envs", "torch_threads", "checkpoint_every", "keep_checkpoints"):
         _positive_int(d[key], key)
+    opponent = d["opponent"]
+    if _is_mcts(opponent):
+        _mcts_name(opponent, "opponent")
+    elif not isinstance(opponent, str) or opponent not in OPPONENTS:
+        raise UserError(f"opponent={_short(opponent)} is not allowed; allowed values: {', '.join(OPPONENTS)}, {MCTS_FORMS}")
     choices = {
-        "opponent": OPPONENTS,
         "vec_env": ("dummy", "subproc"),
         "reward": ("outcome", "score"),
         "observation": ("flat", "planes"),
@@ -250,8 +257,13 @@ def from_dict(env_id: str, seed: Any, data: dict[str, Any]) -> TrainConfig:
     )
     e = d["eval"]
     opponents = e["opponents"]
-    if not isinstance(opponents, list) or any(o not in ("random", "heuristic") for o in opponents):
-        raise UserError(f"eval.opponents={_short(opponents)} is not allowed; allowed values: a list of random, heuristic")
+    if not isinstance(opponents, list) or any(o not in ("random", "heuristic") and not _is_mcts(o) for o in opponents):
+        raise UserError(
+            f"eval.opponents={_short(opponents)} is not allowed; allowed values: a list of random, heuristic, {MCTS_FORMS}"
+        )
+    for name in opponents:
+        if _is_mcts(name):
+            _mcts_name(name, "eval.opponents")
     evaluation = EvalConfig(
         every=_positive_int(e["every"], "eval.every"),
         games=_positive_int(e["games"], "eval.games"),
@@ -268,7 +280,7 @@ def from_dict(env_id: str, seed: Any, data: dict[str, Any]) -> TrainConfig:
         reward_scale=reward_scale,
         observation=d["observation"],
         policy=d["policy"],
-        opponent=d["opponent"],
+        opponent=opponent,
         torch_threads=d["torch_threads"],
         selfplay=selfplay,
         ppo=ppo,
@@ -332,12 +344,31 @@ def _mix(value: Any) -> dict[str, float]:
         raise UserError(f"selfplay.mix={_short(value)} is not allowed; allowed values: {allowed}")
     out: dict[str, float] = {}
     for key, weight in value.items():
-        if key not in MIX_KINDS:
-            raise UserError(f"selfplay.mix: unknown opponent kind {key!r}; allowed: {', '.join(MIX_KINDS)}")
+        if _is_mcts(key):
+            _mcts_name(key, "selfplay.mix")
+        elif key not in MIX_KINDS:
+            raise UserError(f"selfplay.mix: unknown opponent kind {key!r}; allowed: {', '.join(MIX_KINDS)}, {MCTS_FORMS}")
         out[key] = _number(weight, f"selfplay.mix.{key}", "a number >= 0", lambda x: x >= 0)
     if not any(w > 0 for w in out.values()):
         raise UserError(f"selfplay.mix={_short(value)} is not allowed; allowed values: {allowed}")
     return out
+
+
+def _is_mcts(value: Any) -> bool:
+    return isinstance(value, str) and (value == "mcts" or value.startswith("mcts:"))
+
+
+def _mcts_name(value: str, name: str) -> str:
+    """Check an MCTS agent name (its budget, and that a ``:model:PATH`` file exists) without building it."""
+    from gameshelf.training.agents.mcts import parse_mcts_name
+
+    try:
+        parsed = parse_mcts_name(value)
+    except ValueError as err:
+        raise UserError(f"{name}: {err}") from None
+    if parsed["model"] is not None and not Path(parsed["model"]).is_file():
+        raise UserError(f"{name}: {value!r} names a model file that does not exist: {parsed['model']}")
+    return value
 
 
 def _game_options(env_id: str, players: int, options: Any) -> dict[str, Any]:

@@ -24,7 +24,7 @@ def heuristic_available(env_id: str) -> bool:
 
 def initial_opponents(config: Any) -> list[Any]:
     """The opponents before the first self-play snapshot (then the pool takes over)."""
-    return [config.opponent] if config.opponent in ("random", "heuristic") else ["random"]
+    return [config.opponent] if config.opponent != "self" else ["random"]
 
 
 def make_env_fn(config: Any, opponents: Any) -> EnvFactory:

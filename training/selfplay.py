@@ -2,8 +2,10 @@
 
 ``OpponentPool`` keeps the newest ``size`` snapshot files and turns a mix such as
 ``{"snapshots": 0.6, "heuristic": 0.2, "random": 0.2}`` into the weighted opponent list handed to every
-``SingleSeatEnv`` (``set_opponents``). Snapshots play stochastically (sampling from their policy), so the
-learner meets varied play; the newest snapshot gets half the snapshot share, the older ones share the rest.
+``SingleSeatEnv`` (``set_opponents``). Any other key of the mix is an agent name the environments build
+with ``make_agent``: MCTS (``"mcts:50"``, ``"mcts:50:heuristic"``, ``"mcts:50:model:PATH"``). Snapshots
+play stochastically (sampling from their policy), so the learner meets varied play; the newest snapshot
+gets half the snapshot share, the older ones share the rest.
 
 Snapshot paths are kept relative to the run folder (``root``), so a moved or copied run finds its own
 snapshots; they are loaded as weights only (``LearnedAgent``: nothing in a snapshot file is unpickled).
@@ -26,9 +28,11 @@ class OpponentPool:
         snapshots: list[str] | None = None,
         root: str | Path = ".",
     ) -> None:
-        unknown = set(mix) - {"snapshots", "heuristic", "random"}
+        unknown = {k for k in mix if k not in ("snapshots", "heuristic", "random") and not k.startswith("mcts:")}
         if unknown:
-            raise ValueError(f"unknown opponent kinds {sorted(unknown)} in the self-play mix; use snapshots, heuristic, random")
+            raise ValueError(
+                f"unknown opponent kinds {sorted(unknown)} in the self-play mix; use snapshots, heuristic, random or mcts:..."
+            )
         self.env_id = env_id
         self.mix = {k: float(v) for k, v in mix.items() if float(v) > 0}
         self.size = size
@@ -52,6 +56,7 @@ class OpponentPool:
         for kind in ("heuristic", "random"):
             if self.mix.get(kind, 0.0) > 0:
                 out.append((kind, self.mix[kind]))
+        out += [(kind, w) for kind, w in self.mix.items() if kind.startswith("mcts:")]
         if not out:
             out.append(("random", 1.0))
         return out

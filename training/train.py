@@ -97,6 +97,10 @@ class _Plan:
 
 
 def _without_missing_heuristic(config: TrainConfig) -> TrainConfig:
+    named = [config.opponent, *config.eval.opponents, *(config.selfplay.mix if config.opponent == "self" else ())]
+    rollouts = [n for n in named if n.startswith("mcts:") and n.endswith(":heuristic")]
+    if rollouts and not heuristic_available(config.env_id):
+        raise UserError(f"{rollouts[0]} is not allowed: no heuristic agent is available for {config.env_id} to play its rollouts")
     wants = config.opponent == "heuristic" or (config.opponent == "self" and config.selfplay.mix.get("heuristic", 0) > 0)
     if not wants or heuristic_available(config.env_id):
         return config
@@ -380,7 +384,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--timesteps", type=int, default=None, help="total learner steps (default: the game's config)")
     parser.add_argument("--n-envs", type=int, default=None, help="parallel environments (default: the game's config)")
     parser.add_argument(
-        "--opponent", choices=OPPONENTS, default=None, help="opponents (default: the game's config, usually self)"
+        "--opponent",
+        default=None,
+        help=f"opponents: {', '.join(OPPONENTS)} or an MCTS agent such as mcts:50 (default: the game's config, usually self)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed, 0..2**32-1 (default 0)")
     parser.add_argument("--config", default=None, help="YAML config (default training/configs/<game>.yaml)")

@@ -219,14 +219,24 @@ class CargoEmpireState(State):
             return []
         return [d for d in range(D.NUM_CITIES) if d != s and self.open_demand(d, colour) >= 0 and self.affordable(seat, s, d)]
 
-    def _can_start(self, seat: int, s: int) -> bool:
-        """``destinations(seat, s)`` is not empty (with an early exit)."""
+    def open_cities(self) -> list[list[int]]:
+        """For each colour, the cities with an empty demand space of that colour (ascending)."""
+        out: list[list[int]] = [[] for _ in range(D.NUM_COLOURS)]
+        demand = self.demand
+        for city in range(D.NUM_CITIES):
+            for i, col in enumerate(self.demand_colours(city)):
+                if demand[city][i] < 0 and (not out[col] or out[col][-1] != city):
+                    out[col].append(city)
+        return out
+
+    def _can_start(self, seat: int, s: int, open_cities: list[list[int]]) -> bool:
+        """``destinations(seat, s)`` is not empty (with an early exit); ``open_cities`` as ``self.open_cities()``."""
         colour = self.colour(s)
         if colour < 0 or self.cubes[s] <= 0 or not self.has_post(seat, s):
             return False
         hand = self.hands[seat]
-        for d in range(D.NUM_CITIES):
-            if d != s and self.open_demand(d, colour) >= 0:
+        for d in open_cities[colour]:
+            if d != s:
                 for p in legal_payments(s, d):
                     if p[0] <= hand[0] and p[1] <= hand[1] and p[2] <= hand[2]:
                         return True
@@ -251,8 +261,9 @@ class CargoEmpireState(State):
             return mask
         if self.phase == START:
             mask[PASS] = True
+            open_cities = self.open_cities()
             for s in range(D.NUM_CITIES):
-                if self._can_start(seat, s):
+                if self._can_start(seat, s, open_cities):
                     mask[s] = True
         elif self.phase == DEST:
             for d in self.destinations(seat, self.sel_start):
@@ -614,16 +625,17 @@ class CargoEmpireState(State):
 
     # ---- copying and positions ------------------------------------------------------------------
     def clone(self) -> CargoEmpireState:
+        # Field by field (a tree search clones every simulation): ints are shared, flat lists copied, lists
+        # of lists copied two deep. Queue and reward entries are never changed in place (only added and
+        # removed), so those lists are copied one deep; the cached mask is never written (read as a copy).
         new = CargoEmpireState.__new__(CargoEmpireState)
-        new.game = self.game
-        new.history = list(self.history)
-        new.n = self.n
-        new._mask = None
-        for name in self.FIELDS:
-            value = getattr(self, name)
-            if isinstance(value, list):
-                value = [list(x) if isinstance(x, list) else x for x in value]
-            setattr(new, name, value)
+        d = self.__dict__.copy()
+        d["history"] = self.history[:]
+        for name in _FLAT_LISTS:
+            d[name] = d[name][:]
+        for name in _NESTED_LISTS:
+            d[name] = [x[:] for x in d[name]]
+        new.__dict__ = d
         return new
 
     def position(self) -> dict[str, Any]:
@@ -649,5 +661,23 @@ class CargoEmpireState(State):
         state.history = []
         return state
 
+
+_FLAT_LISTS = (
+    "queue",
+    "rewards",
+    "tile",
+    "level",
+    "cubes",
+    "public_cards",
+    "city_deck",
+    "goal_deck",
+    "deck",
+    "discard",
+    "posts_left",
+    "perfect",
+)
+"""The list fields of ``CargoEmpireState.FIELDS`` whose items are never changed in place."""
+_NESTED_LISTS = ("demand", "side", "private", "revealed", "goals", "hands", "tracks")
+"""The list fields holding one list per city or per seat."""
 
 __all__ = ["CargoEmpireGame", "CargoEmpireState"]
