@@ -48,7 +48,7 @@ def test_koplus_takes_the_bonus_landing(seed):
     state.apply_action(state.game.string_to_action(state, "place コ up at r7c5"))
     state = state.game.state_from_position({**state.position(), "points": [state.points[0], 15]})
     assert max(state.placement_points(a) for a in state.legal_actions()) > 5  # not simply the most points
-    action = MCTSAgent(100).act(state, 1, np.random.default_rng(seed))
+    action = MCTSAgent(500).act(state, 1, np.random.default_rng(seed))
     assert state.placement_points(action) == 5  # lands on 20: a bonus turn
 
 

@@ -142,7 +142,7 @@ class MCTSAgent:
             self._simulate(root, world, rng, hidden, lo, span)
             done += 1
         self.last_simulations = done
-        action = self._best(root, legal, seat)
+        action = self._best(root, legal, seat, rng)
         if self.reuse and not hidden and action in root.children:
             after = state.clone()
             after.apply_checked_action(action)
@@ -152,13 +152,16 @@ class MCTSAgent:
         return action
 
     @staticmethod
-    def _best(root: Node, legal: list[int], seat: int) -> int:
-        best, best_key = int(legal[0]), (False, -1, -math.inf, 0)
-        for a in legal:
+    def _best(root: Node, legal: list[int], seat: int, rng: np.random.Generator) -> int:
+        """The proven win, else the most visited move, then the best mean; exact ties are broken at random
+        (a fixed order would favour low action numbers, which at small budgets is a bias of its own)."""
+        best, best_key = int(legal[0]), (False, -1, -math.inf, 0.0)
+        tie_breaks = rng.random(len(legal))
+        for a, tie_break in zip(legal, tie_breaks, strict=True):
             child = root.children.get(a)
             if child is None or child.visits == 0:
                 continue
-            key = (child.win, child.visits, float(child.total[seat]) / child.visits, -a)
+            key = (child.win, child.visits, float(child.total[seat]) / child.visits, float(tie_break))
             if key > best_key:
                 best, best_key = int(a), key
         return best
