@@ -5,8 +5,10 @@ decorated with ``jit``: numba compiles them (cached on disk, so only the first c
 edit pays the compile time); with ``NUMBA_DISABLE_JIT=1`` the very same functions run as plain Python. The
 game's ``State`` wraps one such vector, the batched environment (``gameshelf.vector``) a matrix of them.
 
-The generator is xoshiro128** on four 32-bit words kept in an ``int64`` array (one row per game in a
-batch), written with shifts, masks and small multipliers only, so the same code is exact compiled and
+Kernels take the state matrix and a row index (``S, i``), never a row view: a view costs a reference
+count round trip per call, more than a whole step of a small game. A single ``State`` holds a one-row
+matrix. The generator is xoshiro128** on four 32-bit words kept in a row of an ``int64`` array (one row
+per game in a batch), written with shifts, masks and small multipliers only, so the same code is exact compiled and
 interpreted. How to port a game: ``docs/adding_a_game.md``.
 """
 
@@ -35,9 +37,9 @@ def _rotl32(x: int, k: int) -> int:
 
 
 @jit
-def next_u32(rng: np.ndarray) -> int:
-    """Next 32-bit output of xoshiro128** whose state is ``rng[0:4]`` (updated in place)."""
-    s0, s1, s2, s3 = rng[0], rng[1], rng[2], rng[3]
+def next_u32(rngs: np.ndarray, i: int) -> int:
+    """Next 32-bit output of the xoshiro128** generator whose state is row ``i`` of ``rngs`` (updated in place)."""
+    s0, s1, s2, s3 = rngs[i, 0], rngs[i, 1], rngs[i, 2], rngs[i, 3]
     result = (_rotl32((s1 * 5) & MASK32, 7) * 9) & MASK32
     t = (s1 << 9) & MASK32
     s2 ^= s0
@@ -46,14 +48,33 @@ def next_u32(rng: np.ndarray) -> int:
     s0 ^= s3
     s2 ^= t
     s3 = _rotl32(s3, 11)
-    rng[0], rng[1], rng[2], rng[3] = s0, s1, s2, s3
+    rngs[i, 0], rngs[i, 1], rngs[i, 2], rngs[i, 3] = s0, s1, s2, s3
     return result
 
 
 @jit
-def below(rng: np.ndarray, k: int) -> int:
-    """A uniform integer in ``[0, k)`` (``k`` < 2**31) from the generator ``rng``."""
-    return (next_u32(rng) * k) >> 32
+def below(rngs: np.ndarray, i: int, k: int) -> int:
+    """A uniform integer in ``[0, k)`` (``k`` < 2**31) from generator ``i`` of ``rngs``."""
+    return (next_u32(rngs, i) * k) >> 32
+
+
+@jit
+def masked_random(masks: np.ndarray, rngs: np.ndarray, out: np.ndarray) -> None:
+    """``out[i]``: a uniformly random index where ``masks[i]`` is True (-1 where none is), from generator ``i``."""
+    for i in range(masks.shape[0]):
+        count = 0
+        for a in range(masks.shape[1]):
+            count += masks[i, a]
+        if count == 0:
+            out[i] = -1
+            continue
+        k = below(rngs, i, count)
+        for a in range(masks.shape[1]):
+            if masks[i, a]:
+                if k == 0:
+                    out[i] = a
+                    break
+                k -= 1
 
 
 RNG_WORDS = 4

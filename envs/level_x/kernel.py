@@ -1,7 +1,8 @@
 """Level X's rules as compiled kernels over a flat ``int64`` state vector: the one implementation of the rules.
 
-``LevelXState`` (``rules.py``) wraps one vector; ``gameshelf.vector`` steps a matrix of them. Every function
-here is compiled by numba (``envs.core.kernel.jit``) and also runs as plain Python. Layout (``SIZE`` ints):
+``LevelXState`` (``rules.py``) wraps one vector (a one-row matrix); ``gameshelf.vector`` steps a matrix of
+them. Every function takes the matrix ``S`` and the row ``i`` (see ``envs.core.kernel``), is compiled by
+numba and also runs as plain Python. Layout of a row (``SIZE`` ints):
 
 | offset | entries | meaning |
 |---|---|---|
@@ -70,8 +71,11 @@ for _a in range(6**4):
     DICE_ROLL[_a] = ROLL_INDEX[tuple(sorted(_dice))]
 NUM_ROLLS = len(ROLLS)
 NUM_ACTS = NUM_ACTIONS
-MAX_SCORE_F = float(MAX_SCORE)
 TOKEN_SCALE = float(max(TOKENS))
+TOKEN_FRACTION = (np.arange(max(TOKENS) + 1) / TOKEN_SCALE).astype(np.float32)
+"""Observation entry of a token count (a table: one load instead of a division per entry)."""
+SCORE_FRACTION = (np.arange(MAX_SCORE + 1) / float(MAX_SCORE)).astype(np.float32)
+"""Observation entry of a score."""
 
 _S = OBSERVATION.slices
 O_PAWNS = _S["pawns"].start
@@ -91,7 +95,7 @@ NUM_POSITIONS = POSITIONS
 
 
 def initial_state(num_players: int, tokens: tuple[int, ...], displace_to_square1: bool) -> np.ndarray:
-    """The state vector before the first chance node (built once per game; ``reset`` copies it)."""
+    """The state vector before the first chance node (built once per game; a new game copies it)."""
     s = np.zeros(SIZE, dtype=np.int64)
     s[LEFT : LEFT + R] = tokens
     s[BONUS : BONUS + B] = IN_STACK
@@ -102,228 +106,243 @@ def initial_state(num_players: int, tokens: tuple[int, ...], displace_to_square1
 
 
 @jit
-def current_player(s: np.ndarray) -> int:
-    if s[OVER]:
+def current_player(S: np.ndarray, i: int) -> int:
+    if S[i, OVER]:
         return TERMINAL
-    if s[FIRST] < 0 or s[DICE] < 0:
+    if S[i, FIRST] < 0 or S[i, DICE] < 0:
         return CHANCE
-    return s[CUR]  # type: ignore[no-any-return]
+    return S[i, CUR]  # type: ignore[no-any-return]
 
 
 @jit
-def num_chance_outcomes(s: np.ndarray) -> int:
+def num_chance_outcomes(S: np.ndarray, i: int) -> int:
     """Chance outcome ids are ``0 .. this - 1``: seats before the first player is drawn, then roll ids."""
-    return s[NP] if s[FIRST] < 0 else NUM_ROLLS  # type: ignore[no-any-return]
+    return S[i, NP] if S[i, FIRST] < 0 else NUM_ROLLS  # type: ignore[no-any-return]
 
 
 @jit
-def is_legal(s: np.ndarray, action: int) -> bool:
+def is_legal(S: np.ndarray, i: int, action: int) -> bool:
     """Is ``action`` legal for the player to move (``False`` at chance and terminal nodes)?"""
-    if current_player(s) < 0 or not 0 <= action < NUM_ACTS:
+    if current_player(S, i) < 0 or not 0 <= action < NUM_ACTS:
         return False
-    return MASKS[s[DICE], action]  # type: ignore[no-any-return]
+    return MASKS[S[i, DICE], action]  # type: ignore[no-any-return]
 
 
 @jit
-def legal_mask(s: np.ndarray, out: np.ndarray) -> None:
-    """Write the legal action mask (``bool``, all False at chance and terminal nodes) into ``out``."""
-    if current_player(s) < 0:
-        out[:] = False
+def legal_mask(S: np.ndarray, i: int, out: np.ndarray) -> None:
+    """Write the legal action mask (``bool``, all False at chance and terminal nodes) into row ``i`` of ``out``."""
+    if current_player(S, i) < 0:
+        for a in range(NUM_ACTS):
+            out[i, a] = False
     else:
-        out[:] = MASKS[s[DICE]]
+        row = S[i, DICE]
+        for a in range(NUM_ACTS):
+            out[i, a] = MASKS[row, a]
 
 
 @jit
-def sample_chance(s: np.ndarray, rng: np.ndarray) -> int:
-    """Draw the chance outcome with the generator ``rng``: a seat, or four dice thrown (a roll id)."""
-    if s[FIRST] < 0:
-        return below(rng, s[NP])  # type: ignore[no-any-return]
-    code = below(rng, 6) * 216 + below(rng, 6) * 36 + below(rng, 6) * 6 + below(rng, 6)
+def sample_chance(S: np.ndarray, i: int, rngs: np.ndarray) -> int:
+    """Draw the chance outcome with generator ``i`` of ``rngs``: a seat, or four dice thrown (a roll id)."""
+    if S[i, FIRST] < 0:
+        return below(rngs, i, S[i, NP])  # type: ignore[no-any-return]
+    code = below(rngs, i, 6) * 216 + below(rngs, i, 6) * 36 + below(rngs, i, 6) * 6 + below(rngs, i, 6)
     return DICE_ROLL[code]  # type: ignore[no-any-return]
 
 
 @jit
-def apply(s: np.ndarray, action: int) -> None:
+def apply(S: np.ndarray, i: int, action: int) -> None:
     """Apply a legal action or chance outcome (unchecked): draw the first player, roll, or step and score."""
-    if s[FIRST] < 0:
-        s[FIRST] = action
-        s[CUR] = action
+    if S[i, FIRST] < 0:
+        S[i, FIRST] = action
+        S[i, CUR] = action
         return
-    if s[DICE] < 0:
-        s[DICE] = action
+    if S[i, DICE] < 0:
+        S[i, DICE] = action
         return
-    seat = s[CUR]
-    n = s[NP]
+    seat = S[i, CUR]
+    n = S[i, NP]
     mine = POS + R * seat
     for r in range(R):
         length = ROW_LEN[r]
         for _ in range(STEPS[action, r]):
-            if s[mine + r] < length:
-                s[mine + r] += 1
-                if s[mine + r] == length:  # arrived on X: push off the other occupant, if any
+            if S[i, mine + r] < length:
+                S[i, mine + r] += 1
+                if S[i, mine + r] == length:  # arrived on X: push off the other occupant, if any
                     for other in range(n):
-                        if other != seat and s[POS + R * other + r] == length:
-                            s[POS + R * other + r] = 1 if s[DISPLACE] else 0
-            if s[mine + r] == length and s[LEFT + r] > 0:
-                s[LEFT + r] -= 1
-                s[HELD + R * seat + r] += 1
+                        if other != seat and S[i, POS + R * other + r] == length:
+                            S[i, POS + R * other + r] = 1 if S[i, DISPLACE] else 0
+            if S[i, mine + r] == length and S[i, LEFT + r] > 0:
+                S[i, LEFT + r] -= 1
+                S[i, HELD + R * seat + r] += 1
     # bonus tiles: while the seat holds more than b tokens of every value (b = tiles held), take the top one
-    least = s[HELD + R * seat]
+    least = S[i, HELD + R * seat]
     for r in range(1, R):
-        least = min(least, s[HELD + R * seat + r])
+        least = min(least, S[i, HELD + R * seat + r])
     taken = 0
     for t in range(B):
-        if s[BONUS + t] == seat:
+        if S[i, BONUS + t] == seat:
             taken += 1
     for t in range(B):
-        if s[BONUS + t] != IN_STACK:
+        if S[i, BONUS + t] != IN_STACK:
             continue
         if least <= taken:
             break
-        s[BONUS + t] = seat
+        S[i, BONUS + t] = seat
         taken += 1
-    s[DICE] = -1
-    s[TURNS] += 1
-    if not s[END]:
+    S[i, DICE] = -1
+    S[i, TURNS] += 1
+    if not S[i, END]:
         stack_empty = True
         for t in range(B):
-            if s[BONUS + t] == IN_STACK:
+            if S[i, BONUS + t] == IN_STACK:
                 stack_empty = False
         empty_rows = 0
         for r in range(R):
-            if s[LEFT + r] == 0:
+            if S[i, LEFT + r] == 0:
                 empty_rows += 1
         if stack_empty or empty_rows >= 3:
-            s[END] = 1
+            S[i, END] = 1
     nxt = (seat + 1) % n
-    if s[END] and nxt == s[FIRST]:  # round complete: everyone had the same number of turns
-        s[OVER] = 1
+    if S[i, END] and nxt == S[i, FIRST]:  # round complete: everyone had the same number of turns
+        S[i, OVER] = 1
     else:
-        s[CUR] = nxt
+        S[i, CUR] = nxt
 
 
 @jit
-def score(s: np.ndarray, seat: int) -> int:
+def score(S: np.ndarray, i: int, seat: int) -> int:
     """Token values plus bonus tiles of ``seat``."""
     total = 0
     for r in range(R):
-        total += ROW_VALUE[r] * s[HELD + R * seat + r]
+        total += ROW_VALUE[r] * S[i, HELD + R * seat + r]
     for t in range(B):
-        if s[BONUS + t] == seat:
+        if S[i, BONUS + t] == seat:
             total += TILE_VALUE[t]
     return total
 
 
 @jit
-def ranking_key(s: np.ndarray, seat: int) -> int:
+def ranking_key(S: np.ndarray, i: int, seat: int) -> int:
     """Score, then bonus tiles held, then tokens held, as one comparable integer."""
     tiles = 0
     for t in range(B):
-        if s[BONUS + t] == seat:
+        if S[i, BONUS + t] == seat:
             tiles += 1
     tokens = 0
     for r in range(R):
-        tokens += s[HELD + R * seat + r]
-    return score(s, seat) * 10000 + tiles * 100 + tokens  # type: ignore[no-any-return]
+        tokens += S[i, HELD + R * seat + r]
+    return score(S, i, seat) * 10000 + tiles * 100 + tokens  # type: ignore[no-any-return]
 
 
 @jit
-def returns(s: np.ndarray, out: np.ndarray) -> None:
+def returns(S: np.ndarray, i: int, out: np.ndarray) -> None:
     """Write the outcome returns of the ``NP`` seats into ``out``: zeros until the end, then by ranking."""
-    n = s[NP]
-    for i in range(n):
-        out[i] = 0.0
-    if not s[OVER] or n < 2:
+    n = S[i, NP]
+    for seat in range(n):
+        out[seat] = 0.0
+    if not S[i, OVER] or n < 2:
         return
     keys = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        keys[i] = ranking_key(s, i)
-    for i in range(n):
+    for seat in range(n):
+        keys[seat] = ranking_key(S, i, seat)
+    for seat in range(n):
         better = 0
         equal = 0
-        for j in range(n):
-            if keys[j] > keys[i]:
+        for other in range(n):
+            if keys[other] > keys[seat]:
                 better += 1
-            elif keys[j] == keys[i]:
+            elif keys[other] == keys[seat]:
                 equal += 1
         acc = 0.0  # the mean of the shared places' values, summed in order as rank_returns does
         for place in range(better, better + equal):
             acc += 1.0 - 2.0 * place / (n - 1)
-        out[i] = acc / equal
+        out[seat] = acc / equal
 
 
 @jit
-def observation(s: np.ndarray, seat: int, out: np.ndarray) -> None:
-    """Write ``seat``'s observation (float32, layout in ``observation.py``) into ``out``."""
-    n = s[NP]
-    out[:] = 0.0
+def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
+    """Write ``seat``'s observation (float32, layout in ``observation.py``) into row ``i`` of ``out``."""
+    n = S[i, NP]
+    for k in range(OBS_SIZE):
+        out[i, k] = 0.0
     for slot in range(n):
-        other = (seat + slot) % n
+        other = seat + slot
+        if other >= n:
+            other -= n
+        total = 0
         for r in range(R):
-            out[O_PAWNS + (slot * R + r) * NUM_POSITIONS + s[POS + R * other + r]] = 1.0
-            out[O_HELD + slot * R + r] = s[HELD + R * other + r] / TOKEN_SCALE
+            out[i, O_PAWNS + (slot * R + r) * NUM_POSITIONS + S[i, POS + R * other + r]] = 1.0
+            held = S[i, HELD + R * other + r]
+            out[i, O_HELD + slot * R + r] = TOKEN_FRACTION[held]
+            total += ROW_VALUE[r] * held
         for t in range(B):
-            if s[BONUS + t] == other:
-                out[O_BHELD + slot * B + t] = 1.0
-        out[O_SCORES + slot] = score(s, other) / MAX_SCORE_F
-        out[O_PRESENT + slot] = 1.0
+            if S[i, BONUS + t] == other:
+                out[i, O_BHELD + slot * B + t] = 1.0
+                total += TILE_VALUE[t]
+        out[i, O_SCORES + slot] = SCORE_FRACTION[total]
+        out[i, O_PRESENT + slot] = 1.0
     for r in range(R):
-        out[O_LEFT + r] = s[LEFT + r] / TOKEN_SCALE
+        out[i, O_LEFT + r] = TOKEN_FRACTION[S[i, LEFT + r]]
     for t in range(B):
-        if s[BONUS + t] == IN_STACK:
-            out[O_STACK + t] = 1.0
-    if s[DICE] >= 0:
+        if S[i, BONUS + t] == IN_STACK:
+            out[i, O_STACK + t] = 1.0
+    if S[i, DICE] >= 0:
         for k in range(4):
-            out[O_DICE + 6 * k + ROLL_DICE[s[DICE], k] - 1] = 1.0
-    if current_player(s) >= 0:
-        out[O_TO_MOVE + (s[CUR] - seat) % n] = 1.0
-    if s[FIRST] >= 0:
-        out[O_FIRST + (s[FIRST] - seat) % n] = 1.0
-    out[O_END] = float(s[END])
-    out[O_OVER] = float(s[OVER])
+            out[i, O_DICE + 6 * k + ROLL_DICE[S[i, DICE], k] - 1] = 1.0
+    if current_player(S, i) >= 0:
+        out[i, O_TO_MOVE + (S[i, CUR] - seat) % n] = 1.0
+    if S[i, FIRST] >= 0:
+        out[i, O_FIRST + (S[i, FIRST] - seat) % n] = 1.0
+    out[i, O_END] = float(S[i, END])
+    out[i, O_OVER] = float(S[i, OVER])
 
 
 # ---- drivers: chance, playouts, batches -------------------------------------------------------------------
 @jit
-def resolve_chance(s: np.ndarray, rng: np.ndarray) -> None:
-    """Resolve chance nodes with ``rng`` until a player is to move or the game is over."""
-    while current_player(s) == CHANCE:
-        apply(s, sample_chance(s, rng))
+def resolve_chance(S: np.ndarray, i: int, rngs: np.ndarray) -> None:
+    """Resolve chance nodes with generator ``i`` of ``rngs`` until a player is to move or the game is over."""
+    while current_player(S, i) == CHANCE:
+        apply(S, i, sample_chance(S, i, rngs))
 
 
 @jit
-def random_playout(s: np.ndarray, rng: np.ndarray, max_decisions: int) -> int:
-    """Play on in place with uniformly random legal actions (chance from ``rng``); returns the decisions made."""
+def random_playout(S: np.ndarray, i: int, rngs: np.ndarray, max_decisions: int) -> int:
+    """Play on in place with uniformly random legal actions (chance from ``rngs``); returns the decisions made."""
     decisions = 0
     legal = np.empty(NUM_ACTS, dtype=np.int64)
     while decisions < max_decisions:
-        resolve_chance(s, rng)
-        if s[OVER]:
+        resolve_chance(S, i, rngs)
+        if S[i, OVER]:
             break
         count = 0
-        row = MASKS[s[DICE]]
+        roll = S[i, DICE]
         for a in range(NUM_ACTS):
-            if row[a]:
+            if MASKS[roll, a]:
                 legal[count] = a
                 count += 1
-        apply(s, legal[below(rng, count)])
+        apply(S, i, legal[below(rngs, i, count)])
         decisions += 1
     return decisions
 
 
 @jit
-def batch_reset(states: np.ndarray, rngs: np.ndarray, initial: np.ndarray, env: int) -> None:
-    """Start a new game in row ``env``: the initial state, its chance nodes resolved."""
-    states[env, :] = initial
-    resolve_chance(states[env], rngs[env])
+def batch_reset(S: np.ndarray, rngs: np.ndarray, initial: np.ndarray, players: np.ndarray, obs: np.ndarray, masks: np.ndarray) -> None:
+    """Start a new game in every row (chance resolved) and write player to move, observation and mask."""
+    for i in range(S.shape[0]):
+        for k in range(SIZE):
+            S[i, k] = initial[k]
+        resolve_chance(S, i, rngs)
+        players[i] = S[i, CUR]
+        legal_mask(S, i, masks)
+        observation(S, i, S[i, CUR], obs)
 
 
 @jit
-def batch_first_illegal(states: np.ndarray, actions: np.ndarray, bad: np.ndarray) -> int:
-    """Mark in ``bad`` the envs whose action is illegal; returns how many (nothing is changed)."""
+def batch_illegal(S: np.ndarray, actions: np.ndarray, bad: np.ndarray) -> int:
+    """Mark in ``bad`` the rows whose action is illegal; returns how many (nothing is changed)."""
     count = 0
-    for i in range(states.shape[0]):
-        bad[i] = not is_legal(states[i], actions[i])
+    for i in range(S.shape[0]):
+        bad[i] = not is_legal(S, i, actions[i])
         if bad[i]:
             count += 1
     return count
@@ -331,7 +350,7 @@ def batch_first_illegal(states: np.ndarray, actions: np.ndarray, bad: np.ndarray
 
 @jit
 def batch_step(
-    states: np.ndarray,
+    S: np.ndarray,
     rngs: np.ndarray,
     initial: np.ndarray,
     actions: np.ndarray,
@@ -343,26 +362,22 @@ def batch_step(
     terminated: np.ndarray,
     truncated: np.ndarray,
 ) -> None:
-    """One checked action per env, chance resolved, finished games reported then reset, outputs written."""
-    for i in range(states.shape[0]):
-        s = states[i]
-        apply(s, actions[i])
-        resolve_chance(s, rngs[i])
-        returns(s, rewards[i])
-        terminated[i] = s[OVER] != 0
-        truncated[i] = not terminated[i] and s[TURNS] >= max_length
-        if terminated[i] or truncated[i]:
-            batch_reset(states, rngs, initial, i)
-        players[i] = s[CUR]
-        legal_mask(s, masks[i])
-        observation(s, s[CUR], obs[i])
-
-
-@jit
-def batch_observe(states: np.ndarray, players: np.ndarray, obs: np.ndarray, masks: np.ndarray) -> None:
-    """Write player to move, its observation and the mask of every env (after a reset)."""
-    for i in range(states.shape[0]):
-        s = states[i]
-        players[i] = current_player(s)
-        legal_mask(s, masks[i])
-        observation(s, s[CUR], obs[i])
+    """One checked action per row, chance resolved, finished games reported then reset, outputs written."""
+    for i in range(S.shape[0]):
+        apply(S, i, actions[i])
+        resolve_chance(S, i, rngs)
+        over = S[i, OVER] != 0
+        if over:
+            returns(S, i, rewards[i])
+        else:
+            for k in range(rewards.shape[1]):
+                rewards[i, k] = 0.0
+        terminated[i] = over
+        truncated[i] = not over and S[i, TURNS] >= max_length
+        if over or truncated[i]:
+            for k in range(SIZE):
+                S[i, k] = initial[k]
+            resolve_chance(S, i, rngs)
+        players[i] = S[i, CUR]
+        legal_mask(S, i, masks)
+        observation(S, i, S[i, CUR], obs)

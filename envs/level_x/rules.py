@@ -75,6 +75,8 @@ class LevelXGame(Game):
     """Level X for 2 to 4 players."""
 
     name = "level_x"
+    kernel = K
+    """The compiled rules (``kernel.py``): the state wraps its vector, ``gameshelf.vector`` batches it."""
     OPTIONS: ClassVar[dict[str, Option]] = {
         "num_players": Option(2, choices=(2, 3, 4), doc="number of players"),
         "remove_one_per_stack_if_lt4": Option(
@@ -183,8 +185,9 @@ class LevelXState(State):
     def __init__(self, game: LevelXGame) -> None:
         super().__init__(game)
         self.game: LevelXGame = game
-        self.s: np.ndarray = game.initial.copy()
-        """The kernel state vector (layout: ``kernel.py``)."""
+        self.S: np.ndarray = game.initial.reshape(1, -1).copy()
+        """The kernel state: a one-row matrix (layout: ``kernel.py``); ``s`` is its row."""
+        self.s: np.ndarray = self.S[0]
 
     # ---- fields (views of the state vector) --------------------------------------------------------
     @property
@@ -273,9 +276,9 @@ class LevelXState(State):
 
     # ---- actions ----------------------------------------------------------------------------------
     def legal_action_mask(self) -> np.ndarray:
-        mask = np.empty(NUM_ACTIONS, dtype=bool)
-        K.legal_mask(self.s, mask)
-        return mask
+        mask = np.empty((1, NUM_ACTIONS), dtype=bool)
+        K.legal_mask(self.S, 0, mask)
+        return mask[0]
 
     def legal_actions(self) -> list[int]:
         if self.current_player() < 0:
@@ -298,11 +301,11 @@ class LevelXState(State):
 
     def _is_legal(self, player: int, action: int) -> bool:
         if player == CHANCE:  # chance ids are a range
-            return 0 <= action < K.num_chance_outcomes(self.s)
-        return bool(K.is_legal(self.s, action))
+            return 0 <= action < K.num_chance_outcomes(self.S, 0)
+        return bool(K.is_legal(self.S, 0, action))
 
     def _apply(self, action: int) -> None:
-        K.apply(self.s, action)
+        K.apply(self.S, 0, action)
 
     def random_playout(self, rng: np.random.Generator, max_decisions: int | None = None) -> int:
         """Play on in place with random legal actions in the compiled kernel, chance seeded from ``rng``.
@@ -310,16 +313,16 @@ class LevelXState(State):
         The same distribution as ``envs.core.random_playout`` (not the same draws); ``history`` is not
         extended (the moves are not recorded). Returns the number of decisions made.
         """
-        generator = seed_generators(int(rng.integers(1 << 63)), 1)[0]
+        generator = seed_generators(int(rng.integers(1 << 63)), 1)
         limit = MAX_GAME_LENGTH if max_decisions is None else max_decisions
-        return int(K.random_playout(self.s, generator, limit))
+        return int(K.random_playout(self.S, 0, generator, limit))
 
     # ---- results ----------------------------------------------------------------------------------
     def score(self, seat: int) -> int:
-        return int(K.score(self.s, seat))
+        return int(K.score(self.S, 0, seat))
 
     def scores(self) -> np.ndarray:
-        return np.array([K.score(self.s, seat) for seat in range(self.game.num_players)], dtype=np.float64)
+        return np.array([K.score(self.S, 0, seat) for seat in range(self.game.num_players)], dtype=np.float64)
 
     def ranking_key(self, seat: int) -> tuple[int, int, int]:
         """Score, then bonus tiles held, then tokens held (spec: tie-break PROPOSED)."""
@@ -327,7 +330,7 @@ class LevelXState(State):
 
     def returns(self) -> np.ndarray:
         out = np.zeros(self.game.num_players, dtype=np.float64)
-        K.returns(self.s, out)
+        K.returns(self.S, 0, out)
         return out
 
     def x_occupant(self, r: int) -> int:
@@ -342,9 +345,9 @@ class LevelXState(State):
         n = self.game.num_players
         if not 0 <= seat < n:
             raise ValueError(f"seat {seat} is not in [0, {n})")
-        obs = np.empty(OBS_SIZE, dtype=np.float32)
-        K.observation(self.s, seat, obs)
-        return obs
+        obs = np.empty((1, OBS_SIZE), dtype=np.float32)
+        K.observation(self.S, 0, seat, obs)
+        return obs[0]
 
     # ---- text -------------------------------------------------------------------------------------
     def action_to_string(self, action: int) -> str:
@@ -394,14 +397,16 @@ class LevelXState(State):
         new = LevelXState.__new__(LevelXState)
         new.game = self.game
         new.history = self.history.copy()
-        new.s = self.s.copy()
+        new.S = self.S.copy()
+        new.s = new.S[0]
         return new
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"game": self.game, "history": self.history, "s": self.s}
+        return {"game": self.game, "history": self.history, "S": self.S}
 
     def __setstate__(self, data: dict[str, Any]) -> None:
         self.__dict__.update(data)
+        self.s = self.S[0]
 
 
 class _Bonuses(Sequence[list[int]]):
