@@ -575,7 +575,7 @@ def check_batched(env_id: str, num_envs: int = 4, steps: int = 300, seed: int = 
         chance: list[int] = []
         game_steps: list[int] = []
 
-        def resolve(state: State) -> None:
+        def resolve(state: State, gen: np.ndarray = gen, chance: list[int] = chance) -> None:
             while state.current_player() == CHANCE:
                 outcome = int(kernel.sample_chance(state.S, 0, gen))  # type: ignore[attr-defined]
                 state.apply_action(outcome)
@@ -592,9 +592,10 @@ def check_batched(env_id: str, num_envs: int = 4, steps: int = 300, seed: int = 
                 game_steps.append(t)
                 ended = bool(results[t][1][i] or results[t][2][i])
             if t == steps or ended:
-                _replay_one(make(env_id, **options), chance, game_steps, i, actions, results, shown, env_id)
+                _replay_one(make(env_id, **options), list(chance), game_steps, i, actions, results, shown, env_id)
                 finished += t < steps
-                state, chance, game_steps = batch.game.new_initial_state(), [], []
+                state, game_steps = batch.game.new_initial_state(), []
+                chance.clear()
                 resolve(state)
     return finished
 

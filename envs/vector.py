@@ -93,6 +93,7 @@ class VectorEnv:
         self._terminated = np.zeros(n, dtype=bool)
         self._truncated = np.zeros(n, dtype=bool)
         self._bad = np.zeros(n, dtype=bool)
+        self._all = np.ones(n, dtype=bool)
         self._started = False
 
     def _batch(self) -> Batch:
@@ -112,15 +113,23 @@ class VectorEnv:
         self._started = True
         return self._batch()
 
-    def step(self, actions: Any) -> Batch:
-        """Apply one action per game (an int array of shape ``(num_envs,)``); illegal ones raise, nothing changes."""
+    def step(self, actions: Any, active: np.ndarray | None = None) -> Batch:
+        """Apply one action per game (an int array of shape ``(num_envs,)``); illegal ones raise, nothing changes.
+
+        ``active`` (bool, ``(num_envs,)``): step only these games; the others keep their position (their
+        actions are ignored, their rewards are zero). Default: every game.
+        """
         if not self._started:
             raise RuntimeError("call reset() before step()")
+        if active is None:
+            active = self._all
+        elif active.shape != (self.num_envs,) or active.dtype != bool:
+            raise ValueError(f"active must be a bool array of shape ({self.num_envs},), got {active.dtype} {active.shape}")
         acts = np.asarray(actions)
         if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
             raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got {acts.dtype} {acts.shape}")
         acts = acts.astype(np.int64, copy=False)
-        if self.kernel.batch_illegal(self.states, acts, self._bad):
+        if self.kernel.batch_illegal(self.states, acts, active, self._bad):
             bad = np.flatnonzero(self._bad)
             shown = ", ".join(f"env {i}: action {acts[i]}" for i in bad[:10]) + (" ..." if len(bad) > 10 else "")
             raise IllegalActionError(f"illegal actions in {len(bad)} game(s) (nothing was applied): {shown}")
@@ -129,6 +138,7 @@ class VectorEnv:
             self.rngs,
             self._initial,
             acts,
+            active,
             self.max_game_length,
             self._players,
             self._flat_obs,

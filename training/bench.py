@@ -119,7 +119,9 @@ def pgx_references() -> tuple[dict[str, Callable[[int, float], tuple[float, floa
             state = step(state, action)
             done = state.terminated | state.truncated
             fresh = init(keys)  # auto-reset finished games, as gameshelf.vector does
-            return jax.tree_util.tree_map(lambda a, b: jax.numpy.where(done.reshape((-1,) + (1,) * (a.ndim - 1)), b, a), state, fresh)
+            return jax.tree_util.tree_map(
+                lambda a, b: jax.numpy.where(done.reshape((-1,) + (1,) * (a.ndim - 1)), b, a), state, fresh
+            )
 
         key = jax.random.PRNGKey(0)
         state = init(jax.random.split(key, num_envs))
@@ -256,7 +258,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true", help="no progress bar (there is none unless the output is a terminal)")
     parser.add_argument("--mcts", action="store_true", help="measure the search path and the MCTS agent instead (see above)")
     parser.add_argument("--simulations", type=int, default=50, help="with --mcts: simulations per move of the measured agent")
-    parser.add_argument("--batch-sizes", type=int, nargs="*", default=list(BATCH_SIZES), help="N of the batched rows (none: no batched table)")
+    parser.add_argument(
+        "--batch-sizes", type=int, nargs="*", default=list(BATCH_SIZES), help="N of the batched rows (none: no batched table)"
+    )
     args = parser.parse_args(argv)
     if not args.seconds > 0 or not math.isfinite(args.seconds):
         raise UserError(f"--seconds must be a positive number of seconds, not {args.seconds:g}")

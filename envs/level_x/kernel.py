@@ -68,7 +68,7 @@ DICE_ROLL = np.zeros(6**4, dtype=np.int64)
 """Roll id of four ordered dice values ``a, b, c, d`` (0-based) at ``216 a + 36 b + 6 c + d``."""
 for _a in range(6**4):
     _dice = (_a // 216 + 1, _a // 36 % 6 + 1, _a // 6 % 6 + 1, _a % 6 + 1)
-    DICE_ROLL[_a] = ROLL_INDEX[tuple(sorted(_dice))]
+    DICE_ROLL[_a] = ROLL_INDEX[tuple(sorted(_dice))]  # type: ignore[index]
 NUM_ROLLS = len(ROLLS)
 NUM_ACTS = NUM_ACTIONS
 TOKEN_SCALE = float(max(TOKENS))
@@ -326,7 +326,9 @@ def random_playout(S: np.ndarray, i: int, rngs: np.ndarray, max_decisions: int) 
 
 
 @jit
-def batch_reset(S: np.ndarray, rngs: np.ndarray, initial: np.ndarray, players: np.ndarray, obs: np.ndarray, masks: np.ndarray) -> None:
+def batch_reset(
+    S: np.ndarray, rngs: np.ndarray, initial: np.ndarray, players: np.ndarray, obs: np.ndarray, masks: np.ndarray
+) -> None:
     """Start a new game in every row (chance resolved) and write player to move, observation and mask."""
     for i in range(S.shape[0]):
         for k in range(SIZE):
@@ -338,11 +340,11 @@ def batch_reset(S: np.ndarray, rngs: np.ndarray, initial: np.ndarray, players: n
 
 
 @jit
-def batch_illegal(S: np.ndarray, actions: np.ndarray, bad: np.ndarray) -> int:
-    """Mark in ``bad`` the rows whose action is illegal; returns how many (nothing is changed)."""
+def batch_illegal(S: np.ndarray, actions: np.ndarray, active: np.ndarray, bad: np.ndarray) -> int:
+    """Mark in ``bad`` the active rows whose action is illegal; returns how many (nothing is changed)."""
     count = 0
     for i in range(S.shape[0]):
-        bad[i] = not is_legal(S, i, actions[i])
+        bad[i] = active[i] and not is_legal(S, i, actions[i])
         if bad[i]:
             count += 1
     return count
@@ -354,6 +356,7 @@ def batch_step(
     rngs: np.ndarray,
     initial: np.ndarray,
     actions: np.ndarray,
+    active: np.ndarray,
     max_length: int,
     players: np.ndarray,
     obs: np.ndarray,
@@ -362,8 +365,16 @@ def batch_step(
     terminated: np.ndarray,
     truncated: np.ndarray,
 ) -> None:
-    """One checked action per row, chance resolved, finished games reported then reset, outputs written."""
+    """One checked action per active row, chance resolved, finished games reported then reset, outputs written.
+
+    Inactive rows are left as they are (zero rewards, no end flags)."""
     for i in range(S.shape[0]):
+        if not active[i]:
+            for k in range(rewards.shape[1]):
+                rewards[i, k] = 0.0
+            terminated[i] = False
+            truncated[i] = False
+            continue
         apply(S, i, actions[i])
         resolve_chance(S, i, rngs)
         over = S[i, OVER] != 0
