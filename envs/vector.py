@@ -31,7 +31,7 @@ import numpy as np
 from gameshelf.envs.core.game import Game, IllegalActionError
 from gameshelf.envs.registration import make_game, registered_ids, spec
 
-BATCHED_IDS = ("level_x-v0",)
+BATCHED_IDS = ("level_x-v0", "olenon-v0")
 """Ids whose game has compiled kernels (the ``kernel`` attribute of its ``Game``)."""
 
 

@@ -10,7 +10,7 @@ pytest.importorskip("stable_baselines3")
 from gameshelf.wrappers.batched import BatchedSingleSeatVecEnv
 
 
-def play_random(env: BatchedSingleSeatVecEnv, episodes: int, seed: int = 0) -> list[float]:
+def play_random(env: BatchedSingleSeatVecEnv, episodes: int, seed: int = 0, obs_size: int = 212) -> list[float]:
     rng = np.random.default_rng(seed)
     env.reset()
     totals = np.zeros(env.num_envs)
@@ -20,10 +20,10 @@ def play_random(env: BatchedSingleSeatVecEnv, episodes: int, seed: int = 0) -> l
         assert masks.any(axis=1).all()
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
         obs, rewards, dones, infos = env.step(actions)
-        assert obs.shape == (env.num_envs, 212) and rewards.dtype == np.float32
+        assert obs.shape == (env.num_envs, obs_size) and rewards.dtype == np.float32
         totals += rewards
         for i in np.flatnonzero(dones):
-            assert infos[i]["terminal_observation"].shape == (212,)
+            assert infos[i]["terminal_observation"].shape == (obs_size,)
             finished.append(float(totals[i]))
             totals[i] = 0.0
         assert not rewards[~dones].any()  # outcome rewards arrive only with the end of a game
@@ -62,3 +62,9 @@ def test_maskable_ppo_learns_on_it():
     model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu")
     model.learn(total_timesteps=512)
     assert model.num_timesteps >= 512
+
+
+def test_olenon_four_seats_with_heuristic_partners_and_opponents():
+    env = BatchedSingleSeatVecEnv("olenon-v0", num_envs=3, opponents="heuristic", seed=3)
+    returns = play_random(env, 6, obs_size=120)
+    assert set(returns) <= {-1.0, 1.0}

@@ -20,6 +20,10 @@ CASES = [
     ("level_x-v0", {"num_players": 3, "displaced_to": "square1"}),
     ("level_x-v0", {"num_players": 4, "remove_one_per_stack_if_lt4": True}),
     ("level_x-v0", {"num_players": 3, "remove_one_per_stack_if_lt4": True}),
+    ("olenon-v0", {}),
+    ("olenon-v0", {"first_player_rule": "winner", "open_team_info": True}),
+    ("olenon-v0", {"first_player_rule": "loser_team"}),
+    ("olenon-v0", {"first_player_rule": "random"}),
 ]
 
 
@@ -88,7 +92,7 @@ def test_illegal_actions_raise_naming_the_games_and_change_nothing():
 
 
 def test_bad_construction():
-    with pytest.raises(ValueError, match=r"no compiled kernel.*level_x-v0"):
+    with pytest.raises(ValueError, match=r"no compiled kernel.*level_x-v0.*olenon-v0"):
         vector.make("amoriax-v0", num_envs=2)
     with pytest.raises(Exception, match="level_x-v0"):
         vector.make("no_such_game-v0", num_envs=2)
@@ -192,3 +196,29 @@ def test_mcts_rollouts_use_the_kernel_playout(monkeypatch):
         state.apply_action(state.sample_chance(rng))
     action = MCTSAgent(30).act(state, state.current_player(), rng)
     assert action in state.legal_actions() and len(calls) >= 20
+
+
+def test_olenon_batch_observes_only_the_acting_seats_hand():
+    from gameshelf.envs.olenon import kernel
+    from gameshelf.envs.olenon.observation import OBSERVATION
+
+    env = vector.make("olenon-v0", num_envs=8, seed=4)
+    out = env.reset()
+    rngs = seed_generators(2, 8)
+    for _ in range(100):
+        for i in range(8):
+            seat = out.current_player[i]
+            hand = env.states[i, kernel.HANDS + 7 * seat : kernel.HANDS + 7 * seat + 7]
+            assert np.allclose(out.observation[i, OBSERVATION.slices["hand"]], hand / np.array(kernel.DECK))
+            assert not out.observation[i, OBSERVATION.slices["open_hands"]].any()  # the others' hands stay hidden
+        out = env.step(env.random_actions(rngs))
+
+
+def test_olenon_kernel_deals_by_the_copies_left():
+    state = envs.make_game("olenon-v0").new_initial_state()
+    state.apply_action(0)
+    from gameshelf.envs.olenon import kernel
+
+    rngs = seed_generators(8, 1)
+    counts = np.bincount([kernel.sample_chance(state.S, 0, rngs) for _ in range(32000)], minlength=7)
+    assert np.allclose(counts / 32000, np.array(kernel.DECK) / 32, atol=0.01)

@@ -8,7 +8,7 @@ The games are stepped by the compiled kernels of ``gameshelf.vector`` (only ids 
 ``SingleSeatEnv``, the learner plays one seat per game, drawn at random at each game's start, and every
 other seat is played inside ``step_wait`` by the opponents: ``"random"`` (uniform over the legal actions,
 drawn in the kernel) or ``"heuristic"`` (the game's heuristic agent, called in Python on a state that
-views the game's kernel row). The learner's reward of a step is its reward summed over its move, chance,
+views the game's kernel row, what its seat cannot see redealt as ``SingleSeatEnv`` does). The learner's reward of a step is its reward summed over its move, chance,
 the opponents' replies and the end of the game. A finished game is reset at once: the step returns
 ``done``, the new game's first observation, and ``infos[i]["terminal_observation"]`` (SB3's convention; here
 the last observation the learner acted on, since the kernel resets a game in the step that ends it: SB3
@@ -26,6 +26,7 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
+from gameshelf.envs.core.episode import observed_state
 from gameshelf.envs.core.kernel import seed_generators
 from gameshelf.envs.registration import load_entry_point, spec
 from gameshelf.envs.vector import VectorEnv
@@ -144,7 +145,8 @@ class BatchedSingleSeatVecEnv(VecEnv):
                 actions = np.zeros(self.num_envs, dtype=np.int64)
                 for i in np.flatnonzero(waiting):
                     state = self._views[i]
-                    actions[i] = self._heuristic.act(state, state.current_player(), self._rng)
+                    seat = state.current_player()
+                    actions[i] = self._heuristic.act(observed_state(state, seat, self._rng), seat, self._rng)
             out = self.batch.step(actions, active=waiting)
             gained = out.rewards[np.arange(self.num_envs), self._seats]
             rewards += np.where(dones, 0.0, gained)

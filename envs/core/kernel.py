@@ -188,3 +188,55 @@ class IntRows(Sequence[IntView]):
 
     def __repr__(self) -> str:
         return repr(self.tolist())
+
+
+# ---- attributes of a kernel-backed State (its row is ``self.s``) -------------------------------------------
+def int_field(index: int, doc: str = "") -> Any:
+    """A read-write ``int`` attribute stored at ``index`` of the state's row."""
+
+    def get(state: Any) -> int:
+        return int(state.s[index])
+
+    def put(state: Any, value: int) -> None:
+        state.s[index] = value
+
+    return property(get, put, doc=doc)
+
+
+def flag_field(index: int, doc: str = "") -> Any:
+    """A read-write ``bool`` attribute stored at ``index`` of the state's row."""
+
+    def get(state: Any) -> bool:
+        return bool(state.s[index])
+
+    def put(state: Any, value: bool) -> None:
+        state.s[index] = int(bool(value))
+
+    return property(get, put, doc=doc)
+
+
+def ints_field(start: int, length: int, doc: str = "") -> Any:
+    """A list-like attribute (``IntView``) of ``length`` ints of the state's row; assigning a list writes it."""
+
+    def get(state: Any) -> IntView:
+        return IntView(state.s, start, length)
+
+    def put(state: Any, values: Iterable[int]) -> None:
+        IntView(state.s, start, length).assign(values)
+
+    return property(get, put, doc=doc)
+
+
+def rows_field(start: int, width: int, rows: int | None = None, doc: str = "") -> Any:
+    """A list-of-lists attribute (``IntRows``): ``rows`` rows (default: one per player) of ``width`` ints."""
+
+    def count(state: Any) -> int:
+        return rows if rows is not None else int(state.game.num_players)
+
+    def get(state: Any) -> IntRows:
+        return IntRows(state.s, start, count(state), width)
+
+    def put(state: Any, values: Iterable[Iterable[int]]) -> None:
+        IntRows(state.s, start, count(state), width).assign(values)
+
+    return property(get, put, doc=doc)

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameInfo, IllegalActionError, Option, State
-from gameshelf.envs.core.kernel import IntRows, IntView, seed_generators
+from gameshelf.envs.core.kernel import flag_field, int_field, ints_field, rows_field, seed_generators
 from gameshelf.envs.core.position import PositionReader
 from gameshelf.envs.level_x import kernel as K
 from gameshelf.envs.level_x.actions import (
@@ -45,30 +45,6 @@ MAX_GAME_LENGTH = 2000
 """Safety-net bound on player decisions (see the card: passing makes the game unbounded in principle)."""
 
 _CUMULATIVE = ROLL_CUMULATIVE.tolist()
-
-
-def _field(index: int, doc: str) -> Any:
-    """A read-write int attribute stored at ``index`` of the state vector."""
-
-    def get(state: LevelXState) -> int:
-        return int(state.s[index])
-
-    def put(state: LevelXState, value: int) -> None:
-        state.s[index] = value
-
-    return property(get, put, doc=doc)
-
-
-def _flag(index: int, doc: str) -> Any:
-    """A read-write bool attribute stored at ``index`` of the state vector."""
-
-    def get(state: LevelXState) -> bool:
-        return bool(state.s[index])
-
-    def put(state: LevelXState, value: bool) -> None:
-        state.s[index] = int(bool(value))
-
-    return property(get, put, doc=doc)
 
 
 class LevelXGame(Game):
@@ -190,29 +166,9 @@ class LevelXState(State):
         self.s: np.ndarray = self.S[0]
 
     # ---- fields (views of the state vector) --------------------------------------------------------
-    @property
-    def pos(self) -> IntRows:
-        return IntRows(self.s, K.POS, self.game.num_players, NUM_ROWS)
-
-    @pos.setter
-    def pos(self, rows: list[list[int]]) -> None:
-        self.pos.assign(rows)
-
-    @property
-    def held(self) -> IntRows:
-        return IntRows(self.s, K.HELD, self.game.num_players, NUM_ROWS)
-
-    @held.setter
-    def held(self, rows: list[list[int]]) -> None:
-        self.held.assign(rows)
-
-    @property
-    def tokens_left(self) -> IntView:
-        return IntView(self.s, K.LEFT, NUM_ROWS)
-
-    @tokens_left.setter
-    def tokens_left(self, values: list[int]) -> None:
-        self.tokens_left.assign(values)
+    pos = rows_field(K.POS, NUM_ROWS, doc="square of each seat's pawn in each row (0 = supply)")
+    held = rows_field(K.HELD, NUM_ROWS, doc="tokens each seat holds in each row")
+    tokens_left = ints_field(K.LEFT, NUM_ROWS, doc="tokens left in each row's stack")
 
     @property
     def bonus_stack(self) -> list[int]:
@@ -238,12 +194,12 @@ class LevelXState(State):
         for seat, tiles in enumerate(per_seat):
             self.bonuses[seat] = tiles
 
-    first = _field(K.FIRST, "first player (-1 until the opening chance node)")
-    current = _field(K.CUR, "seat to move")
-    dice = _field(K.DICE, "roll id of the current turn (NO_DICE until rolled)")
-    turns = _field(K.TURNS, "completed turns")
-    end_triggered = _flag(K.END, "the last round is being completed")
-    over = _flag(K.OVER, "the game is over")
+    first = int_field(K.FIRST, "first player (-1 until the opening chance node)")
+    current = int_field(K.CUR, "seat to move")
+    dice = int_field(K.DICE, "roll id of the current turn (NO_DICE until rolled)")
+    turns = int_field(K.TURNS, "completed turns")
+    end_triggered = flag_field(K.END, "the last round is being completed")
+    over = flag_field(K.OVER, "the game is over")
 
     def position(self) -> dict[str, Any]:
         return {
