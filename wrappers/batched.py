@@ -10,9 +10,10 @@ other seat is played inside ``step_wait`` by the opponents: ``"random"`` (unifor
 drawn in the kernel) or ``"heuristic"`` (the game's heuristic agent, called in Python on a state that
 views the game's kernel row, what its seat cannot see redealt as ``SingleSeatEnv`` does). The learner's
 reward of a step is its reward summed over its move, chance, the opponents' replies and the end of the game.
-A finished game is reset at once: the step returns ``done``, the new game's first observation, and ``infos[i]["terminal_observation"]`` (SB3's convention; here
-the last observation the learner acted on, since the kernel resets a game in the step that ends it: SB3
-reads it only for truncated games, which happen at ``max_game_length`` decisions).
+A finished game is reset at once: the step returns ``done``, the new game's first observation, and
+``infos[i]["terminal_observation"]`` (SB3's convention; here the last observation the learner acted on,
+since the kernel resets a game in the step that ends it: SB3 reads it only for truncated games, which
+happen at ``max_game_length`` decisions).
 
 Needs stable-baselines3 (the ``train`` extra).
 """
