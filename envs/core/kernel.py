@@ -25,7 +25,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def jit(fn: F) -> F:
     """Compile ``fn`` with numba (``nopython``, cached on disk); the undecorated function stays ``fn.py_func``."""
-    return numba.njit(cache=True)(fn)  # type: ignore[return-value]
+    return numba.njit(cache=True, error_model="numpy")(fn)  # type: ignore[return-value]
 
 
 MASK32 = 0xFFFFFFFF

@@ -128,6 +128,16 @@ def chance_weight(S: np.ndarray, i: int, outcome: int) -> int:
 
 
 @jit
+def undealt(S: np.ndarray, i: int, out: np.ndarray) -> None:
+    """Write the copies of each value not dealt yet into ``out`` (the weights of the next dealt card)."""
+    for v in range(V):
+        left = DECK_A[v]
+        for seat in range(P):
+            left -= S[i, HANDS + V * seat + v]
+        out[v] = left
+
+
+@jit
 def sample_chance(S: np.ndarray, i: int, rngs: np.ndarray) -> int:
     """Draw the chance outcome with generator ``i`` of ``rngs``: a seat, or the value of the next dealt card."""
     if S[i, PHASE] == CHOOSE_FIRST:

@@ -247,7 +247,9 @@ class OlenonState(State):
 
     # ---- chance -------------------------------------------------------------------------------
     def _undealt(self) -> list[int]:
-        return [int(K.chance_weight(self.S, 0, v)) for v in range(NUM_VALUES)]
+        out = np.empty(NUM_VALUES, dtype=np.int64)
+        K.undealt(self.S, 0, out)
+        return out.tolist()  # type: ignore[no-any-return]
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if self.phase == CHOOSE_FIRST:
