@@ -54,14 +54,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     model = MaskablePPO(
         policy_class, vec, policy_kwargs=kwargs, seed=args.seed, device="cpu", **config.ppo.algorithm_kwargs(args.num_envs)
     )
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     model.learn(total_timesteps=args.timesteps, progress_bar=False)
-    wall = time.perf_counter() - start
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     model.save(out / "final_model.zip")
     speed = model.num_timesteps / wall
-    print(
-        f"trained {model.num_timesteps:,} learner steps in {wall:.1f} s ({speed:,.0f} steps/s); saved {out / 'final_model.zip'}"
-    )
+    print(f"trained {model.num_timesteps:,} learner steps in {wall:.1f} s ({speed:,.0f} steps/s, {cpu:.1f} CPU-s)")
+    print(f"saved {out / 'final_model.zip'}")
     learner = LearnedAgent.from_model(model, args.env_id)
     result = evaluate(args.env_id, [learner, "random", "heuristic"], games=args.games, seed=args.seed + 1000, first_only=True)
     for pair in (p for p in result.pairs if p.agent == learner.name):
