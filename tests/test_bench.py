@@ -97,7 +97,7 @@ def test_search_table(capsys):
 def test_batched_rows_for_ids_with_kernels(capsys):
     out, _ = bench(["--seconds", "0.05", "--rounds", "1", "--ids", "level_x-v0", "--batch-sizes", "1", "64"], capsys)
     lines = out.splitlines()
-    header = next(line for line in lines if line.startswith("batched"))
+    header = next(line for line in lines if line.startswith("batched"))  # per CPU-second
     assert "N=1" in header and "N=64" in header
     row = next(line for line in lines if line.startswith("level_x-v0 ") and "p)" not in line)
     assert len(row.split()) == 3 and all(float(v.replace(",", "")) > 0 for v in row.split()[1:])
