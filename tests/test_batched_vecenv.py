@@ -59,9 +59,9 @@ def test_bad_arguments():
 def test_maskable_ppo_learns_on_it():
     sb3_contrib = pytest.importorskip("sb3_contrib")
     env = BatchedSingleSeatVecEnv("level_x-v0", num_envs=4, seed=0)
-    model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu")
-    model.learn(total_timesteps=512)
-    assert model.num_timesteps >= 512
+    model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    model.learn(total_timesteps=256)
+    assert model.num_timesteps >= 256
 
 
 def test_olenon_four_seats_with_heuristic_partners_and_opponents():
