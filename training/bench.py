@@ -14,8 +14,8 @@ For each id with compiled kernels (``gameshelf.vector.BATCHED_IDS``) it also pri
 decisions per CPU-second (of this process: one core, whatever else the machine runs) of
 ``gameshelf.vector.make(id, num_envs=N)`` stepped with random legal actions, the mask and the observation
 written for every game at every step, at N = 1, 64, 1024, 8192 (``--batch-sizes``), beside
-pgx's ``connect_four`` and ``othello`` batched on the CPU when pgx is installed (``pip install pgx``, which
-brings JAX; optional).
+pgx's ``connect_four`` and ``othello`` batched on the CPU when pgx is installed (``pip install
+"gameshelf[pgx]"``, which brings JAX; optional).
 
 ``--mcts`` measures what tree search costs instead: search-path operations per second (``clone`` +
 ``legal_actions`` + ``apply_checked_action`` of a random legal action, from positions met along random
@@ -106,7 +106,10 @@ def pgx_references() -> tuple[dict[str, Callable[[int, float], tuple[float, floa
         import jax
         import pgx
     except Exception as err:
-        return {}, f"pgx is not installed ({type(err).__name__}), so there are no pgx rows; optional: pip install pgx"
+        return (
+            {},
+            f'pgx is not installed ({type(err).__name__}), so there are no pgx rows; optional: pip install "gameshelf[pgx]"',
+        )
 
     def run(name: str, num_envs: int, seconds: float) -> tuple[float, float]:
         env = pgx.make(name)
