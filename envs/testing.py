@@ -539,3 +539,99 @@ def check_env(env: str | Game, num_players: int | None = None, **options: Any) -
     check_game(make_env().game)
     for check in ENV_CHECKS:
         check(make_env)
+
+
+def check_batched(env_id: str, num_envs: int = 4, steps: int = 300, seed: int = 0, **options: Any) -> int:
+    """Replay every game of ``gameshelf.vector.make(env_id, ...)`` through the AEC environment (``make``).
+
+    The batch is stepped ``steps`` times with random legal actions. Each game it played (auto-reset
+    included) is then replayed in ``envs.make(env_id, **options)`` with the same chance outcomes (derived
+    from the game's generator, drawn in the batch's order) and the same actions; at every step the player
+    to move, its observation and mask, every seat's reward and the end flags must be the batch's.
+    Returns the number of finished games. The replay test every ported game must pass.
+    """
+    from gameshelf.envs.core.kernel import seed_generators
+    from gameshelf.envs.registration import make
+    from gameshelf.envs.vector import make as make_batch
+
+    batch = make_batch(env_id, num_envs=num_envs, seed=seed, **options)
+    kernel = batch.kernel
+    generators = seed_generators(seed, num_envs)  # what reset() seeds the games with
+    out = batch.reset()
+    shown = [(out.current_player.copy(), out.observation.copy(), out.action_mask.copy())]
+    actions, results = [], []
+    picker = seed_generators(seed + 1, num_envs)
+    for _ in range(steps):
+        acts = batch.random_actions(picker)
+        out = batch.step(acts)
+        actions.append(acts)
+        results.append((out.rewards.copy(), out.terminated.copy(), out.truncated.copy()))
+        shown.append((out.current_player.copy(), out.observation.copy(), out.action_mask.copy()))
+
+    finished = 0
+    for i in range(num_envs):
+        gen = generators[i : i + 1].copy()
+        state = batch.game.new_initial_state()
+        chance: list[int] = []
+        game_steps: list[int] = []
+
+        def resolve(state: State, gen: np.ndarray = gen, chance: list[int] = chance) -> None:
+            while state.current_player() == CHANCE:
+                outcome = int(kernel.sample_chance(state.S, 0, gen))  # type: ignore[attr-defined]
+                state.apply_action(outcome)
+                chance.append(outcome)
+
+        resolve(state)
+        for t in range(steps + 1):
+            if t < steps:
+                try:
+                    state.apply_action(int(actions[t][i]))
+                except IllegalActionError as err:
+                    raise ConformanceError(f"{env_id} batch slot {i}, step {t}: not the game the replay expects: {err}") from None
+                resolve(state)
+                game_steps.append(t)
+                ended = bool(results[t][1][i] or results[t][2][i])
+            if t == steps or ended:
+                _replay_one(make(env_id, **options), list(chance), game_steps, i, actions, results, shown, env_id)
+                finished += t < steps
+                state, game_steps = batch.game.new_initial_state(), []
+                chance.clear()
+                resolve(state)
+    return finished
+
+
+def _replay_one(
+    env: GameAECEnv,
+    chance: list[int],
+    game_steps: list[int],
+    i: int,
+    actions: list[np.ndarray],
+    results: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
+    shown: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
+    env_id: str,
+) -> None:
+    """One game of slot ``i`` of a batch through the AEC env, compared step by step (``check_batched``)."""
+    env.reset(seed=0, options={"chance_outcomes": chance})
+    where = f"{env_id} batch slot {i}"
+
+    def compare_shown(t: int) -> None:
+        player, obs, mask = (x[i] for x in shown[t])
+        agent = env.agent_selection
+        _require(env.agent_name_mapping[agent] == player, f"{where}, step {t}: batch says seat {player} moves, AEC {agent}")
+        seen = env.observe(agent)
+        _require(np.array_equal(seen["observation"], obs), f"{where}, step {t}: observations differ")
+        _require(np.array_equal(seen["action_mask"].astype(bool), mask), f"{where}, step {t}: masks differ")
+
+    compare_shown(game_steps[0] if game_steps else len(shown) - 1)
+    for k, t in enumerate(game_steps):
+        env.step(int(actions[t][i]))
+        rewards, terminated, truncated = (x[i] for x in results[t])
+        got = np.array([env.rewards[a] for a in env.possible_agents])
+        _require(np.allclose(got, rewards), f"{where}, step {t}: rewards {rewards.tolist()} but AEC {got.tolist()}")
+        agent = env.agent_selection
+        _require(bool(env.terminations[agent]) == bool(terminated), f"{where}, step {t}: terminated {terminated}")
+        _require(bool(env.truncations[agent]) == bool(truncated), f"{where}, step {t}: truncated {truncated}")
+        if not (terminated or truncated):
+            compare_shown(t + 1)
+        else:
+            _require(k == len(game_steps) - 1, f"{where}, step {t}: the game ended before its last recorded step")

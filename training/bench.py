@@ -10,6 +10,13 @@ sampled inline). PettingZoo's ``connect_four_v3`` and ``tictactoe_v3`` (``pip in
 
     gameshelf bench --mcts                           # the search path instead: every id, its default players
 
+For each id with compiled kernels (``gameshelf.vector.BATCHED_IDS``) it also prints the batched path:
+decisions per CPU-second (of this process: one core, whatever else the machine runs) of
+``gameshelf.vector.make(id, num_envs=N)`` stepped with random legal actions, the mask and the observation
+written for every game at every step, at N = 1, 64, 1024, 8192 (``--batch-sizes``), beside
+pgx's ``connect_four`` and ``othello`` batched on the CPU when pgx is installed (``pip install
+"gameshelf[pgx]"``, which brings JAX; optional).
+
 ``--mcts`` measures what tree search costs instead, beside the engine's steps/s (random play at the default
 player count): search-path operations per second (``clone`` + ``legal_actions`` + ``apply_checked_action``
 of a random legal action, from positions met along random games) and the ``mcts:N`` agent's simulations
@@ -69,6 +76,96 @@ def bench_engine(env_id: str, num_players: int, seconds: float, seed: int = 0) -
         games += 1
     elapsed = time.perf_counter() - start
     return steps / elapsed, games / elapsed
+
+
+BATCH_SIZES = (1, 64, 1024, 8192)
+
+
+def bench_batched(env_id: str, num_envs: int, seconds: float, seed: int = 0) -> tuple[float, float]:
+    """Decisions and games per CPU-second of ``gameshelf.vector`` (random legal actions; mask and observation
+    every step). CPU time of this process, not wall time: the figure of one core, whatever else the machine runs."""
+    from gameshelf.envs.core.kernel import seed_generators
+    from gameshelf.envs.vector import make as make_batch
+
+    env = make_batch(env_id, num_envs=num_envs, seed=seed)
+    env.reset()
+    picker = seed_generators(seed + 1, num_envs)
+    env.step(env.random_actions(picker))  # compiled (or loaded from the cache) before the clock starts
+    steps = games = 0
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        for _ in range(max(1, 4096 // num_envs)):
+            out = env.step(env.random_actions(picker))
+            games += int(out.terminated.sum())
+        steps += max(1, 4096 // num_envs) * num_envs
+    elapsed = time.process_time() - start
+    return steps / elapsed, games / elapsed
+
+
+def pgx_references() -> tuple[dict[str, Callable[[int, float], tuple[float, float]]], str | None]:
+    """pgx's batched games to measure beside the batched path, and why there are none when pgx is missing."""
+    try:
+        import jax
+        import pgx
+    except Exception as err:
+        return (
+            {},
+            f'pgx is not installed ({type(err).__name__}), so there are no pgx rows; optional: pip install "gameshelf[pgx]"',
+        )
+
+    def run(name: str, num_envs: int, seconds: float) -> tuple[float, float]:
+        env = pgx.make(name)
+        init, step = jax.jit(jax.vmap(env.init)), jax.jit(jax.vmap(env.step))
+
+        @jax.jit
+        def play(state: Any, key: Any) -> Any:
+            keys = jax.random.split(key, num_envs)
+            logits = jax.numpy.where(state.legal_action_mask, 0.0, -jax.numpy.inf)
+            action = jax.vmap(jax.random.categorical)(keys, logits)
+            state = step(state, action)
+            done = state.terminated | state.truncated
+            fresh = init(keys)  # auto-reset finished games, as gameshelf.vector does
+            return jax.tree_util.tree_map(
+                lambda a, b: jax.numpy.where(done.reshape((-1,) + (1,) * (a.ndim - 1)), b, a), state, fresh
+            )
+
+        key = jax.random.PRNGKey(0)
+        state = init(jax.random.split(key, num_envs))
+        state = play(state, key)
+        state.observation.block_until_ready()
+        steps = games = 0
+        start = time.process_time()  # all of JAX's threads: per CPU-second, as the gameshelf rows
+        while time.process_time() - start < seconds:
+            key, sub = jax.random.split(key)
+            state = play(state, sub)
+            state.observation.block_until_ready()
+            steps += num_envs
+            games += int(state.terminated.sum())
+        elapsed = time.process_time() - start
+        return steps / elapsed, games / elapsed
+
+    return {f"pgx {name}": functools.partial(run, name) for name in ("connect_four", "othello")}, None
+
+
+def batched_table(ids: Sequence[str], seconds: float, rounds: int, sizes: Sequence[int]) -> list[str]:
+    """The batched table's lines (best of ``rounds``: the machine's load only ever slows a run down)."""
+    from gameshelf.envs.vector import BATCHED_IDS
+
+    rows: dict[str, Callable[[int, float], tuple[float, float]]] = {
+        env_id: functools.partial(bench_batched, env_id) for env_id in ids if env_id in BATCHED_IDS
+    }
+    if not rows:
+        return []
+    references, missing = pgx_references()
+    rows.update(references)
+    header = f"{'batched: decisions per CPU-s (mask + obs.)':<44}" + "".join(f"{f'N={n}':>14}" for n in sizes)
+    lines = [header, "-" * len(header)]
+    for name, fn in rows.items():
+        best = [max(fn(n, seconds)[0] for _ in range(rounds)) for n in sizes]
+        lines.append(f"{name:<44}" + "".join(f"{b:>14,.0f}" for b in best))
+    if missing:
+        lines.append(f"note: {missing}")
+    return lines
 
 
 def search_positions(env_id: str, count: int = 40, seed: int = 0) -> list[Any]:
@@ -175,11 +272,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true", help="no progress bar (there is none unless the output is a terminal)")
     parser.add_argument("--mcts", action="store_true", help="measure the search path and the MCTS agent instead (see above)")
     parser.add_argument("--simulations", type=int, default=50, help="with --mcts: simulations per move of the measured agent")
+    parser.add_argument(
+        "--batch-sizes", type=int, nargs="*", default=list(BATCH_SIZES), help="N of the batched rows (none: no batched table)"
+    )
     args = parser.parse_args(argv)
     if not args.seconds > 0 or not math.isfinite(args.seconds):
         raise UserError(f"--seconds must be a positive number of seconds, not {args.seconds:g}")
     if args.rounds < 1:
         raise UserError(f"--rounds must be at least 1, not {args.rounds}")
+    if any(n < 1 for n in args.batch_sizes):
+        raise UserError(f"--batch-sizes must be positive integers, not {args.batch_sizes}")
     ids = args.ids or envs.registered_ids()
     for env_id in ids:
         check_env_id(env_id)
@@ -214,6 +316,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(line, flush=True)
     if missing:
         print(f"note: {missing}")
+    for line in batched_table(ids, args.seconds, args.rounds, args.batch_sizes):
+        print(line, flush=True)
     return 0
 
 

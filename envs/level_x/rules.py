@@ -6,24 +6,24 @@ and the readings of the spec.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import bisect
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 
-from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameInfo, IllegalActionError, Option, State, rank_returns
+from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameInfo, IllegalActionError, Option, State
+from gameshelf.envs.core.kernel import flag_field, int_field, ints_field, rows_field, seed_generators
 from gameshelf.envs.core.position import PositionReader
+from gameshelf.envs.level_x import kernel as K
 from gameshelf.envs.level_x.actions import (
     BONUS_TILES,
-    EFFECT_STEPS,
     EFFECTS,
-    MAX_SCORE,
     NUM_ACTIONS,
     ROLL_CUMULATIVE,
     ROLL_GROUPINGS,
     ROLL_INDEX,
     ROLL_LEGAL,
-    ROLL_MASKS,
     ROLL_PROBS,
     ROLLS,
     ROW_LENGTH,
@@ -32,7 +32,7 @@ from gameshelf.envs.level_x.actions import (
     grouping_text,
     parse_grouping,
 )
-from gameshelf.envs.level_x.observation import MAX_PLAYERS, NUM_ROWS, OBSERVATION, POSITIONS
+from gameshelf.envs.level_x.observation import MAX_PLAYERS, NUM_ROWS, OBSERVATION
 
 NO_DICE = -1
 """``state.dice`` while the turn's roll is still to come."""
@@ -44,11 +44,15 @@ TOKEN_SCALE = float(max(TOKENS))
 MAX_GAME_LENGTH = 2000
 """Safety-net bound on player decisions (see the card: passing makes the game unbounded in principle)."""
 
+_CUMULATIVE = ROLL_CUMULATIVE.tolist()
+
 
 class LevelXGame(Game):
     """Level X for 2 to 4 players."""
 
     name = "level_x"
+    kernel = K
+    """The compiled rules (``kernel.py``): the state wraps its vector, ``gameshelf.vector`` batches it."""
     OPTIONS: ClassVar[dict[str, Option]] = {
         "num_players": Option(2, choices=(2, 3, 4), doc="number of players"),
         "remove_one_per_stack_if_lt4": Option(
@@ -63,6 +67,8 @@ class LevelXGame(Game):
         remove = self.options["remove_one_per_stack_if_lt4"] and n < 4
         self.initial_tokens: tuple[int, ...] = tuple(t - 1 for t in TOKENS) if remove else TOKENS
         self.displace_to_square1: bool = self.options["displaced_to"] == "square1"
+        self.initial: np.ndarray = K.initial_state(n, self.initial_tokens, self.displace_to_square1)
+        """The kernel state vector of a new game (before the first chance node)."""
 
     def _make_info(self) -> GameInfo:
         return GameInfo(
@@ -102,14 +108,16 @@ class LevelXGame(Game):
         for r in range(NUM_ROWS):
             if state.tokens_left[r] + sum(h[r] for h in state.held) != self.initial_tokens[r]:
                 raise read.fail("tokens_held", f"row {ROWS[r]}: tokens left plus held must be {self.initial_tokens[r]}")
-        state.bonus_stack = read.int_list("bonus_stack", 0, max(BONUS_TILES))
-        state.bonuses = [read.check_int_list(f"bonuses[{s}]", b, 0, max(BONUS_TILES)) for s, b in enumerate(read.get("bonuses"))]
-        if len(state.bonuses) != n:
+        stack = read.int_list("bonus_stack", 0, max(BONUS_TILES))
+        bonuses = [read.check_int_list(f"bonuses[{s}]", b, 0, max(BONUS_TILES)) for s, b in enumerate(read.get("bonuses"))]
+        if len(bonuses) != n:
             raise read.fail("bonuses", f"must be a list of {n} lists")
-        if sorted(state.bonus_stack + [t for b in state.bonuses for t in b]) != sorted(BONUS_TILES):
+        if sorted(stack + [t for b in bonuses for t in b]) != sorted(BONUS_TILES):
             raise read.fail("bonus_stack", f"with the bonuses taken must be the tiles {sorted(BONUS_TILES)}")
-        if state.bonus_stack != [t for t in BONUS_TILES if t in state.bonus_stack]:
+        if stack != [t for t in BONUS_TILES if t in stack]:
             raise read.fail("bonus_stack", f"keeps the order {list(BONUS_TILES)} (top first)")
+        state.bonus_stack = stack
+        state.bonuses = bonuses
         state.first = read.integer("first", -1, n - 1)
         state.current = read.integer("to_move", -1, n - 1)
         if (state.first < 0) != (state.current < 0):
@@ -140,8 +148,9 @@ class LevelXGame(Game):
 
 
 class LevelXState(State):
-    """A Level X position. Fields are plain lists, public so tests can set up positions directly.
+    """A Level X position: a view over one kernel state vector (``kernel.py``), which the rules act on.
 
+    The fields read and write that vector, like plain lists, so tests can set up positions directly:
     ``pos[seat][r]``: square of the seat's pawn in row index ``r`` (0 = supply, ``ROW_LENGTH[r]`` = X).
     ``tokens_left[r]``, ``held[seat][r]``: tokens in the row's stack / held by the seat.
     ``bonus_stack``: remaining tiles, top first; ``bonuses[seat]``: tiles taken.
@@ -152,25 +161,52 @@ class LevelXState(State):
     def __init__(self, game: LevelXGame) -> None:
         super().__init__(game)
         self.game: LevelXGame = game
-        n = game.num_players
-        self.pos: list[list[int]] = [[0] * NUM_ROWS for _ in range(n)]
-        self.tokens_left: list[int] = list(game.initial_tokens)
-        self.held: list[list[int]] = [[0] * NUM_ROWS for _ in range(n)]
-        self.bonus_stack: list[int] = list(BONUS_TILES)
-        self.bonuses: list[list[int]] = [[] for _ in range(n)]
-        self.first = -1
-        self.current = -1
-        self.dice = NO_DICE
-        self.turns = 0
-        self.end_triggered = False
-        self.over = False
+        self.S: np.ndarray = game.initial.reshape(1, -1).copy()
+        """The kernel state: a one-row matrix (layout: ``kernel.py``); ``s`` is its row."""
+        self.s: np.ndarray = self.S[0]
+
+    # ---- fields (views of the state vector) --------------------------------------------------------
+    pos = rows_field(K.POS, NUM_ROWS, doc="square of each seat's pawn in each row (0 = supply)")
+    held = rows_field(K.HELD, NUM_ROWS, doc="tokens each seat holds in each row")
+    tokens_left = ints_field(K.LEFT, NUM_ROWS, doc="tokens left in each row's stack")
+
+    @property
+    def bonus_stack(self) -> list[int]:
+        """Tiles still in the stack, top first (a copy: assign the attribute to change it)."""
+        return [tile for t, tile in enumerate(BONUS_TILES) if self.s[K.BONUS + t] == K.IN_STACK]
+
+    @bonus_stack.setter
+    def bonus_stack(self, tiles: list[int]) -> None:
+        for t, tile in enumerate(BONUS_TILES):
+            if tile in tiles:
+                self.s[K.BONUS + t] = K.IN_STACK
+            elif self.s[K.BONUS + t] == K.IN_STACK:
+                self.s[K.BONUS + t] = K.OUT
+
+    @property
+    def bonuses(self) -> _Bonuses:
+        return _Bonuses(self)
+
+    @bonuses.setter
+    def bonuses(self, per_seat: list[list[int]]) -> None:
+        if len(per_seat) != self.game.num_players:
+            raise ValueError(f"expected {self.game.num_players} lists of bonus tiles, got {len(per_seat)}")
+        for seat, tiles in enumerate(per_seat):
+            self.bonuses[seat] = tiles
+
+    first = int_field(K.FIRST, "first player (-1 until the opening chance node)")
+    current = int_field(K.CUR, "seat to move")
+    dice = int_field(K.DICE, "roll id of the current turn (NO_DICE until rolled)")
+    turns = int_field(K.TURNS, "completed turns")
+    end_triggered = flag_field(K.END, "the last round is being completed")
+    over = flag_field(K.OVER, "the game is over")
 
     def position(self) -> dict[str, Any]:
         return {
-            "pawns": [list(p) for p in self.pos],
-            "tokens_left": list(self.tokens_left),
-            "tokens_held": [list(h) for h in self.held],
-            "bonus_stack": list(self.bonus_stack),
+            "pawns": self.pos.tolist(),
+            "tokens_left": self.tokens_left.tolist(),
+            "tokens_held": self.held.tolist(),
+            "bonus_stack": self.bonus_stack,
             "bonuses": [list(b) for b in self.bonuses],
             "first": self.first,
             "to_move": self.current,
@@ -182,26 +218,28 @@ class LevelXState(State):
 
     # ---- whose turn -------------------------------------------------------------------------------
     def current_player(self) -> int:
-        if self.over:
+        s = self.s  # the kernel's current_player, read here without a compiled call (the hottest query)
+        if s[K.OVER]:
             return TERMINAL
-        if self.first < 0 or self.dice == NO_DICE:
+        if s[K.FIRST] < 0 or s[K.DICE] < 0:
             return CHANCE
-        return self.current
+        return int(s[K.CUR])
 
     def roll(self) -> tuple[int, ...]:
         """The four dice of the current turn, ascending (empty before the roll)."""
-        return ROLLS[self.dice] if self.dice != NO_DICE else ()
+        dice = self.dice
+        return ROLLS[dice] if dice != NO_DICE else ()
 
     # ---- actions ----------------------------------------------------------------------------------
     def legal_action_mask(self) -> np.ndarray:
-        if self.current_player() < 0:
-            return np.zeros(NUM_ACTIONS, dtype=bool)
-        return ROLL_MASKS[self.dice].copy()
+        mask = np.empty((1, NUM_ACTIONS), dtype=bool)
+        K.legal_mask(self.S, 0, mask)
+        return mask[0]
 
     def legal_actions(self) -> list[int]:
         if self.current_player() < 0:
             return []
-        return list(ROLL_LEGAL[self.dice])
+        return list(ROLL_LEGAL[self.s[K.DICE]])
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if self.current_player() != CHANCE:
@@ -212,67 +250,44 @@ class LevelXState(State):
         return list(enumerate(ROLL_PROBS))
 
     def sample_chance(self, rng: np.random.Generator) -> int:
-        if self.first < 0:
+        if self.s[K.FIRST] < 0:
             return int(rng.integers(self.game.num_players))
-        return int(np.searchsorted(ROLL_CUMULATIVE, rng.random() * ROLL_CUMULATIVE[-1], side="right").clip(0, len(ROLLS) - 1))
+        # the same draw as np.searchsorted(ROLL_CUMULATIVE, u * total, side="right"), without numpy's call cost
+        return min(bisect.bisect_right(_CUMULATIVE, rng.random() * _CUMULATIVE[-1]), len(ROLLS) - 1)
 
     def _is_legal(self, player: int, action: int) -> bool:
-        if player == CHANCE:  # fast path: chance ids are a range, no list needed
-            return 0 <= action < (self.game.num_players if self.first < 0 else len(ROLLS))
-        return super()._is_legal(player, action)
+        if player == CHANCE:  # chance ids are a range
+            return 0 <= action < K.num_chance_outcomes(self.S, 0)
+        return bool(K.is_legal(self.S, 0, action))
 
     def _apply(self, action: int) -> None:
-        if self.first < 0:
-            self.first = self.current = action
-            return
-        if self.dice == NO_DICE:
-            self.dice = action
-            return
-        self._resolve(self.current, EFFECT_STEPS[action])
-        self.dice = NO_DICE
-        self.turns += 1
-        if not self.end_triggered and (not self.bonus_stack or sum(t == 0 for t in self.tokens_left) >= 3):
-            self.end_triggered = True
-        nxt = (self.current + 1) % self.game.num_players
-        if self.end_triggered and nxt == self.first:  # round complete: everyone had the same number of turns
-            self.over = True
-        else:
-            self.current = nxt
+        K.apply(self.S, 0, action)
 
-    def _resolve(self, seat: int, steps: tuple[int, ...]) -> None:
-        """Apply ``steps[r]`` steps in each row index ``r`` for ``seat``, then bonuses (spec 1, turn 3-4)."""
-        mine = self.pos[seat]
-        for r, k in enumerate(steps):
-            length = ROW_LENGTH[r]
-            for _ in range(k):
-                if mine[r] < length:
-                    mine[r] += 1
-                    if mine[r] == length:  # arrived on X: push off the other occupant, if any
-                        for other, theirs in enumerate(self.pos):
-                            if other != seat and theirs[r] == length:
-                                theirs[r] = 1 if self.game.displace_to_square1 else 0
-                if mine[r] == length and self.tokens_left[r] > 0:
-                    self.tokens_left[r] -= 1
-                    self.held[seat][r] += 1
-        taken = self.bonuses[seat]
-        while self.bonus_stack and min(self.held[seat]) > len(taken):
-            taken.append(self.bonus_stack.pop(0))
+    def random_playout(self, rng: np.random.Generator, max_decisions: int | None = None) -> int:
+        """Play on in place with random legal actions in the compiled kernel, chance seeded from ``rng``.
+
+        The same distribution as ``envs.core.random_playout`` (not the same draws); ``history`` is not
+        extended (the moves are not recorded). Returns the number of decisions made.
+        """
+        generator = seed_generators(int(rng.integers(1 << 63)), 1)
+        limit = MAX_GAME_LENGTH if max_decisions is None else max_decisions
+        return int(K.random_playout(self.S, 0, generator, limit))
 
     # ---- results ----------------------------------------------------------------------------------
     def score(self, seat: int) -> int:
-        return sum(r * h for r, h in zip(ROWS, self.held[seat], strict=True)) + sum(self.bonuses[seat])
+        return int(K.score(self.S, 0, seat))
 
     def scores(self) -> np.ndarray:
-        return np.array([self.score(s) for s in range(self.game.num_players)], dtype=np.float64)
+        return np.array([K.score(self.S, 0, seat) for seat in range(self.game.num_players)], dtype=np.float64)
 
     def ranking_key(self, seat: int) -> tuple[int, int, int]:
         """Score, then bonus tiles held, then tokens held (spec: tie-break PROPOSED)."""
         return (self.score(seat), len(self.bonuses[seat]), sum(self.held[seat]))
 
     def returns(self) -> np.ndarray:
-        if not self.over:
-            return np.zeros(self.game.num_players, dtype=np.float64)
-        return rank_returns([self.ranking_key(s) for s in range(self.game.num_players)])
+        out = np.zeros(self.game.num_players, dtype=np.float64)
+        K.returns(self.S, 0, out)
+        return out
 
     def x_occupant(self, r: int) -> int:
         """Seat whose pawn is on row index ``r``'s X square, or -1."""
@@ -286,32 +301,9 @@ class LevelXState(State):
         n = self.game.num_players
         if not 0 <= seat < n:
             raise ValueError(f"seat {seat} is not in [0, {n})")
-        obs = np.zeros(OBS_SIZE, dtype=np.float32)
-        pawns = obs[OBS["pawns"]].reshape(MAX_PLAYERS, NUM_ROWS, POSITIONS)
-        held = obs[OBS["tokens_held"]].reshape(MAX_PLAYERS, NUM_ROWS)
-        bonus_held = obs[OBS["bonus_held"]].reshape(MAX_PLAYERS, len(BONUS_TILES))
-        scores = obs[OBS["scores"]]
-        for slot in range(n):
-            s = (seat + slot) % n
-            pawns[slot, range(NUM_ROWS), self.pos[s]] = 1.0
-            held[slot] = np.asarray(self.held[s], dtype=np.float32) / TOKEN_SCALE
-            for tile in self.bonuses[s]:
-                bonus_held[slot, BONUS_TILES.index(tile)] = 1.0
-            scores[slot] = self.score(s) / MAX_SCORE
-        obs[OBS["tokens_left"]] = np.asarray(self.tokens_left, dtype=np.float32) / TOKEN_SCALE
-        for tile in self.bonus_stack:
-            obs[OBS["bonus_stack"].start + BONUS_TILES.index(tile)] = 1.0
-        if self.dice != NO_DICE:
-            dice = obs[OBS["dice"]].reshape(4, 6)
-            dice[range(4), [v - 1 for v in ROLLS[self.dice]]] = 1.0
-        obs[OBS["seat_present"].start : OBS["seat_present"].start + n] = 1.0
-        if self.current_player() >= 0:
-            obs[OBS["to_move"].start + (self.current - seat) % n] = 1.0
-        if self.first >= 0:
-            obs[OBS["first_player"].start + (self.first - seat) % n] = 1.0
-        obs[OBS["end_triggered"]] = float(self.end_triggered)
-        obs[OBS["game_over"]] = float(self.over)
-        return obs
+        obs = np.empty((1, OBS_SIZE), dtype=np.float32)
+        K.observation(self.S, 0, seat, obs)
+        return obs[0]
 
     # ---- text -------------------------------------------------------------------------------------
     def action_to_string(self, action: int) -> str:
@@ -361,15 +353,50 @@ class LevelXState(State):
         new = LevelXState.__new__(LevelXState)
         new.game = self.game
         new.history = self.history.copy()
-        new.pos = [p.copy() for p in self.pos]
-        new.tokens_left = self.tokens_left.copy()
-        new.held = [h.copy() for h in self.held]
-        new.bonus_stack = self.bonus_stack.copy()
-        new.bonuses = [b.copy() for b in self.bonuses]
-        new.first = self.first
-        new.current = self.current
-        new.dice = self.dice
-        new.turns = self.turns
-        new.end_triggered = self.end_triggered
-        new.over = self.over
+        new.S = self.S.copy()
+        new.s = new.S[0]
         return new
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"game": self.game, "history": self.history, "S": self.S}
+
+    def __setstate__(self, data: dict[str, Any]) -> None:
+        self.__dict__.update(data)
+        self.s = self.S[0]
+
+
+class _Bonuses(Sequence[list[int]]):
+    """``state.bonuses``: per seat, the bonus tiles it holds (in the order taken); item assignment writes through."""
+
+    def __init__(self, state: LevelXState) -> None:
+        self._state = state
+
+    def __len__(self) -> int:
+        return self._state.game.num_players
+
+    def __getitem__(self, seat: Any) -> Any:
+        if isinstance(seat, slice):
+            return [self[k] for k in range(len(self))[seat]]
+        owners = self._state.s[K.BONUS : K.BONUS + len(BONUS_TILES)].tolist()
+        return [tile for tile, owner in zip(BONUS_TILES, owners, strict=True) if owner == range(len(self))[seat]]
+
+    def __setitem__(self, seat: int, tiles: list[int]) -> None:
+        bad = [tile for tile in tiles if tile not in BONUS_TILES]
+        if bad:
+            raise ValueError(f"bonus tiles {bad} do not exist; the tiles are {list(BONUS_TILES)}")
+        s = self._state.s
+        for t, tile in enumerate(BONUS_TILES):
+            if tile in tiles:
+                s[K.BONUS + t] = seat
+            elif s[K.BONUS + t] == seat:
+                s[K.BONUS + t] = K.OUT
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (_Bonuses, list, tuple)):
+            return [list(b) for b in self] == [list(b) for b in other]
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(list(self))

@@ -7,6 +7,7 @@
 | action space | `Discrete(36)` |
 | observation | `Dict(observation=Box(0, 1, (120,), float32), action_mask=Box(0, 1, (36,), int8))` |
 | import | `gameshelf.make("olenon-v0")`, engine `gameshelf.envs.olenon.rules.OlenonGame` |
+| compiled rules | `envs/olenon/kernel.py`; batched: `gameshelf.vector.make("olenon-v0", num_envs=N)` |
 | rules | `docs/rules/olenon.md` |
 
 ## Rules as implemented

@@ -22,12 +22,12 @@ from gameshelf.envs.core.game import (
     State,
     count_outcomes,
     draw_from_counts,
-    rank_returns,
 )
+from gameshelf.envs.core.kernel import int_field, ints_field, rows_field, seed_generators
 from gameshelf.envs.core.position import PositionReader
+from gameshelf.envs.olenon import kernel as K
 from gameshelf.envs.olenon import observation as obs_mod
 from gameshelf.envs.olenon.cards import (
-    BEATERS,
     DEALT,
     DECK,
     HAND_SIZE,
@@ -37,7 +37,6 @@ from gameshelf.envs.olenon.cards import (
     NUM_SEATS,
     NUM_VALUES,
     PASS,
-    REPLACE_BASE,
     ROUNDS_TO_WIN,
     TEAM_NAMES,
     cards_text,
@@ -47,16 +46,10 @@ from gameshelf.envs.olenon.cards import (
     play_action,
     replace_action,
 )
+from gameshelf.envs.olenon.kernel import CHOOSE_FIRST, DEAL, FIRST_PLAYER_RULES, OVER, PLAY
 
-FIRST_PLAYER_RULES = ("rotate", "winner", "loser_team", "random")
-
-# phases
-CHOOSE_FIRST = 0
-"""Chance node: the first player of the round (outcome = seat, uniform)."""
-DEAL = 1
-"""Chance node: the next dealt card (outcome = card value, weighted by the copies left)."""
-PLAY = 2
-OVER = 3
+# phases: CHOOSE_FIRST, a chance node choosing the first player of the round (outcome = seat, uniform);
+# DEAL, a chance node dealing the next card (outcome = card value, weighted by the copies left); PLAY; OVER.
 PHASE_NAMES = ("choose_first", "deal", "play", "over")
 """Names of the phases, by index (the position builder's ``phase`` key)."""
 
@@ -68,6 +61,8 @@ class OlenonGame(Game):
     """Olenon with fixed options (``num_players`` is always 4)."""
 
     name = "olenon"
+    kernel = K
+    """The compiled rules (``kernel.py``): the state wraps its vector, ``gameshelf.vector`` batches it."""
     OPTIONS = {
         "num_players": Option(4, choices=(4,), doc="two teams of two: seats 0 & 2 against 1 & 3"),
         "first_player_rule": Option(
@@ -83,6 +78,8 @@ class OlenonGame(Game):
         super().__init__(**options)
         self.first_player_rule: str = self.options["first_player_rule"]
         self.open_team_info: bool = self.options["open_team_info"]
+        self.initial: np.ndarray = K.initial_state(self.first_player_rule, self.open_team_info)
+        """The kernel state vector of a new game (before the first chance node)."""
 
     def _make_info(self) -> GameInfo:
         return GameInfo(
@@ -206,55 +203,53 @@ class OlenonGame(Game):
 
 
 class OlenonState(State):
-    """A position of an Olenon game (see the environment card for the rules)."""
+    """A position of an Olenon game (see the environment card for the rules): a view over one kernel
+    state vector (``kernel.py``), which the rules act on. The fields read and write that vector like
+    plain ints and lists."""
 
     game: OlenonGame
 
     def __init__(self, game: OlenonGame) -> None:
         super().__init__(game)
-        self.phase = CHOOSE_FIRST
-        self.round_index = 0
-        """0-based round number."""
-        self.wins = [0, 0]
-        """Rounds won by team A (seats 0, 2) and team B (seats 1, 3)."""
-        self.round_first = -1
-        """First player of the current round."""
-        self.out_player = -1
-        """The player who went out most recently (ended the previous round)."""
+        self.S: np.ndarray = game.initial.reshape(1, -1).copy()
+        """The kernel state: a one-row matrix (layout: ``kernel.py``); ``s`` is its row."""
+        self.s: np.ndarray = self.S[0]
         self.deal_start = 0
         """Index in ``history`` of this round's first dealt card."""
-        self._new_round_fields()
 
-    def _new_round_fields(self) -> None:
-        self.hands = [[0] * NUM_VALUES for _ in range(NUM_SEATS)]
-        self.hand_sizes = [0] * NUM_SEATS
-        self.dealt = 0
-        self.table_value = -1
-        self.table_count = 0
-        self.passed = [-1] * NUM_SEATS
-        """Value of each seat's face-up passed card, or -1 when that seat is not passed."""
-        self.discards = [0] * NUM_VALUES
-        self.known = [[0] * NUM_VALUES for _ in range(NUM_SEATS)]
-        """Cards publicly known to be in each hand (picked-up passed cards not yet possibly played)."""
-        self.played = [[0] * NUM_VALUES for _ in range(NUM_SEATS)]
-        """Cards each seat played this round (to rebuild the deal in ``resample_hidden``)."""
-        self.picked = [[0] * NUM_VALUES for _ in range(NUM_SEATS)]
-        """Passed cards each seat took back into hand this round."""
-        self.turn = -1
-        self.last_player = -1
-        """The seat that most recently played cards this round (-1 before the first play)."""
+    phase = int_field(K.PHASE, "CHOOSE_FIRST, DEAL, PLAY or OVER")
+    round_index = int_field(K.ROUND, "0-based round number")
+    wins = ints_field(K.WINS, 2, "rounds won by team A (seats 0, 2) and team B (seats 1, 3)")
+    round_first = int_field(K.ROUND_FIRST, "first player of the current round")
+    out_player = int_field(K.OUT_PLAYER, "the player who went out most recently (ended the previous round)")
+    hands = rows_field(K.HANDS, NUM_VALUES, NUM_SEATS, "cards of each value in each hand")
+    hand_sizes = ints_field(K.SIZES, NUM_SEATS, "cards in each hand")
+    dealt = int_field(K.DEALT, "cards dealt this round")
+    table_value = int_field(K.TABLE_VALUE, "value of the table cards (-1 when empty)")
+    table_count = int_field(K.TABLE_COUNT, "cards on the table")
+    passed = ints_field(K.PASSED, NUM_SEATS, "value of each seat's face-up passed card, or -1 when that seat is not passed")
+    discards = ints_field(K.DISCARDS, NUM_VALUES, "cards discarded this round per value")
+    known = rows_field(K.KNOWN, NUM_VALUES, NUM_SEATS, "cards publicly known to be in each hand")
+    played = rows_field(K.PLAYED, NUM_VALUES, NUM_SEATS, "cards each seat played this round (to rebuild the deal)")
+    picked = rows_field(K.PICKED, NUM_VALUES, NUM_SEATS, "passed cards each seat took back into hand this round")
+    turn = int_field(K.TURN, "seat to act (-1 outside play)")
+    last_player = int_field(K.LAST, "the seat that most recently played cards this round (-1 before the first play)")
 
     # ---- whose turn ---------------------------------------------------------------------------
     def current_player(self) -> int:
-        if self.phase == PLAY:
-            return self.turn
-        if self.phase == OVER:
+        s = self.s  # the kernel's current_player, read here without a compiled call (the hottest query)
+        phase = s[K.PHASE]
+        if phase == PLAY:
+            return int(s[K.TURN])
+        if phase == OVER:
             return TERMINAL
         return CHANCE
 
     # ---- chance -------------------------------------------------------------------------------
     def _undealt(self) -> list[int]:
-        return [DECK[v] - sum(h[v] for h in self.hands) for v in range(NUM_VALUES)]
+        out = np.empty(NUM_VALUES, dtype=np.int64)
+        K.undealt(self.S, 0, out)
+        return out.tolist()  # type: ignore[no-any-return]
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if self.phase == CHOOSE_FIRST:
@@ -270,129 +265,37 @@ class OlenonState(State):
             return draw_from_counts(self._undealt(), rng)
         raise ValueError("not a chance node")
 
+    def _is_legal(self, player: int, action: int) -> bool:
+        if player == CHANCE:
+            return bool(K.chance_weight(self.S, 0, action) > 0)
+        return bool(K.is_legal(self.S, 0, action))
+
     # ---- actions ------------------------------------------------------------------------------
     def legal_action_mask(self) -> np.ndarray:
-        mask = np.zeros(NUM_ACTIONS, dtype=bool)
-        if self.phase != PLAY:
-            return mask
-        hand = self.hands[self.turn]
-        n = self.table_count
-        if n == 0:
-            for v in range(NUM_VALUES):
-                for k in range(1, min(MAX_TABLE, hand[v]) + 1):
-                    mask[(k - 1) * NUM_VALUES + v] = True
-            return mask
-        v = self.table_value
-        for k in range(1, min(MAX_TABLE - n, hand[v]) + 1):
-            mask[(k - 1) * NUM_VALUES + v] = True
-        for w in BEATERS[v]:
-            if hand[w] >= n:
-                mask[REPLACE_BASE + w] = True
-        mask[PASS] = True
-        return mask
+        mask = np.empty((1, NUM_ACTIONS), dtype=bool)
+        K.legal_mask(self.S, 0, mask)
+        return mask[0]
 
     def _apply(self, action: int) -> None:
-        if self.phase == CHOOSE_FIRST:
-            self.round_first = action
-            self.phase = DEAL
-            return
-        if self.phase == DEAL:
-            if self.dealt == 0:
-                self.deal_start = len(self.history)
-            seat = self.dealt % NUM_SEATS
-            self.hands[seat][action] += 1
-            self.hand_sizes[seat] += 1
-            self.dealt += 1
-            if self.dealt == DEALT:
-                self.phase = PLAY
-                self.turn = self.round_first
-            return
-        seat = self.turn
-        kind, count, value = decode(action)
-        if kind == "pass":
-            self.passed[seat] = self.table_value
-            self.table_count -= 1
-            if self.table_count == 0:
-                self.table_value = -1
-            if self.passed[(seat + 2) % NUM_SEATS] >= 0:
-                self._end_trick()  # both players of this team have passed
-            else:
-                self.turn = self._next_active(seat)
-            return
-        if kind == "replace":
-            count = self.table_count
-            self.discards[self.table_value] += count
-            self.table_count = 0
-        self._remove_from_hand(seat, value, count)
-        self.table_value = value
-        self.table_count += count
-        self.last_player = seat
-        if self.hand_sizes[seat] == 0:
-            self._end_round(seat)
-        elif self.table_count == MAX_TABLE:
-            self._end_trick()  # Olenon
-        else:
-            self.turn = self._next_active(seat)
+        if self.s[K.PHASE] == DEAL and self.s[K.DEALT] == 0:
+            self.deal_start = len(self.history)
+        K.apply(self.S, 0, action)
 
-    def _remove_from_hand(self, seat: int, value: int, count: int) -> None:
-        self.hands[seat][value] -= count
-        self.hand_sizes[seat] -= count
-        self.played[seat][value] += count
-        known = self.known[seat]
-        known[value] = max(0, known[value] - count)
+    def random_playout(self, rng: np.random.Generator, max_decisions: int | None = None) -> int:
+        """Play on in place with random legal actions in the compiled kernel, chance seeded from ``rng``.
 
-    def _next_active(self, seat: int) -> int:
-        """The next seat clockwise after ``seat`` that has not passed (one always exists mid-trick)."""
-        for step in range(1, NUM_SEATS):
-            s = (seat + step) % NUM_SEATS
-            if self.passed[s] < 0:
-                return s
-        raise RuntimeError("no active player")  # unreachable: a team pass ends the trick
-
-    def _end_trick(self) -> None:
-        for s in range(NUM_SEATS):
-            card = self.passed[s]
-            if card >= 0:
-                self.hands[s][card] += 1
-                self.hand_sizes[s] += 1
-                self.known[s][card] += 1
-                self.picked[s][card] += 1
-                self.passed[s] = -1
-        if self.table_count:
-            self.discards[self.table_value] += self.table_count
-        self.table_count = 0
-        self.table_value = -1
-        self.turn = self.last_player
-
-    def _end_round(self, seat: int) -> None:
-        team = seat % 2
-        self.wins[team] += 1
-        self.out_player = seat
-        if self.wins[team] >= ROUNDS_TO_WIN:
-            self.phase = OVER  # the final position stays as it was (table, hands) for display
-            self.turn = -1
-            return
-        rule = self.game.first_player_rule
-        self.round_index += 1
-        self._new_round_fields()
-        if rule == "random":
-            self.round_first = -1
-            self.phase = CHOOSE_FIRST
-            return
-        if rule == "rotate":
-            self.round_first = (self.round_first + 1) % NUM_SEATS
-        elif rule == "winner":
-            self.round_first = seat
-        else:  # loser_team: the opponent seated next clockwise after the player who went out
-            self.round_first = (seat + 1) % NUM_SEATS
-        self.phase = DEAL
+        The same distribution as ``envs.core.random_playout`` (not the same draws); ``history`` is not
+        extended (the moves are not recorded). Returns the number of decisions made.
+        """
+        generator = seed_generators(int(rng.integers(1 << 63)), 1)
+        limit = MAX_GAME_LENGTH if max_decisions is None else max_decisions
+        return int(K.random_playout(self.S, 0, generator, limit))
 
     # ---- results ------------------------------------------------------------------------------
     def returns(self) -> np.ndarray:
-        if self.phase != OVER:
-            return np.zeros(NUM_SEATS, dtype=np.float64)
-        team_returns = rank_returns(self.wins)
-        return np.array([team_returns[s % 2] for s in range(NUM_SEATS)], dtype=np.float64)
+        out = np.zeros(NUM_SEATS, dtype=np.float64)
+        K.returns(self.S, 0, out)
+        return out
 
     def scores(self) -> np.ndarray:
         """Rounds won by each seat's team."""
@@ -408,7 +311,9 @@ class OlenonState(State):
     def observation(self, seat: int) -> np.ndarray:
         if not 0 <= seat < NUM_SEATS:
             raise ValueError(f"seat {seat} is not one of 0..{NUM_SEATS - 1}")
-        return obs_mod.encode(self, seat)
+        out = np.empty((1, obs_mod.SIZE), dtype=np.float32)
+        K.observation(self.S, 0, seat, out)
+        return out[0]
 
     def action_to_string(self, action: int) -> str:
         if self.phase == CHOOSE_FIRST:
@@ -536,25 +441,17 @@ class OlenonState(State):
         new = OlenonState.__new__(OlenonState)
         new.game = self.game
         new.history = list(self.history)
-        new.phase = self.phase
-        new.round_index = self.round_index
-        new.wins = list(self.wins)
-        new.round_first = self.round_first
-        new.out_player = self.out_player
+        new.S = self.S.copy()
+        new.s = new.S[0]
         new.deal_start = self.deal_start
-        new.hands = [list(h) for h in self.hands]
-        new.hand_sizes = list(self.hand_sizes)
-        new.dealt = self.dealt
-        new.table_value = self.table_value
-        new.table_count = self.table_count
-        new.passed = list(self.passed)
-        new.discards = list(self.discards)
-        new.known = [list(h) for h in self.known]
-        new.played = [list(h) for h in self.played]
-        new.picked = [list(h) for h in self.picked]
-        new.turn = self.turn
-        new.last_player = self.last_player
         return new
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"game": self.game, "history": self.history, "S": self.S, "deal_start": self.deal_start}
+
+    def __setstate__(self, data: dict[str, Any]) -> None:
+        self.__dict__.update(data)
+        self.s = self.S[0]
 
 
 __all__ = ["FIRST_PLAYER_RULES", "IllegalActionError", "OlenonGame", "OlenonState"]

@@ -17,7 +17,8 @@ game gets it by registration.
 * **Expansion** adds one untried action per simulation (chosen with the search's rng); a move found to
   end the game with the best return for its mover is always taken from then on (wins in one are never
   missed once expanded; with hidden information this trusts the determinization that found it). **Rollouts** are
-  uniformly random, or played by the game's heuristic (``:heuristic``). A rollout stops after
+  uniformly random (in the game's compiled kernel when its state has ``random_playout``), or played by
+  the game's heuristic (``:heuristic``). A rollout stops after
   ``info.max_game_length`` decisions; a rollout cut short scores ``returns()`` (zeros, a draw).
 * **Hidden information**: single-observer information-set MCTS. Every simulation starts from a fresh
   determinization ``state.resample_hidden(seat, rng)``; the tree is keyed by actions only, and selection
@@ -268,6 +269,9 @@ class MCTSAgent:
         cap = world.game.info.max_game_length
         decisions = 0
         agent = self.rollout_agent
+        if agent is None and hasattr(world, "random_playout"):  # the game's compiled random playout
+            world.random_playout(rng, cap)
+            return np.asarray(world.returns(), dtype=np.float64)
         while decisions < cap:
             player = world.current_player()
             if player == TERMINAL:

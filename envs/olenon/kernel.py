@@ -1,0 +1,462 @@
+"""Olenon's rules as compiled kernels over a flat ``int64`` state vector: the one implementation of the rules.
+
+``OlenonState`` (``rules.py``) wraps one vector (a one-row matrix); ``gameshelf.vector`` steps a matrix of
+them. Every function takes the matrix ``S`` and the row ``i`` (see ``envs.core.kernel``), is compiled by
+numba and also runs as plain Python. Layout of a row (``SIZE`` ints; seats 0..3, values 0..6):
+
+| offset | entries | meaning |
+|---|---|---|
+| ``PHASE``, ``ROUND`` | 1, 1 | ``CHOOSE_FIRST`` / ``DEAL`` / ``PLAY`` / ``OVER``; 0-based round |
+| ``WINS`` | 2 | rounds won by team A (seats 0, 2) and team B (seats 1, 3) |
+| ``ROUND_FIRST``, ``OUT_PLAYER`` | 1, 1 | first player of the round; the player who went out last (-1: none) |
+| ``HANDS`` | 4 x 7 | cards of value ``v`` in seat ``s``'s hand at ``HANDS + 7 s + v`` |
+| ``SIZES`` | 4 | cards in each hand |
+| ``DEALT`` | 1 | cards dealt this round (the k-th goes to seat ``k % 4``) |
+| ``TABLE_VALUE``, ``TABLE_COUNT`` | 1, 1 | value (-1 when empty) and number of the table cards |
+| ``PASSED`` | 4 | each seat's face-up passed card, -1 when not passed |
+| ``DISCARDS`` | 7 | discarded this round per value |
+| ``KNOWN``, ``PLAYED``, ``PICKED`` | 4 x 7 each | publicly known cards in each hand; played this round; passed cards taken back |
+| ``TURN``, ``LAST`` | 1, 1 | seat to act (-1 outside play); seat that last played cards (-1: none) |
+| ``RULE``, ``OPEN`` | 1, 1 | options: index in ``FIRST_PLAYER_RULES``; ``open_team_info`` |
+| ``DECISIONS`` | 1 | player decisions so far (the batched environment's truncation counter) |
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gameshelf.envs.core.game import CHANCE, TERMINAL
+from gameshelf.envs.core.kernel import below, jit
+from gameshelf.envs.olenon.cards import DEALT as CARDS_DEALT
+from gameshelf.envs.olenon.cards import (
+    DECK,
+    MAX_HAND,
+    MAX_ROUNDS,
+    MAX_TABLE,
+    NUM_ACTIONS,
+    NUM_SEATS,
+    NUM_VALUES,
+    PASS,
+    REPLACE_BASE,
+    ROUNDS_TO_WIN,
+)
+from gameshelf.envs.olenon.observation import OBSERVATION
+
+FIRST_PLAYER_RULES = ("rotate", "winner", "loser_team", "random")
+CHOOSE_FIRST, DEAL, PLAY, OVER = 0, 1, 2, 3
+
+P, V = NUM_SEATS, NUM_VALUES
+PHASE = 0
+ROUND = 1
+WINS = 2
+ROUND_FIRST = 4
+OUT_PLAYER = 5
+HANDS = 6
+SIZES = HANDS + P * V
+DEALT = SIZES + P
+TABLE_VALUE = DEALT + 1
+TABLE_COUNT = DEALT + 2
+PASSED = DEALT + 3
+DISCARDS = PASSED + P
+KNOWN = DISCARDS + V
+PLAYED = KNOWN + P * V
+PICKED = PLAYED + P * V
+TURN = PICKED + P * V
+LAST = TURN + 1
+RULE = TURN + 2
+OPEN = TURN + 3
+DECISIONS = TURN + 4
+SIZE = TURN + 5
+ROUND_START = HANDS
+"""``ROUND_START .. LAST + 1``: the fields a new round resets (hands to the last player)."""
+
+DECK_A = np.array(DECK, dtype=np.int64)
+NUM_ACTS = NUM_ACTIONS
+INV_DECK = np.array([1.0 / c for c in DECK], dtype=np.float64)
+
+_S = OBSERVATION.slices
+O_HAND = _S["hand"].start
+O_SIZES = _S["hand_sizes"].start
+O_TABLE_COUNT = _S["table_count"].start
+O_TABLE_VALUE = _S["table_value"].start
+O_PASSED = _S["passed"].start
+O_DISCARDS = _S["discards"].start
+O_KNOWN = _S["known"].start
+O_OPEN = _S["open_hands"].start
+O_CURRENT = _S["current"].start
+O_LAST = _S["last_player"].start
+O_TEAM = _S["team"].start
+O_WINS = _S["round_wins"].start
+O_ROUND = _S["round"].start
+O_OPEN_INFO = _S["open_info"].start
+OBS_SIZE = OBSERVATION.size
+
+
+def initial_state(first_player_rule: str, open_team_info: bool) -> np.ndarray:
+    """The state vector before the first chance node (built once per game; a new game copies it)."""
+    s = np.zeros(SIZE, dtype=np.int64)
+    s[ROUND_FIRST] = s[OUT_PLAYER] = -1
+    s[TABLE_VALUE] = s[TURN] = s[LAST] = -1
+    s[PASSED : PASSED + P] = -1
+    s[RULE] = FIRST_PLAYER_RULES.index(first_player_rule)
+    s[OPEN] = int(open_team_info)
+    return s
+
+
+@jit
+def current_player(S: np.ndarray, i: int) -> int:
+    phase = S[i, PHASE]
+    if phase == PLAY:
+        return S[i, TURN]  # type: ignore[no-any-return]
+    if phase == OVER:
+        return TERMINAL
+    return CHANCE
+
+
+@jit
+def chance_weight(S: np.ndarray, i: int, outcome: int) -> int:
+    """Weight of a chance outcome (0: impossible): 1 per seat when choosing the first player, else the
+    undealt copies of the value."""
+    if S[i, PHASE] == CHOOSE_FIRST:
+        return 1 if 0 <= outcome < P else 0
+    if S[i, PHASE] != DEAL or not 0 <= outcome < V:
+        return 0
+    left = DECK_A[outcome]
+    for seat in range(P):
+        left -= S[i, HANDS + V * seat + outcome]
+    return left  # type: ignore[no-any-return]
+
+
+@jit
+def undealt(S: np.ndarray, i: int, out: np.ndarray) -> None:
+    """Write the copies of each value not dealt yet into ``out`` (the weights of the next dealt card)."""
+    for v in range(V):
+        left = DECK_A[v]
+        for seat in range(P):
+            left -= S[i, HANDS + V * seat + v]
+        out[v] = left
+
+
+@jit
+def sample_chance(S: np.ndarray, i: int, rngs: np.ndarray) -> int:
+    """Draw the chance outcome with generator ``i`` of ``rngs``: a seat, or the value of the next dealt card."""
+    if S[i, PHASE] == CHOOSE_FIRST:
+        return below(rngs, i, P)  # type: ignore[no-any-return]
+    total = 0
+    for v in range(V):
+        total += chance_weight(S, i, v)
+    u = below(rngs, i, total)
+    for v in range(V):
+        w = chance_weight(S, i, v)
+        if u < w:
+            return v
+        u -= w
+    return V - 1
+
+
+@jit
+def beats(new: int, old: int) -> bool:
+    return new > old or (new == 0 and old == 6)
+
+
+@jit
+def legal_mask(S: np.ndarray, i: int, out: np.ndarray) -> None:
+    """Write the legal action mask (all False outside play) into row ``i`` of ``out``."""
+    for a in range(NUM_ACTS):
+        out[i, a] = False
+    if S[i, PHASE] != PLAY:
+        return
+    hand = HANDS + V * S[i, TURN]
+    n = S[i, TABLE_COUNT]
+    if n == 0:
+        for v in range(V):
+            for k in range(1, min(MAX_TABLE, S[i, hand + v]) + 1):
+                out[i, (k - 1) * V + v] = True
+        return
+    v = S[i, TABLE_VALUE]
+    for k in range(1, min(MAX_TABLE - n, S[i, hand + v]) + 1):
+        out[i, (k - 1) * V + v] = True
+    for w in range(V):
+        if beats(w, v) and S[i, hand + w] >= n:
+            out[i, REPLACE_BASE + w] = True
+    out[i, PASS] = True
+
+
+@jit
+def is_legal(S: np.ndarray, i: int, action: int) -> bool:
+    """Is ``action`` legal for the player to move (``False`` at chance and terminal nodes)?"""
+    if S[i, PHASE] != PLAY or not 0 <= action < NUM_ACTS:
+        return False
+    hand = HANDS + V * S[i, TURN]
+    n = S[i, TABLE_COUNT]
+    if action == PASS:
+        return n > 0  # type: ignore[no-any-return]
+    if action >= REPLACE_BASE:
+        w = action - REPLACE_BASE
+        return n > 0 and beats(w, S[i, TABLE_VALUE]) and S[i, hand + w] >= n  # type: ignore[no-any-return]
+    k, v = action // V + 1, action % V
+    if n > 0 and v != S[i, TABLE_VALUE]:
+        return False
+    return n + k <= MAX_TABLE and S[i, hand + v] >= k  # type: ignore[no-any-return]
+
+
+@jit
+def _next_active(S: np.ndarray, i: int, seat: int) -> int:
+    """The next seat clockwise after ``seat`` that has not passed (one always exists mid-trick)."""
+    for step in range(1, P):
+        s = (seat + step) % P
+        if S[i, PASSED + s] < 0:
+            return s
+    return -1  # unreachable: a team pass ends the trick
+
+
+@jit
+def _end_trick(S: np.ndarray, i: int) -> None:
+    """Passed players take their cards back, the table is discarded, the last player to play leads."""
+    for s in range(P):
+        card = S[i, PASSED + s]
+        if card >= 0:
+            S[i, HANDS + V * s + card] += 1
+            S[i, SIZES + s] += 1
+            S[i, KNOWN + V * s + card] += 1
+            S[i, PICKED + V * s + card] += 1
+            S[i, PASSED + s] = -1
+    if S[i, TABLE_COUNT]:
+        S[i, DISCARDS + S[i, TABLE_VALUE]] += S[i, TABLE_COUNT]
+    S[i, TABLE_COUNT] = 0
+    S[i, TABLE_VALUE] = -1
+    S[i, TURN] = S[i, LAST]
+
+
+@jit
+def _new_round(S: np.ndarray, i: int) -> None:
+    for k in range(ROUND_START, LAST + 1):
+        S[i, k] = 0
+    S[i, TABLE_VALUE] = S[i, TURN] = S[i, LAST] = -1
+    for s in range(P):
+        S[i, PASSED + s] = -1
+
+
+@jit
+def _end_round(S: np.ndarray, i: int, seat: int) -> None:
+    team = seat % 2
+    S[i, WINS + team] += 1
+    S[i, OUT_PLAYER] = seat
+    if S[i, WINS + team] >= ROUNDS_TO_WIN:
+        S[i, PHASE] = OVER  # the final position stays as it was (table, hands) for display
+        S[i, TURN] = -1
+        return
+    rule = S[i, RULE]
+    S[i, ROUND] += 1
+    _new_round(S, i)
+    if rule == 3:  # random: a fresh chance node
+        S[i, ROUND_FIRST] = -1
+        S[i, PHASE] = CHOOSE_FIRST
+        return
+    if rule == 0:  # rotate
+        S[i, ROUND_FIRST] = (S[i, ROUND_FIRST] + 1) % P
+    elif rule == 1:  # winner
+        S[i, ROUND_FIRST] = seat
+    else:  # loser_team: the opponent seated next clockwise after the player who went out
+        S[i, ROUND_FIRST] = (seat + 1) % P
+    S[i, PHASE] = DEAL
+
+
+@jit
+def apply(S: np.ndarray, i: int, action: int) -> None:
+    """Apply a legal action or chance outcome (unchecked)."""
+    phase = S[i, PHASE]
+    if phase == CHOOSE_FIRST:
+        S[i, ROUND_FIRST] = action
+        S[i, PHASE] = DEAL
+        return
+    if phase == DEAL:
+        seat = S[i, DEALT] % P
+        S[i, HANDS + V * seat + action] += 1
+        S[i, SIZES + seat] += 1
+        S[i, DEALT] += 1
+        if S[i, DEALT] == CARDS_DEALT:
+            S[i, PHASE] = PLAY
+            S[i, TURN] = S[i, ROUND_FIRST]
+        return
+    S[i, DECISIONS] += 1
+    seat = S[i, TURN]
+    if action == PASS:
+        S[i, PASSED + seat] = S[i, TABLE_VALUE]
+        S[i, TABLE_COUNT] -= 1
+        if S[i, TABLE_COUNT] == 0:
+            S[i, TABLE_VALUE] = -1
+        if S[i, PASSED + (seat + 2) % P] >= 0:
+            _end_trick(S, i)  # both players of this team have passed
+        else:
+            S[i, TURN] = _next_active(S, i, seat)
+        return
+    if action >= REPLACE_BASE:
+        value = action - REPLACE_BASE
+        count = S[i, TABLE_COUNT]
+        S[i, DISCARDS + S[i, TABLE_VALUE]] += count
+        S[i, TABLE_COUNT] = 0
+    else:
+        value = action % V
+        count = action // V + 1
+    S[i, HANDS + V * seat + value] -= count
+    S[i, SIZES + seat] -= count
+    S[i, PLAYED + V * seat + value] += count
+    S[i, KNOWN + V * seat + value] = max(0, S[i, KNOWN + V * seat + value] - count)
+    S[i, TABLE_VALUE] = value
+    S[i, TABLE_COUNT] += count
+    S[i, LAST] = seat
+    if S[i, SIZES + seat] == 0:
+        _end_round(S, i, seat)
+    elif S[i, TABLE_COUNT] == MAX_TABLE:
+        _end_trick(S, i)  # Olenon
+    else:
+        S[i, TURN] = _next_active(S, i, seat)
+
+
+@jit
+def returns(S: np.ndarray, i: int, out: np.ndarray) -> None:
+    """Write every seat's outcome return into ``out``: zeros until the end, then +1 / -1 by team."""
+    a, b = S[i, WINS], S[i, WINS + 1]
+    team_a = 0.0
+    if S[i, PHASE] == OVER and a != b:
+        team_a = 1.0 if a > b else -1.0
+    for seat in range(P):
+        out[seat] = team_a if seat % 2 == 0 else -team_a
+
+
+@jit
+def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
+    """Write ``seat``'s observation (float32, layout in ``observation.py``) into row ``i`` of ``out``:
+    its own hand, public facts, and the other hands only with ``open_team_info``."""
+    for k in range(OBS_SIZE):
+        out[i, k] = 0.0
+    for v in range(V):
+        out[i, O_HAND + v] = S[i, HANDS + V * seat + v] * INV_DECK[v]
+        out[i, O_DISCARDS + v] = S[i, DISCARDS + v] * INV_DECK[v]
+    open_info = S[i, OPEN] != 0
+    for e in range(P):
+        s = (seat + e) % P
+        out[i, O_SIZES + e] = S[i, SIZES + s] / MAX_HAND
+        card = S[i, PASSED + s]
+        if card >= 0:
+            out[i, O_PASSED + e * (1 + V)] = 1.0
+            out[i, O_PASSED + e * (1 + V) + 1 + card] = 1.0
+        if e > 0:
+            for v in range(V):
+                out[i, O_KNOWN + (e - 1) * V + v] = S[i, KNOWN + V * s + v] * INV_DECK[v]
+                if open_info:
+                    out[i, O_OPEN + (e - 1) * V + v] = S[i, HANDS + V * s + v] * INV_DECK[v]
+    out[i, O_TABLE_COUNT + S[i, TABLE_COUNT]] = 1.0
+    if S[i, TABLE_COUNT]:
+        out[i, O_TABLE_VALUE + S[i, TABLE_VALUE]] = 1.0
+    player = current_player(S, i)
+    if player >= 0:
+        out[i, O_CURRENT + (player - seat) % P] = 1.0
+    if S[i, LAST] >= 0:
+        out[i, O_LAST + (S[i, LAST] - seat) % P] = 1.0
+    team = seat % 2
+    out[i, O_TEAM + team] = 1.0
+    out[i, O_WINS] = S[i, WINS + team] / ROUNDS_TO_WIN
+    out[i, O_WINS + 1] = S[i, WINS + 1 - team] / ROUNDS_TO_WIN
+    out[i, O_ROUND + min(S[i, ROUND], MAX_ROUNDS - 1)] = 1.0
+    if open_info:
+        out[i, O_OPEN_INFO] = 1.0
+
+
+# ---- drivers: chance, playouts, batches (the same in every ported game; see docs/adding_a_game.md) ---------
+@jit
+def resolve_chance(S: np.ndarray, i: int, rngs: np.ndarray) -> None:
+    """Resolve chance nodes with generator ``i`` of ``rngs`` until a player is to move or the game is over."""
+    while current_player(S, i) == CHANCE:
+        apply(S, i, sample_chance(S, i, rngs))
+
+
+@jit
+def random_playout(S: np.ndarray, i: int, rngs: np.ndarray, max_decisions: int) -> int:
+    """Play on in place with uniformly random legal actions (chance from ``rngs``); returns the decisions made."""
+    decisions = 0
+    mask = np.zeros((1, NUM_ACTS), dtype=np.bool_)
+    while decisions < max_decisions:
+        resolve_chance(S, i, rngs)
+        if current_player(S, i) < 0:
+            break
+        legal_mask(S, i, mask)
+        count = 0
+        for a in range(NUM_ACTS):
+            count += mask[0, a]
+        k = below(rngs, i, count)
+        for a in range(NUM_ACTS):
+            if mask[0, a]:
+                if k == 0:
+                    apply(S, i, a)
+                    break
+                k -= 1
+        decisions += 1
+    return decisions
+
+
+@jit
+def batch_reset(
+    S: np.ndarray, rngs: np.ndarray, initial: np.ndarray, players: np.ndarray, obs: np.ndarray, masks: np.ndarray
+) -> None:
+    """Start a new game in every row (chance resolved) and write player to move, observation and mask."""
+    for i in range(S.shape[0]):
+        for k in range(SIZE):
+            S[i, k] = initial[k]
+        resolve_chance(S, i, rngs)
+        players[i] = current_player(S, i)
+        legal_mask(S, i, masks)
+        observation(S, i, players[i], obs)
+
+
+@jit
+def batch_illegal(S: np.ndarray, actions: np.ndarray, active: np.ndarray, bad: np.ndarray) -> int:
+    """Mark in ``bad`` the active rows whose action is illegal; returns how many (nothing is changed)."""
+    count = 0
+    for i in range(S.shape[0]):
+        bad[i] = active[i] and not is_legal(S, i, actions[i])
+        if bad[i]:
+            count += 1
+    return count
+
+
+@jit
+def batch_step(
+    S: np.ndarray,
+    rngs: np.ndarray,
+    initial: np.ndarray,
+    actions: np.ndarray,
+    active: np.ndarray,
+    max_length: int,
+    players: np.ndarray,
+    obs: np.ndarray,
+    masks: np.ndarray,
+    rewards: np.ndarray,
+    terminated: np.ndarray,
+    truncated: np.ndarray,
+) -> None:
+    """One checked action per active row, chance resolved, finished games reported then reset, outputs written.
+
+    Inactive rows are left as they are (zero rewards, no end flags)."""
+    for i in range(S.shape[0]):
+        for k in range(rewards.shape[1]):
+            rewards[i, k] = 0.0
+        terminated[i] = False
+        truncated[i] = False
+        if not active[i]:
+            continue
+        apply(S, i, actions[i])
+        resolve_chance(S, i, rngs)
+        over = S[i, PHASE] == OVER
+        if over:
+            returns(S, i, rewards[i])
+        terminated[i] = over
+        truncated[i] = not over and S[i, DECISIONS] >= max_length
+        if over or truncated[i]:
+            for k in range(SIZE):
+                S[i, k] = initial[k]
+            resolve_chance(S, i, rngs)
+        players[i] = current_player(S, i)
+        legal_mask(S, i, masks)
+        observation(S, i, players[i], obs)

@@ -1,0 +1,167 @@
+"""Batched environments: N games of one id stepped together by the game's compiled kernels, one process.
+
+    from gameshelf import vector
+    env = vector.make("level_x-v0", num_envs=1024, seed=0, num_players=3)
+    out = env.reset()                        # out.current_player (N,), out.observation (N, 212), out.action_mask (N, 49)
+    out = env.step(actions)                  # actions: int array (N,), one legal action per game
+    out.rewards, out.terminated, out.truncated
+
+Every game is always at a decision: chance nodes are resolved inside ``reset`` and ``step`` with a
+generator per game seeded from ``seed`` (the same seed gives the same games; the global ``random`` and
+``np.random`` are never used). ``observation`` is that of the player to move (egocentric, as the AEC
+environment's ``observe``), ``action_mask`` its legal actions. ``rewards[i]`` is every seat's reward of
+the step (the change in the outcome returns: zero until a game ends, then its final returns), the same as
+the AEC environment's per-step rewards on the same game. A game that ends (``terminated``) or reaches the
+game's ``max_game_length`` decisions (``truncated``) is reset in the same step: its final rewards are
+reported, and the observation, mask and player are already those of the next game.
+
+The returned arrays are buffers of the environment, overwritten by the next ``reset`` or ``step``: copy
+them to keep them. An illegal action raises ``IllegalActionError`` naming the games (indices) and their
+actions, and nothing is changed. Only games with compiled kernels can be batched (``BATCHED_IDS``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from gameshelf.envs.core.game import Game, IllegalActionError
+from gameshelf.envs.registration import make_game, registered_ids, spec
+
+BATCHED_IDS = ("level_x-v0", "olenon-v0")
+"""Ids whose game has compiled kernels (the ``kernel`` attribute of its ``Game``)."""
+
+
+@dataclass(frozen=True)
+class Batch:
+    """What ``reset`` and ``step`` return: one row per game (arrays are the environment's buffers)."""
+
+    current_player: np.ndarray
+    """``(N,) int64``: the seat to move."""
+    observation: np.ndarray
+    """``(N, *observation_shape)``: the observation of the seat to move."""
+    action_mask: np.ndarray
+    """``(N, num_actions) bool``: its legal actions."""
+    rewards: np.ndarray
+    """``(N, num_players) float64``: every seat's reward of this step (zeros after ``reset``)."""
+    terminated: np.ndarray
+    """``(N,) bool``: the game ended in this step (then it was reset)."""
+    truncated: np.ndarray
+    """``(N,) bool``: the game reached ``max_game_length`` decisions in this step (then it was reset)."""
+
+
+def game_kernel(game: Game) -> ModuleType:
+    """The compiled kernel module of ``game``, or ``ValueError`` naming the games that have one."""
+    kernel = getattr(game, "kernel", None)
+    if kernel is None:
+        raise ValueError(f"{game.name} has no compiled kernel, so it cannot be batched; batched ids: {list(BATCHED_IDS)}")
+    return kernel  # type: ignore[no-any-return]
+
+
+class VectorEnv:
+    """``num_envs`` games of ``env_id`` stepped together (see the module docstring)."""
+
+    def __init__(self, env_id: str, num_envs: int, seed: int | None = None, **options: Any) -> None:
+        if env_id not in registered_ids():
+            spec(env_id)  # raises with the known ids
+        if env_id not in BATCHED_IDS:
+            raise ValueError(f"{env_id} has no compiled kernel, so it cannot be batched; batched ids: {list(BATCHED_IDS)}")
+        if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, not {num_envs!r}")
+        self.env_id = env_id
+        self.game = make_game(env_id, **options)
+        self.kernel = game_kernel(self.game)
+        info = self.game.info
+        self.num_envs = n = int(num_envs)
+        self.num_players = info.num_players
+        self.num_actions = info.num_actions
+        self.observation_shape = info.observation_shape
+        self.max_game_length = info.max_game_length
+        self._initial: np.ndarray = self.game.initial  # type: ignore[attr-defined]
+        self.states = np.empty((n, self._initial.shape[0]), dtype=np.int64)
+        """The kernel state vector of every game (read-only for callers)."""
+        self.rngs = np.empty((n, 4), dtype=np.int64)
+        self._seed = seed
+        self._players = np.zeros(n, dtype=np.int64)
+        self._obs = np.zeros((n, *info.observation_shape), dtype=info.observation_dtype)
+        self._flat_obs = self._obs.reshape(n, -1)
+        self._masks = np.zeros((n, info.num_actions), dtype=bool)
+        self._rewards = np.zeros((n, info.num_players), dtype=np.float64)
+        self._terminated = np.zeros(n, dtype=bool)
+        self._truncated = np.zeros(n, dtype=bool)
+        self._bad = np.zeros(n, dtype=bool)
+        self._all = np.ones(n, dtype=bool)
+        self._started = False
+
+    def _batch(self) -> Batch:
+        return Batch(self._players, self._obs, self._masks, self._rewards, self._terminated, self._truncated)
+
+    def reset(self, seed: int | None = None) -> Batch:
+        """Start a new game in every slot. ``seed`` reseeds the generators (default: the seed given to ``make``
+        on the first reset, then the generators simply go on)."""
+        from gameshelf.envs.core.kernel import seed_generators
+
+        if seed is not None or not self._started:
+            self.rngs[:] = seed_generators(seed if seed is not None else self._seed, self.num_envs)
+        self.kernel.batch_reset(self.states, self.rngs, self._initial, self._players, self._flat_obs, self._masks)
+        self._rewards[:] = 0.0
+        self._terminated[:] = False
+        self._truncated[:] = False
+        self._started = True
+        return self._batch()
+
+    def step(self, actions: Any, active: np.ndarray | None = None) -> Batch:
+        """Apply one action per game (an int array of shape ``(num_envs,)``); illegal ones raise, nothing changes.
+
+        ``active`` (bool, ``(num_envs,)``): step only these games; the others keep their position (their
+        actions are ignored, their rewards are zero). Default: every game.
+        """
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        if active is None:
+            active = self._all
+        elif active.shape != (self.num_envs,) or active.dtype != bool:
+            raise ValueError(f"active must be a bool array of shape ({self.num_envs},), got {active.dtype} {active.shape}")
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
+            raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got {acts.dtype} {acts.shape}")
+        acts = acts.astype(np.int64, copy=False)
+        if self.kernel.batch_illegal(self.states, acts, active, self._bad):
+            bad = np.flatnonzero(self._bad)
+            shown = ", ".join(f"env {i}: action {acts[i]}" for i in bad[:10]) + (" ..." if len(bad) > 10 else "")
+            raise IllegalActionError(f"illegal actions in {len(bad)} game(s) (nothing was applied): {shown}")
+        self.kernel.batch_step(
+            self.states,
+            self.rngs,
+            self._initial,
+            acts,
+            active,
+            self.max_game_length,
+            self._players,
+            self._flat_obs,
+            self._masks,
+            self._rewards,
+            self._terminated,
+            self._truncated,
+        )
+        return self._batch()
+
+    def random_actions(self, rngs: np.ndarray) -> np.ndarray:
+        """One uniformly random legal action per game, drawn with generator ``i`` of ``rngs`` for game ``i``
+        (``envs.core.kernel.seed_generators(seed, num_envs)``, updated in place); for baselines and benchmarks."""
+        from gameshelf.envs.core.kernel import masked_random
+
+        out = np.empty(self.num_envs, dtype=np.int64)
+        masked_random(self._masks, rngs, out)
+        return out
+
+    def __repr__(self) -> str:
+        return f"VectorEnv({self.env_id!r}, num_envs={self.num_envs}, {self.game!r})"
+
+
+def make(env_id: str, num_envs: int = 1, seed: int | None = None, **options: Any) -> VectorEnv:
+    """``num_envs`` games of ``env_id`` (game options as keywords) stepped together; see the module docstring."""
+    return VectorEnv(env_id, num_envs, seed, **options)

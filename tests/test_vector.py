@@ -1,0 +1,224 @@
+"""The batched environment (``gameshelf.vector``) against the AEC environment, by replaying its games."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from gameshelf import envs, vector
+from gameshelf.envs.core.game import IllegalActionError
+from gameshelf.envs.core.kernel import seed_generators
+from gameshelf.envs.testing import check_batched
+
+CASES = [
+    ("level_x-v0", {}),
+    ("level_x-v0", {"num_players": 3, "displaced_to": "square1"}),
+    ("level_x-v0", {"num_players": 4, "remove_one_per_stack_if_lt4": True}),
+    ("level_x-v0", {"num_players": 3, "remove_one_per_stack_if_lt4": True}),
+    ("olenon-v0", {}),
+    ("olenon-v0", {"first_player_rule": "winner", "open_team_info": True}),
+    ("olenon-v0", {"first_player_rule": "loser_team"}),
+    ("olenon-v0", {"first_player_rule": "random"}),
+]
+
+
+@pytest.mark.parametrize(("env_id", "options"), CASES)
+def test_batched_games_replay_through_the_aec_env(env_id, options):
+    """Every game of the batch, replayed through ``envs.make`` with the same chance outcomes: same rewards,
+    observations, masks, players, ends."""
+    games = check_batched(env_id, num_envs=6, steps=400, seed=3, **options)
+    assert games >= 6  # several whole games per slot, auto-reset included
+
+
+def test_same_seed_same_games_and_another_seed_other_games():
+    def run(seed):
+        env = vector.make("level_x-v0", num_envs=16, seed=seed, num_players=3)
+        env.reset()
+        rngs = seed_generators(99, 16)
+        trace = []
+        for _ in range(200):
+            out = env.step(env.random_actions(rngs))
+            trace.append((out.observation.copy(), out.rewards.copy(), out.terminated.copy()))
+        return trace
+
+    a, b, c = run(5), run(5), run(6)
+    assert all(np.array_equal(x, y) for s, t in zip(a, b, strict=True) for x, y in zip(s, t, strict=True))
+    assert not all(np.array_equal(s[0], t[0]) for s, t in zip(a, c, strict=True))
+
+
+def test_reset_with_a_seed_restarts_the_same_games():
+    env = vector.make("level_x-v0", num_envs=4, seed=1)
+    first = env.reset(seed=11).observation.copy()
+    env.step(env.random_actions(seed_generators(0, 4)))
+    assert np.array_equal(env.reset(seed=11).observation, first)
+    assert not np.array_equal(env.reset(seed=12).observation, first)
+
+
+def test_shapes_dtypes_and_buffers():
+    env = vector.make("level_x-v0", num_envs=5, seed=0, num_players=4)
+    out = env.reset()
+    assert out.current_player.shape == (5,) and out.observation.shape == (5, 212) and out.observation.dtype == np.float32
+    assert out.action_mask.shape == (5, 49) and out.action_mask.dtype == bool and out.action_mask.any(axis=1).all()
+    assert out.rewards.shape == (5, 4) and not out.rewards.any()
+    assert out.terminated.dtype == bool and out.truncated.dtype == bool
+    assert set(out.current_player.tolist()) <= {0, 1, 2, 3}
+    again = env.step(env.random_actions(seed_generators(0, 5)))
+    assert again.observation is out.observation  # buffers, overwritten by each step (documented)
+
+
+def test_illegal_actions_raise_naming_the_games_and_change_nothing():
+    env = vector.make("level_x-v0", num_envs=4, seed=0)
+    out = env.reset()
+    before = env.states.copy()
+    actions = np.flatnonzero(out.action_mask[0])[:1].repeat(4)  # pass is legal everywhere
+    actions[[1, 3]] = -1
+    with pytest.raises(IllegalActionError, match=r"env 1: action -1, env 3: action -1"):
+        env.step(actions)
+    illegal = np.flatnonzero(~out.action_mask[2])[0]
+    actions[[1, 3]] = 0
+    actions[2] = illegal
+    with pytest.raises(IllegalActionError, match=re.escape(f"env 2: action {illegal}")):
+        env.step(actions)
+    assert np.array_equal(env.states, before)
+    with pytest.raises(ValueError, match=r"shape \(4,\)"):
+        env.step(np.zeros(3, dtype=np.int64))
+    with pytest.raises(ValueError, match="integer"):
+        env.step(np.zeros(4))
+
+
+def test_bad_construction():
+    with pytest.raises(ValueError, match=r"no compiled kernel.*level_x-v0.*olenon-v0"):
+        vector.make("amoriax-v0", num_envs=2)
+    with pytest.raises(Exception, match="level_x-v0"):
+        vector.make("no_such_game-v0", num_envs=2)
+    for bad in (0, -3, 2.5, True):
+        with pytest.raises(ValueError, match="num_envs"):
+            vector.make("level_x-v0", num_envs=bad)
+    with pytest.raises(ValueError, match="num_players"):
+        vector.make("level_x-v0", num_envs=2, num_players=7)
+    with pytest.raises(RuntimeError, match="reset"):
+        vector.make("level_x-v0", num_envs=2).step(np.zeros(2, dtype=np.int64))
+
+
+def test_batched_ids_are_the_games_with_kernels():
+    for env_id in envs.registered_ids():
+        has_kernel = getattr(envs.make_game(env_id), "kernel", None) is not None
+        assert has_kernel == (env_id in vector.BATCHED_IDS), env_id
+
+
+def test_truncation_at_the_length_limit_resets_the_game():
+    env = vector.make("level_x-v0", num_envs=3, seed=0)
+    env.reset()
+    env.max_game_length = 7  # the game's limit (2000) is out of reach of a quick test
+    rngs = seed_generators(0, 3)
+    for step in range(1, 8):
+        out = env.step(env.random_actions(rngs))
+        assert out.truncated.all() == (step == 7) and not out.terminated.any()
+    assert (env.states[:, env.kernel.TURNS] == 0).all() and not out.rewards.any()
+
+
+def test_kernel_dice_follow_the_roll_probabilities():
+    from gameshelf.envs.level_x import kernel
+    from gameshelf.envs.level_x.actions import ROLL_PROBS
+
+    state = envs.make_game("level_x-v0").new_initial_state()
+    state.apply_action(0)
+    rngs = seed_generators(4, 1)
+    draws = 60000
+    counts = np.bincount([kernel.sample_chance(state.S, 0, rngs) for _ in range(draws)], minlength=126)
+    expected = np.array(ROLL_PROBS) * draws
+    assert float(((counts - expected) ** 2 / expected).sum()) < 200  # 125 degrees of freedom
+
+
+def test_kernel_playout_reaches_the_end():
+    rng = np.random.default_rng(0)
+    game = envs.make_game("level_x-v0", num_players=3)
+    lengths = []
+    for _ in range(50):
+        state = game.new_initial_state()
+        lengths.append(state.random_playout(rng))
+        assert state.is_terminal() and sorted(state.returns().tolist()) in (
+            [-1.0, 0.0, 1.0],
+            [-1.0, 0.5, 0.5],
+            [-0.5, -0.5, 1.0],
+            [0.0, 0.0, 0.0],
+        )
+    assert 60 < np.mean(lengths) < 130  # random 3-player games take about 91 decisions
+
+
+SCRIPT = """
+import numpy as np
+from gameshelf import vector
+from gameshelf.envs.core.kernel import seed_generators
+env = vector.make("level_x-v0", num_envs=3, seed=2, num_players=4)
+env.reset()
+rngs = seed_generators(1, 3)
+total = 0.0
+for _ in range(150):
+    out = env.step(env.random_actions(rngs))
+    total += float(out.observation.sum()) + 10 * float(out.rewards.sum() ** 2) + int(out.terminated.sum())
+print(repr(total), env.states.sum())
+"""
+
+
+def test_the_same_kernels_run_as_plain_python():
+    """``NUMBA_DISABLE_JIT=1``: the undecorated functions give exactly the compiled results."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    outputs = []
+    for disable in ("0", "1"):
+        env = {**os.environ, "NUMBA_DISABLE_JIT": disable}
+        done = subprocess.run([sys.executable, "-c", SCRIPT], cwd=root, env=env, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1]
+
+
+def test_mcts_rollouts_use_the_kernel_playout(monkeypatch):
+    from gameshelf.envs.level_x.rules import LevelXState
+    from gameshelf.training.agents.mcts import MCTSAgent
+
+    calls = []
+    original = LevelXState.random_playout
+
+    def spy(self, rng, max_decisions=None):
+        calls.append(max_decisions)
+        return original(self, rng, max_decisions)
+
+    monkeypatch.setattr(LevelXState, "random_playout", spy)
+    state = envs.make_game("level_x-v0").new_initial_state()
+    rng = np.random.default_rng(0)
+    while state.current_player() < 0:
+        state.apply_action(state.sample_chance(rng))
+    action = MCTSAgent(30).act(state, state.current_player(), rng)
+    assert action in state.legal_actions() and len(calls) >= 20
+
+
+def test_olenon_batch_observes_only_the_acting_seats_hand():
+    from gameshelf.envs.olenon import kernel
+    from gameshelf.envs.olenon.observation import OBSERVATION
+
+    env = vector.make("olenon-v0", num_envs=8, seed=4)
+    out = env.reset()
+    rngs = seed_generators(2, 8)
+    for _ in range(100):
+        for i in range(8):
+            seat = out.current_player[i]
+            hand = env.states[i, kernel.HANDS + 7 * seat : kernel.HANDS + 7 * seat + 7]
+            assert np.allclose(out.observation[i, OBSERVATION.slices["hand"]], hand / np.array(kernel.DECK))
+            assert not out.observation[i, OBSERVATION.slices["open_hands"]].any()  # the others' hands stay hidden
+        out = env.step(env.random_actions(rngs))
+
+
+def test_olenon_kernel_deals_by_the_copies_left():
+    state = envs.make_game("olenon-v0").new_initial_state()
+    state.apply_action(0)
+    from gameshelf.envs.olenon import kernel
+
+    rngs = seed_generators(8, 1)
+    counts = np.bincount([kernel.sample_chance(state.S, 0, rngs) for _ in range(32000)], minlength=7)
+    assert np.allclose(counts / 32000, np.array(kernel.DECK) / 32, atol=0.01)
