@@ -103,7 +103,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         rate = sb3_rate(cfg, args.rounds)
         note = f"{rate:.0f} learner steps/s x {ratio:.2f} moves each"
         rows.append((f"SB3 MaskablePPO, {cfg.n_envs} envs in one process", rate * ratio, note))
-    ray.init(num_cpus=max(2, *args.runners), include_dashboard=False, log_to_driver=False, configure_logging=False)
+    ray.init(
+        address="local", num_cpus=max(2, *args.runners), include_dashboard=False, log_to_driver=False, configure_logging=False
+    )
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for runners in args.runners:

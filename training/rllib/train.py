@@ -163,7 +163,7 @@ def start_ray(settings: RLlibSettings) -> bool:
             ) from None
     else:
         cpus = settings.num_cpus or max(os.cpu_count() or 1, settings.num_env_runners)
-        ray.init(num_cpus=cpus, **kwargs)
+        ray.init(address="local", num_cpus=cpus, **kwargs)  # a new local Ray, never a stale cluster found in /tmp/ray
     return True
 
 
