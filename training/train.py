@@ -431,12 +431,22 @@ def main_rllib(args: argparse.Namespace) -> int:
         progress=not args.quiet and sys.stdout.isatty(),
         quiet=args.quiet,
     )
+    report(result, f"policy: {result.model_path} (play it as rllib:{result.run_dir})")
+    return exit_code(result)
+
+
+def report(result: TrainResult, saved: str) -> None:
+    """Print a finished or interrupted run's summary: its message, last evaluation, what it saved, its curve."""
     print(result.message)
     if result.evaluations:
         last = result.evaluations[-1]
         print("last evaluation: " + ", ".join(f"{k}={v:.3g}" for k, v in last.items() if k != "timesteps"))
-    print(f"policy: {result.model_path} (play it as rllib:{result.run_dir})")
+    print(saved)
     print(f"learning curve: {result.run_dir / 'learning_curve.png'}")
+
+
+def exit_code(result: TrainResult) -> int:
+    """0, or 128 + the signal's number for a run a signal interrupted (as a shell reports it)."""
     if result.status == "interrupted":
         import signal
 
@@ -476,15 +486,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(result.message)
         return 0
     if result.status == "interrupted":
-        import signal
-
-        return 128 + int(getattr(signal, result.signal, signal.SIGINT))
-    print(result.message)
-    if result.evaluations:
-        last = result.evaluations[-1]
-        print("last evaluation: " + ", ".join(f"{k}={v:.3g}" for k, v in last.items() if k != "timesteps"))
-    print(f"model: {result.model_path}")
-    print(f"learning curve: {result.run_dir / 'learning_curve.png'}")
+        return exit_code(result)
+    report(result, f"model: {result.model_path}")
     return 0
 
 
