@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from gameshelf.envs.core.game import State
+from gameshelf.training.agents.base import PolicyAgent, masked_probabilities
 from gameshelf.training.model_io import LoadedPolicy, check_fits, load_policy
 
 _CACHE: dict[tuple[str, float, int, bool], LoadedPolicy] = {}
@@ -58,7 +59,7 @@ def load_model(path: str | os.PathLike[str], trust_model: bool = False) -> Loade
     return loaded
 
 
-class LearnedAgent:
+class LearnedAgent(PolicyAgent):
     """A trained ``MaskablePPO`` policy playing any seat of ``env_id``."""
 
     def __init__(
@@ -108,15 +109,7 @@ class LearnedAgent:
             obs_tensor, _ = model.policy.obs_to_tensor(obs)
             dist = model.policy.get_distribution(obs_tensor, action_masks=mask[None])
             probs = dist.distribution.probs[0].cpu().numpy().astype(np.float64)
-        probs[~mask] = 0.0
-        total = probs.sum()
-        return probs / total if total > 0 else mask / mask.sum()
-
-    def act(self, state: State, seat: int, rng: np.random.Generator) -> int:
-        probs = self.action_probabilities(state, seat)
-        if self.deterministic:
-            return int(np.argmax(probs))
-        return int(rng.choice(len(probs), p=probs))
+        return masked_probabilities(probs, mask)
 
     def __getstate__(self) -> dict[str, Any]:
         data = self.__dict__.copy()

@@ -21,10 +21,11 @@ from typing import Any
 import numpy as np
 
 from gameshelf.envs.core.game import State
+from gameshelf.training.agents.base import PolicyAgent, masked_probabilities
 from gameshelf.training.model_io import ModelLoadError
 
 
-class RLlibAgent:
+class RLlibAgent(PolicyAgent):
     """A trained RLlib policy (masked PPO modules) playing any seat of ``env_id``."""
 
     def __init__(self, path: str | os.PathLike[str], env_id: str, deterministic: bool = True, name: str | None = None) -> None:
@@ -69,15 +70,7 @@ class RLlibAgent:
         with torch.no_grad():
             logits = self.module_for(seat).forward_inference(batch)[Columns.ACTION_DIST_INPUTS][0]
             probs = torch.softmax(logits.double(), dim=-1).numpy()
-        probs[~mask] = 0.0
-        total = probs.sum()
-        return probs / total if total > 0 else mask / mask.sum()
-
-    def act(self, state: State, seat: int, rng: np.random.Generator) -> int:
-        probs = self.action_probabilities(state, seat)
-        if self.deterministic:
-            return int(np.argmax(probs))
-        return int(rng.choice(len(probs), p=probs))
+        return masked_probabilities(probs, mask)
 
     def __repr__(self) -> str:
         return f"RLlibAgent({self.path!r}, {self.env_id!r}, deterministic={self.deterministic})"
