@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from gameshelf.cli import main
 from gameshelf.training.cli_util import missing_extra_hint
 
@@ -69,3 +71,15 @@ def test_missing_extra_through_the_command(monkeypatch, capsys):
     assert code == 2
     err = capsys.readouterr().err
     assert 'pip install "gameshelf[train]"' in err and "Traceback" not in err
+
+
+def test_a_closed_output_pipe_ends_quietly(capfd):
+    """`gameshelf list | head -1`: when the reader goes away the command stops without a traceback."""
+    from gameshelf.training.cli_util import run
+
+    def main(argv):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    with pytest.raises(SystemExit) as info:
+        run(main, [], prog="gameshelf list")
+    assert info.value.code == 141 and capfd.readouterr().err == ""

@@ -70,7 +70,8 @@ def missing_extra_hint(err: ModuleNotFoundError) -> str | None:
 
 
 def run(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None = None, prog: str | None = None) -> NoReturn:
-    """Run ``main(argv)``; a ``UserError`` becomes a message and exit status 2, a missing extra a hint."""
+    """Run ``main(argv)``; a ``UserError`` becomes a message and exit status 2, a missing extra a hint, a closed
+    output pipe a quiet exit (141, as a shell reports SIGPIPE)."""
     try:
         code = main(argv)
     except UserError as err:
@@ -83,6 +84,9 @@ def run(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None 
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         raise SystemExit(130) from None
+    except BrokenPipeError:  # the reader went away (`gameshelf list | head`): stop quietly, as shell tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error when Python flushes at exit
+        raise SystemExit(141) from None
     raise SystemExit(code)
 
 
