@@ -443,10 +443,19 @@ class MatchstickState(State):
 
     # ---- position -------------------------------------------------------------------------------
     def position(self) -> dict[str, Any]:
+        hands = [[FACE_NAMES[f] for f in range(NUM_FACES) for _ in range(h[f])] for h in self.hands]
         if self.phase in (CHOOSE_FIRST, DEAL):
-            raise ValueError("a position is exported once the cards are dealt")
+            return {
+                "hands": hands,
+                "matchsticks": list(self.sticks),
+                "to_move": None,
+                "first_player": None if self.phase == CHOOSE_FIRST else self.first_player,
+                "dealt": self.dealt,
+            }
+        # who played which card is known from a deal on, not for a position given without ``played_by``
+        attributed = [sum(pb[f] for pb in self.played_by) for f in range(NUM_FACES)] == self.played
         return {
-            "hands": [[FACE_NAMES[f] for f in range(NUM_FACES) for _ in range(h[f])] for h in self.hands],
+            "hands": hands,
             "matchsticks": list(self.sticks),
             "to_move": self.turn if self.phase == PLAY else None,
             "first_player": self.first_player,
@@ -462,7 +471,11 @@ class MatchstickState(State):
             "passed": [s for s in range(self.game.num_players) if self.passed[s]],
             "finished": list(self.out_order),
             "played": {FACE_NAMES[f]: self.played[f] for f in range(NUM_FACES) if self.played[f]},
-            "played_by": [{FACE_NAMES[f]: pb[f] for f in range(NUM_FACES) if pb[f]} for pb in self.played_by],
+            **(
+                {"played_by": [{FACE_NAMES[f]: pb[f] for f in range(NUM_FACES) if pb[f]} for pb in self.played_by]}
+                if attributed
+                else {}
+            ),
             "pending": None
             if not self.pending_count
             else {
@@ -574,7 +587,7 @@ def _from_position(game: MatchstickGame, pos: Mapping[str, Any]) -> MatchstickSt
     n = game.num_players
     known = {
         "hands", "matchsticks", "to_move", "first_player", "table", "reversed", "revolutions", "passed",
-        "finished", "played", "played_by", "pending", "sticks_spent",
+        "finished", "played", "played_by", "pending", "sticks_spent", "dealt",
     }  # fmt: skip
     unknown = sorted(set(pos) - known)
     if unknown:
@@ -582,6 +595,11 @@ def _from_position(game: MatchstickGame, pos: Mapping[str, Any]) -> MatchstickSt
     for key in ("hands", "matchsticks", "to_move"):
         if key not in pos:
             raise ValueError(f"position needs the key {key!r}")
+    dealt = pos.get("dealt", game.cards_dealt)
+    if not isinstance(dealt, int) or isinstance(dealt, bool) or not 0 <= dealt <= game.cards_dealt:
+        raise ValueError(f"dealt must be 0..{game.cards_dealt} (the cards dealt so far), got {dealt!r}")
+    if dealt < game.cards_dealt:
+        return _deal_position(game, pos, dealt)
     st = MatchstickState(game)
     st.phase = PLAY
     st.dealt = game.cards_dealt
@@ -694,7 +712,8 @@ def _from_position(game: MatchstickGame, pos: Mapping[str, Any]) -> MatchstickSt
         raise ValueError(f"passed must list seats, got {passed!r}")
     for s in passed:
         _seat(s, n, "passed seat")
-        if not st.in_game[s]:
+        # the game ends when the last but one player goes out: the player left may have passed before
+        if not st.in_game[s] and not (over and s == st.out_order[-1]):
             raise ValueError(f"seat {s} is out and cannot have passed")
         if s == st.last_player:
             raise ValueError(f"seat {s} made the play on the table and cannot have passed since")
@@ -728,6 +747,55 @@ def _from_position(game: MatchstickGame, pos: Mapping[str, Any]) -> MatchstickSt
             raise ValueError("pending play costs more matchsticks than the player holds")
     if not st.legal_action_mask().any():
         raise ValueError("the player to move would have no legal action (the pending play cannot be completed)")
+    return st
+
+
+def _deal_position(game: MatchstickGame, pos: Mapping[str, Any], dealt: int) -> MatchstickState:
+    """A chance node of the deal: ``dealt`` cards dealt one at a time from seat 0 on, nothing played yet."""
+    n = game.num_players
+
+    def empty(value: Any) -> bool:
+        if isinstance(value, Mapping):
+            return not any(value.values())
+        if isinstance(value, (list, tuple)):
+            return all(empty(v) for v in value)
+        return value is None
+
+    for key in ("table", "passed", "finished", "played", "played_by", "pending"):
+        if not empty(pos.get(key)):
+            raise ValueError(f"{key} must be empty while the cards are dealt ({dealt} of {game.cards_dealt} so far)")
+    for key in ("reversed", "revolutions", "sticks_spent"):
+        if pos.get(key, 0):
+            raise ValueError(f"{key} must be 0 while the cards are dealt")
+    if pos["to_move"] is not None:
+        raise ValueError("nobody is to move while the cards are dealt: to_move must be None")
+    st = MatchstickState(game)
+    fp = pos.get("first_player")
+    if fp is None or fp == -1:
+        if dealt:
+            raise ValueError("the first player is drawn before the deal: give first_player")
+    else:
+        st.first_player = _seat(fp, n, "first_player")
+        st.phase = DEAL
+        st.dealt = dealt
+    hands = pos["hands"]
+    if not isinstance(hands, (list, tuple)) or len(hands) != n:
+        raise ValueError(f"hands must list {n} hands, got {hands!r}")
+    for s in range(n):
+        for f in _faces(hands[s], f"hands[{s}]"):
+            st.hands[s][f] += 1
+        st.hand_sizes[s] = sum(st.hands[s])
+        expected = len(range(s, dealt, n))
+        if st.hand_sizes[s] != expected:
+            raise ValueError(
+                f"hands[{s}] has {st.hand_sizes[s]} cards; after {dealt} cards dealt from seat 0 on it has {expected}"
+            )
+    for f in range(NUM_FACES):
+        st.undealt[f] -= sum(h[f] for h in st.hands)
+        if st.undealt[f] < 0:
+            raise ValueError(f"{game.deck[f] - st.undealt[f]} cards {FACE_NAMES[f]} in the hands, the deck has {game.deck[f]}")
+    if not isinstance(pos["matchsticks"], (list, tuple)) or list(pos["matchsticks"]) != [1] * n:
+        raise ValueError("everyone holds 1 matchstick while the cards are dealt")
     return st
 
 

@@ -622,6 +622,140 @@ def test_position_builder_rejects_unfinishable_pending_play():
         position(g, ["1 1", "2"], to_move=0, sticks=[0, 1], pending={"value": "7", "count": 2, "picked": []})
 
 
+def walk(g: MatchstickGame, seed: int, pass_rate: float = 0.0):
+    """Every node of a random game, in order: the chance nodes of the deal, every decision (also in the middle of
+    a play being laid) and the end. Yields ``(state, chance)`` where ``chance`` lists the indices of ``history``
+    that are chance outcomes; the state is played on afterwards (clone it to keep it). With ``pass_rate``,
+    a pass is chosen that often whenever it is legal."""
+    rng = np.random.default_rng(seed)
+    state = g.new_initial_state()
+    chance: list[int] = []
+    while True:
+        yield state, chance
+        if state.is_terminal():
+            return
+        if state.is_chance_node():
+            chance.append(len(state.history))
+            state.apply_action(state.sample_chance(rng))
+            continue
+        legal = state.legal_actions()
+        take_pass = PASS in legal and rng.random() < pass_rate
+        state.apply_action(PASS if take_pass else legal[rng.integers(len(legal))])
+
+
+def same_position(a: MatchstickState, b: MatchstickState) -> None:
+    """What ``testing.check_positions`` compares, plus the hands and the chance outcomes."""
+    n = a.game.num_players
+    assert a.current_player() == b.current_player()
+    assert a.legal_action_mask().tobytes() == b.legal_action_mask().tobytes()
+    assert a.returns().tobytes() == b.returns().tobytes() and a.scores().tobytes() == b.scores().tobytes()
+    assert a.to_text() == b.to_text()
+    assert [a.observation(s).tobytes() for s in range(n)] == [b.observation(s).tobytes() for s in range(n)]
+    assert a.hands == b.hands
+    assert a.chance_outcomes() == b.chance_outcomes()
+
+
+@pytest.mark.parametrize(("n", "seed"), [(2, 1), (2, 2), (3, 1), (3, 2), (8, 1)])
+def test_position_round_trip_at_every_node(n, seed):
+    g = game(n)
+    nodes = kinds = 0
+    for state, _ in walk(g, seed, pass_rate=0.3):
+        pos = state.position()
+        rebuilt = g.state_from_position(pos)
+        same_position(rebuilt, state)
+        assert rebuilt.position() == pos
+        nodes += 1
+        kinds |= 1 if state.is_chance_node() else 4 if state.is_terminal() else 2
+    assert kinds == 7 and nodes > g.cards_dealt
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(2, 5),
+    seed=st.integers(0, 10**6),
+    sizes=st.lists(st.integers(0, 2), min_size=5, max_size=5),
+    sticks=st.lists(st.integers(0, 2), min_size=5, max_size=5),
+)
+def test_position_round_trip_in_random_endgames(n, seed, sizes, sticks):
+    """Small endgames built from positions, played out at random: every node, the end included, exports a
+    position its builder rebuilds (endgames often end while the player left has passed)."""
+    g = game(n, deal="all")
+    rng = np.random.default_rng(seed)
+    deck = np.repeat(np.arange(NUM_FACES), g.deck)
+    rng.shuffle(deck)
+    hands = [[FACE_NAMES[f] for f in deck[2 * s : 2 * s + sizes[s]]] for s in range(n)]
+    sticks = [k if sizes[s] or k else 1 for s, k in enumerate(sticks[:n])]
+    state = position(g, [" ".join(h) for h in hands], to_move=int(rng.integers(n)), sticks=sticks)
+    while True:
+        pos = state.position()
+        rebuilt = g.state_from_position(pos)
+        same_position(rebuilt, state)
+        assert rebuilt.position() == pos
+        if state.is_terminal():
+            break
+        legal = state.legal_actions()
+        state.apply_action(legal[rng.integers(len(legal))])
+
+
+def test_position_of_a_game_that_ends_after_the_last_player_passed():
+    # seat 0 goes out with its last card, seat 1 passes, seat 2 discards its last matchstick: seat 1 is left
+    g = game(3)
+    state = position(g, ["2", "1", ""], to_move=0, sticks=[0, 1, 1])
+    do(state, "play 1x2", "card 2 as 2", "pass", "discard a matchstick")
+    assert state.is_terminal() and state.out_order == [0, 2, 1]
+    pos = state.position()
+    rebuilt = g.state_from_position(pos)
+    same_position(rebuilt, state)
+    assert rebuilt.position() == pos
+    # the position was built without ``played_by``: who played the earlier cards is unknown, so none is exported
+    assert "played_by" not in pos
+    with pytest.raises(ValueError, match="add up"):
+        g.state_from_position({**pos, "played_by": [{"2": 1}, {}, {}]})
+    # a seat that went out before the end still cannot have passed
+    with pytest.raises(ValueError, match="cannot have passed"):
+        g.state_from_position({**pos, "passed": [2]})
+
+
+def test_played_by_is_exported_once_known_from_the_deal():
+    g = game(2)
+    rng = np.random.default_rng(4)
+    state = g.new_initial_state()
+    random_playout(state, rng, max_decisions=30)
+    pos = state.position()
+    assert [sum(pb.values()) for pb in pos["played_by"]] == [sum(state.played_by[s]) for s in range(2)]
+    assert sum(sum(pb.values()) for pb in pos["played_by"]) == sum(pos["played"].values()) > 0
+
+
+def test_positions_during_the_deal():
+    g = game(3)
+    state = g.new_initial_state()
+    pos = state.position()
+    assert pos["first_player"] is None and pos["dealt"] == 0 and pos["to_move"] is None
+    same_position(g.state_from_position(pos), state)
+    state.apply_action(2)
+    for f in (8, 8, 1, 0):
+        state.apply_action(f)
+    pos = state.position()
+    assert pos["hands"] == [["0", "8"], ["8"], ["1"]] and pos["first_player"] == 2 and pos["dealt"] == 4
+    rebuilt = g.state_from_position(pos)
+    same_position(rebuilt, state)
+    for _ in range(g.cards_dealt - 4):  # the rebuilt deal goes on to the first player's turn
+        outcome = rebuilt.chance_outcomes()[0][0]
+        rebuilt.apply_action(outcome)
+    assert rebuilt.current_player() == 2
+    for change, message in [
+        ({"hands": [["8"], ["8"], ["1", "0"]]}, "after 4 cards dealt"),
+        ({"first_player": None}, "first player is drawn before the deal"),
+        ({"to_move": 0}, "to_move must be None"),
+        ({"played": {"8": 1}}, "played must be empty"),
+        ({"matchsticks": [1, 2, 1]}, "1 matchstick"),
+        ({"hands": [["8", "8"], ["8", "8"], ["8"]], "dealt": 5}, "the deck has 4"),
+        ({"dealt": 46}, "dealt must be 0..45"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            g.state_from_position({**pos, **change})
+
+
 # ---- hidden information --------------------------------------------------------------------------
 
 
