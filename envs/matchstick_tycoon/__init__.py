@@ -102,9 +102,15 @@ between; no ties are possible). ``scores()`` is zero throughout: the game keeps 
 Hands are private; matchstick counts, the table, every played card (by whom, as what), passes, finishing
 places and hand sizes are public. ``to_text()`` is the public view, ``seat_text(seat)`` adds that seat's
 hand. ``resample_hidden(seat, rng)`` keeps the seat's own hand and every public fact (hand sizes, sticks,
-played cards, table, passes, a play being laid) and redeals the other hands by a uniform shuffle of the
-cards that seat cannot place (other hands and, at 2-3 players, the unused cards); it rewrites the deal in
-``history`` accordingly, so the new state replays from its history.
+played cards, table, passes, a play being laid) and redeals the other hands uniformly from the cards that
+seat cannot place (other hands and, at 2-3 players, the unused cards), each card counted as a distinct
+card. This holds at every node: in the middle of the deal the cards already dealt to the other seats are
+redealt too (and the cards left to deal follow). While another seat is laying a play, its announcement and
+the cards it laid showed that its hand can finish the play with its matchsticks, so its hand is drawn
+uniformly among the hands that can; it always keeps a legal move. The chance outcomes of the deal in
+``history`` are rewritten to match (each other seat's cards in a random order, the seat's own deal
+untouched; no decision changes), so the new state replays from its history to itself, not to the true
+state. Before the first player is drawn nothing is hidden and the state is copied.
 
 ## Position builder
 
