@@ -102,9 +102,15 @@ between; no ties are possible). ``scores()`` is zero throughout: the game keeps 
 Hands are private; matchstick counts, the table, every played card (by whom, as what), passes, finishing
 places and hand sizes are public. ``to_text()`` is the public view, ``seat_text(seat)`` adds that seat's
 hand. ``resample_hidden(seat, rng)`` keeps the seat's own hand and every public fact (hand sizes, sticks,
-played cards, table, passes, a play being laid) and redeals the other hands by a uniform shuffle of the
-cards that seat cannot place (other hands and, at 2-3 players, the unused cards); it rewrites the deal in
-``history`` accordingly, so the new state replays from its history.
+played cards, table, passes, a play being laid) and redeals the other hands uniformly from the cards that
+seat cannot place (other hands and, at 2-3 players, the unused cards), each card counted as a distinct
+card. This holds at every node: in the middle of the deal the cards already dealt to the other seats are
+redealt too (and the cards left to deal follow). While another seat is laying a play, its announcement and
+the cards it laid showed that its hand can finish the play with its matchsticks, so its hand is drawn
+uniformly among the hands that can; it always keeps a legal move. The chance outcomes of the deal in
+``history`` are rewritten to match (each other seat's cards in a random order, the seat's own deal
+untouched; no decision changes), so the new state replays from its history to itself, not to the true
+state. Before the first player is drawn nothing is hidden and the state is copied.
 
 ## Position builder
 
@@ -116,20 +122,31 @@ values by their character (``"9"``, ``"b"``).
 |---|---|
 | ``hands`` | list of N lists of card names |
 | ``matchsticks`` | list of N counts |
-| ``to_move`` | seat to act (``None`` once the game is over) |
+| ``to_move`` | seat to act (``None`` during the deal and once the game is over) |
 | ``table`` | ``None`` or ``{"value": "9", "faces": ["6/9", "3/E"], "player": seat}`` (the play on the table) |
 | ``reversed``, ``revolutions`` | order reversed (optional, default False); revolutions so far (its parity must match) |
 | ``passed`` | seats that took a turn without playing since the play on the table |
 | ``finished`` | seats out, in finishing order |
 | ``played`` | ``{card name: count}`` of every card played so far (the table's included) |
-| ``played_by`` | optional: list of N such maps, per seat (must add up to ``played``) |
+| ``played_by`` | optional: list of N such maps, per seat (must add up to ``played``); exported when known (below) |
 | ``pending`` | ``None`` or ``{"value": "9", "count": 2, "picked": ["6/9"]}``: a play being laid down by ``to_move`` |
 | ``first_player``, ``sticks_spent`` | optional, for display |
+| ``dealt`` | optional: cards dealt so far (default: all of them); fewer only during the deal (below) |
+
+``played_by`` is exported when who played each card is known: always for a state reached by playing from
+the start, never for a state built from a position given without it (its later plays do not add up to
+``played``).
 
 Checks: known cards and values, card counts within the deck and adding up to the cards dealt (hands +
 played + laid), table cards able to show the table value, a finished seat holds nothing, a seat holding
-nothing is finished, passes only at a non-empty table and not by its player, a table everyone passed on
-is refused (it would have been cleared), a pending play must beat the table and be completable.
+nothing is finished, passes only at a non-empty table, not by its player and not by a seat that is out
+(but the player left at the end of the game may have passed), a table everyone passed on is refused (it
+would have been cleared), a pending play must beat the table and be completable.
+
+Every node exports a position, chance nodes of the deal included: there ``to_move`` is ``None``,
+``dealt`` counts the cards dealt (from seat 0 on, one at a time, so the hand sizes must follow),
+``first_player`` is ``None`` before it is drawn (then ``dealt`` is 0), everyone holds 1 matchstick and
+nothing is played, passed, finished or on the table.
 
 ## Heuristic agent
 

@@ -7,6 +7,7 @@ encoding, the observation layout, the position keys and the readings taken.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from math import comb
 from typing import Any, ClassVar
 
 import numpy as np
@@ -74,6 +75,80 @@ def can_show(hand: list[int], value: int, count: int, sticks: int) -> bool:
         return sticks >= 0
     m = min_costs(hand, value, count)
     return len(m) == count and m[-1] <= sticks
+
+
+def _take(pool: list[int], faces: list[int], k: int, rng: np.random.Generator) -> list[int]:
+    """Per face: ``k`` cards drawn uniformly without replacement from the cards of ``pool`` among ``faces``."""
+    cards = np.repeat(np.array(faces, dtype=np.int64), [pool[f] for f in faces])
+    out = [0] * NUM_FACES
+    for f in rng.permutation(cards)[:k]:
+        out[int(f)] += 1
+    return out
+
+
+def _draw_completable(pool: list[int], size: int, value: int, left: int, budget: int, rng: np.random.Generator) -> list[int]:
+    """Per face: ``size`` cards drawn from ``pool``, uniformly among the draws holding ``left`` cards that all
+    show ``value`` with at most ``budget`` matchsticks (each card of the pool counted as a distinct card).
+
+    The faces able to show ``value`` fall into classes by cost, cheapest first; ``ways`` counts the draws
+    that take ``x`` cards of each class in turn, the cheapest ``left`` of the shown ones fitting the budget.
+    Each class's count is drawn in proportion to those counts, then the cards inside the classes uniformly.
+    """
+    costs = sorted({COST[f][value] for f in range(NUM_FACES) if pool[f] and COST[f][value] >= 0})
+    classes = [[f for f in range(NUM_FACES) if COST[f][value] == c] for c in costs]
+    sizes = [sum(pool[f] for f in cl) for cl in classes]
+    # after[i]: cards of the pool in the classes after class i or unable to show the value
+    after = [sum(pool) - sum(sizes[: i + 1]) for i in range(len(classes))]
+    memo: dict[tuple[int, int, int, int], int] = {}
+
+    def options(i: int, taken: int, need: int, spent: int) -> list[tuple[int, int]]:
+        """(x, number of completable draws taking x cards of class i), given the classes before it."""
+        out = []
+        for x in range(min(sizes[i], size - taken) + 1):
+            use = min(x, need)
+            cost = spent + costs[i] * use
+            if cost > budget:
+                break
+            w = comb(sizes[i], x) * (
+                comb(after[i], size - taken - x) if use == need else ways(i + 1, taken + x, need - use, cost)
+            )
+            if w:
+                out.append((x, w))
+        return out
+
+    def ways(i: int, taken: int, need: int, spent: int) -> int:
+        if i == len(classes):
+            return 0
+        key = (i, taken, need, spent)
+        if key not in memo:
+            memo[key] = sum(w for _, w in options(i, taken, need, spent))
+        return memo[key]
+
+    hand = [0] * NUM_FACES
+    taken, need, spent = 0, left, 0
+    for i in range(len(classes)):
+        choices = options(i, taken, need, spent)
+        if not choices:
+            raise ValueError("no hand of the unseen cards can complete the play being laid")
+        total = sum(w for _, w in choices)
+        u = rng.random() * total
+        x = choices[-1][0]
+        for x_, w in choices:
+            u -= w
+            if u < 0:
+                x = x_
+                break
+        for f, c in enumerate(_take(pool, classes[i], x, rng)):
+            hand[f] += c
+        use = min(x, need)
+        taken, need, spent = taken + x, need - use, spent + costs[i] * use
+        if need == 0:
+            drawn = {g for cl in classes[: i + 1] for g in cl}
+            rest = [f for f in range(NUM_FACES) if f not in drawn]
+            for f, c in enumerate(_take(pool, rest, size - taken, rng)):
+                hand[f] += c
+            return hand
+    raise ValueError("no hand of the unseen cards can complete the play being laid")
 
 
 class MatchstickGame(Game):
@@ -443,10 +518,19 @@ class MatchstickState(State):
 
     # ---- position -------------------------------------------------------------------------------
     def position(self) -> dict[str, Any]:
+        hands = [[FACE_NAMES[f] for f in range(NUM_FACES) for _ in range(h[f])] for h in self.hands]
         if self.phase in (CHOOSE_FIRST, DEAL):
-            raise ValueError("a position is exported once the cards are dealt")
+            return {
+                "hands": hands,
+                "matchsticks": list(self.sticks),
+                "to_move": None,
+                "first_player": None if self.phase == CHOOSE_FIRST else self.first_player,
+                "dealt": self.dealt,
+            }
+        # who played which card is known from a deal on, not for a position given without ``played_by``
+        attributed = [sum(pb[f] for pb in self.played_by) for f in range(NUM_FACES)] == self.played
         return {
-            "hands": [[FACE_NAMES[f] for f in range(NUM_FACES) for _ in range(h[f])] for h in self.hands],
+            "hands": hands,
             "matchsticks": list(self.sticks),
             "to_move": self.turn if self.phase == PLAY else None,
             "first_player": self.first_player,
@@ -462,7 +546,11 @@ class MatchstickState(State):
             "passed": [s for s in range(self.game.num_players) if self.passed[s]],
             "finished": list(self.out_order),
             "played": {FACE_NAMES[f]: self.played[f] for f in range(NUM_FACES) if self.played[f]},
-            "played_by": [{FACE_NAMES[f]: pb[f] for f in range(NUM_FACES) if pb[f]} for pb in self.played_by],
+            **(
+                {"played_by": [{FACE_NAMES[f]: pb[f] for f in range(NUM_FACES) if pb[f]} for pb in self.played_by]}
+                if attributed
+                else {}
+            ),
             "pending": None
             if not self.pending_count
             else {
@@ -482,19 +570,29 @@ class MatchstickState(State):
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> MatchstickState:
         """A state ``seat`` cannot tell apart from this one: the other hands redealt from the unseen cards.
 
-        Every other hand keeps its size; the cards ``seat`` cannot place are shuffled uniformly into them
-        (the rest stay undealt). The deal in ``history`` is rewritten to match, so the new state replays.
+        Every other hand keeps its size; the cards ``seat`` cannot place are dealt to them uniformly at
+        random (the rest stay undealt), also in the middle of the deal. While another seat is laying a
+        play, its hand is drawn uniformly among the hands able to complete that play (its announcement and
+        the cards it laid showed it could), so it keeps a legal move. The deal in ``history`` is rewritten
+        to match, so the new state replays from its history to itself.
         """
         new = self.clone()
-        if self.phase in (CHOOSE_FIRST, DEAL):
+        if self.phase == CHOOSE_FIRST:
             return new
         n = self.game.num_players
         pool = self.unseen_cards(seat)
+        laying = self.turn if self.pending_count and self.turn != seat else -1
+        if laying >= 0:
+            left = self.pending_count - len(self.picks)
+            budget = self.sticks[laying] - self.pending_cost
+            hand = _draw_completable(pool, self.hand_sizes[laying], self.pending_value, left, budget, rng)
+            new.hands[laying] = hand
+            pool = [pool[f] - hand[f] for f in range(NUM_FACES)]
         cards = np.repeat(np.arange(NUM_FACES), pool)
         rng.shuffle(cards)
         pos = 0
         for s in range(n):
-            if s == seat:
+            if s in (seat, laying):
                 continue
             size = self.hand_sizes[s]
             hand = [0] * NUM_FACES
@@ -502,15 +600,29 @@ class MatchstickState(State):
                 hand[int(f)] += 1
             pos += size
             new.hands[s] = hand
+        new.undealt = [0] * NUM_FACES
+        for f in cards[pos:]:
+            new.undealt[int(f)] += 1
         if self.deal_start >= 0:
-            picks = self.pick_counts()
-            initial = []
-            for s in range(n):
-                counts = [new.hands[s][f] + self.played_by[s][f] + (picks[f] if s == self.turn else 0) for f in range(NUM_FACES)]
-                initial.append([f for f in range(NUM_FACES) for _ in range(counts[f])])
-            deal = [initial[k % n][k // n] for k in range(self.dealt)]
-            new.history[self.deal_start : self.deal_start + self.dealt] = deal
+            self._rewrite_deal(new, seat, rng)
         return new
+
+    def _rewrite_deal(self, new: MatchstickState, seat: int, rng: np.random.Generator) -> None:
+        """Write the cards ``new``'s other seats were dealt (hand now, cards played, cards being laid) into its
+        history, each seat's in a random order; ``seat``'s own deal stays as it was."""
+        n = self.game.num_players
+        picks = self.pick_counts()
+        for s in range(n):
+            if s == seat:
+                continue
+            dealt = [new.hands[s][f] + self.played_by[s][f] + (picks[f] if s == self.turn else 0) for f in range(NUM_FACES)]
+            cards = np.repeat(np.arange(NUM_FACES), dealt)
+            rng.shuffle(cards)
+            slots = range(self.deal_start + s, self.deal_start + self.dealt, n)
+            if len(cards) != len(slots):
+                raise RuntimeError(f"seat {s} holds {len(cards)} dealt cards, {len(slots)} were dealt to it")
+            for k, f in zip(slots, cards, strict=True):
+                new.history[k] = int(f)
 
     # ---- copying --------------------------------------------------------------------------------
     def clone(self) -> MatchstickState:
@@ -574,7 +686,7 @@ def _from_position(game: MatchstickGame, pos: Mapping[str, Any]) -> MatchstickSt
     n = game.num_players
     known = {
         "hands", "matchsticks", "to_move", "first_player", "table", "reversed", "revolutions", "passed",
-        "finished", "played", "played_by", "pending", "sticks_spent",
+        "finished", "played", "played_by", "pending", "sticks_spent", "dealt",
     }  # fmt: skip
     unknown = sorted(set(pos) - known)
     if unknown:
@@ -582,6 +694,11 @@ def _from_position(game: MatchstickGame, pos: Mapping[str, Any]) -> MatchstickSt
     for key in ("hands", "matchsticks", "to_move"):
         if key not in pos:
             raise ValueError(f"position needs the key {key!r}")
+    dealt = pos.get("dealt", game.cards_dealt)
+    if not isinstance(dealt, int) or isinstance(dealt, bool) or not 0 <= dealt <= game.cards_dealt:
+        raise ValueError(f"dealt must be 0..{game.cards_dealt} (the cards dealt so far), got {dealt!r}")
+    if dealt < game.cards_dealt:
+        return _deal_position(game, pos, dealt)
     st = MatchstickState(game)
     st.phase = PLAY
     st.dealt = game.cards_dealt
@@ -694,7 +811,8 @@ def _from_position(game: MatchstickGame, pos: Mapping[str, Any]) -> MatchstickSt
         raise ValueError(f"passed must list seats, got {passed!r}")
     for s in passed:
         _seat(s, n, "passed seat")
-        if not st.in_game[s]:
+        # the game ends when the last but one player goes out: the player left may have passed before
+        if not st.in_game[s] and not (over and s == st.out_order[-1]):
             raise ValueError(f"seat {s} is out and cannot have passed")
         if s == st.last_player:
             raise ValueError(f"seat {s} made the play on the table and cannot have passed since")
@@ -728,6 +846,55 @@ def _from_position(game: MatchstickGame, pos: Mapping[str, Any]) -> MatchstickSt
             raise ValueError("pending play costs more matchsticks than the player holds")
     if not st.legal_action_mask().any():
         raise ValueError("the player to move would have no legal action (the pending play cannot be completed)")
+    return st
+
+
+def _deal_position(game: MatchstickGame, pos: Mapping[str, Any], dealt: int) -> MatchstickState:
+    """A chance node of the deal: ``dealt`` cards dealt one at a time from seat 0 on, nothing played yet."""
+    n = game.num_players
+
+    def empty(value: Any) -> bool:
+        if isinstance(value, Mapping):
+            return not any(value.values())
+        if isinstance(value, (list, tuple)):
+            return all(empty(v) for v in value)
+        return value is None
+
+    for key in ("table", "passed", "finished", "played", "played_by", "pending"):
+        if not empty(pos.get(key)):
+            raise ValueError(f"{key} must be empty while the cards are dealt ({dealt} of {game.cards_dealt} so far)")
+    for key in ("reversed", "revolutions", "sticks_spent"):
+        if pos.get(key, 0):
+            raise ValueError(f"{key} must be 0 while the cards are dealt")
+    if pos["to_move"] is not None:
+        raise ValueError("nobody is to move while the cards are dealt: to_move must be None")
+    st = MatchstickState(game)
+    fp = pos.get("first_player")
+    if fp is None or fp == -1:
+        if dealt:
+            raise ValueError("the first player is drawn before the deal: give first_player")
+    else:
+        st.first_player = _seat(fp, n, "first_player")
+        st.phase = DEAL
+        st.dealt = dealt
+    hands = pos["hands"]
+    if not isinstance(hands, (list, tuple)) or len(hands) != n:
+        raise ValueError(f"hands must list {n} hands, got {hands!r}")
+    for s in range(n):
+        for f in _faces(hands[s], f"hands[{s}]"):
+            st.hands[s][f] += 1
+        st.hand_sizes[s] = sum(st.hands[s])
+        expected = len(range(s, dealt, n))
+        if st.hand_sizes[s] != expected:
+            raise ValueError(
+                f"hands[{s}] has {st.hand_sizes[s]} cards; after {dealt} cards dealt from seat 0 on it has {expected}"
+            )
+    for f in range(NUM_FACES):
+        st.undealt[f] -= sum(h[f] for h in st.hands)
+        if st.undealt[f] < 0:
+            raise ValueError(f"{game.deck[f] - st.undealt[f]} cards {FACE_NAMES[f]} in the hands, the deck has {game.deck[f]}")
+    if not isinstance(pos["matchsticks"], (list, tuple)) or list(pos["matchsticks"]) != [1] * n:
+        raise ValueError("everyone holds 1 matchstick while the cards are dealt")
     return st
 
 

@@ -8,12 +8,15 @@ deal is scripted by applying chance outcomes.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gameshelf import envs
+from gameshelf.envs import testing
 from gameshelf.envs.core.game import CHANCE, TERMINAL, IllegalActionError, random_playout
 from gameshelf.envs.matchstick_tycoon.cards import (
     COST,
@@ -622,6 +625,140 @@ def test_position_builder_rejects_unfinishable_pending_play():
         position(g, ["1 1", "2"], to_move=0, sticks=[0, 1], pending={"value": "7", "count": 2, "picked": []})
 
 
+def walk(g: MatchstickGame, seed: int, pass_rate: float = 0.0):
+    """Every node of a random game, in order: the chance nodes of the deal, every decision (also in the middle of
+    a play being laid) and the end. Yields ``(state, chance)`` where ``chance`` lists the indices of ``history``
+    that are chance outcomes; the state is played on afterwards (clone it to keep it). With ``pass_rate``,
+    a pass is chosen that often whenever it is legal."""
+    rng = np.random.default_rng(seed)
+    state = g.new_initial_state()
+    chance: list[int] = []
+    while True:
+        yield state, chance
+        if state.is_terminal():
+            return
+        if state.is_chance_node():
+            chance.append(len(state.history))
+            state.apply_action(state.sample_chance(rng))
+            continue
+        legal = state.legal_actions()
+        take_pass = PASS in legal and rng.random() < pass_rate
+        state.apply_action(PASS if take_pass else legal[rng.integers(len(legal))])
+
+
+def same_position(a: MatchstickState, b: MatchstickState) -> None:
+    """What ``testing.check_positions`` compares, plus the hands and the chance outcomes."""
+    n = a.game.num_players
+    assert a.current_player() == b.current_player()
+    assert a.legal_action_mask().tobytes() == b.legal_action_mask().tobytes()
+    assert a.returns().tobytes() == b.returns().tobytes() and a.scores().tobytes() == b.scores().tobytes()
+    assert a.to_text() == b.to_text()
+    assert [a.observation(s).tobytes() for s in range(n)] == [b.observation(s).tobytes() for s in range(n)]
+    assert a.hands == b.hands
+    assert a.chance_outcomes() == b.chance_outcomes()
+
+
+@pytest.mark.parametrize(("n", "seed"), [(2, 1), (2, 2), (3, 1), (3, 2), (8, 1)])
+def test_position_round_trip_at_every_node(n, seed):
+    g = game(n)
+    nodes = kinds = 0
+    for state, _ in walk(g, seed, pass_rate=0.3):
+        pos = state.position()
+        rebuilt = g.state_from_position(pos)
+        same_position(rebuilt, state)
+        assert rebuilt.position() == pos
+        nodes += 1
+        kinds |= 1 if state.is_chance_node() else 4 if state.is_terminal() else 2
+    assert kinds == 7 and nodes > g.cards_dealt
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(2, 5),
+    seed=st.integers(0, 10**6),
+    sizes=st.lists(st.integers(0, 2), min_size=5, max_size=5),
+    sticks=st.lists(st.integers(0, 2), min_size=5, max_size=5),
+)
+def test_position_round_trip_in_random_endgames(n, seed, sizes, sticks):
+    """Small endgames built from positions, played out at random: every node, the end included, exports a
+    position its builder rebuilds (endgames often end while the player left has passed)."""
+    g = game(n, deal="all")
+    rng = np.random.default_rng(seed)
+    deck = np.repeat(np.arange(NUM_FACES), g.deck)
+    rng.shuffle(deck)
+    hands = [[FACE_NAMES[f] for f in deck[2 * s : 2 * s + sizes[s]]] for s in range(n)]
+    sticks = [k if sizes[s] or k else 1 for s, k in enumerate(sticks[:n])]
+    state = position(g, [" ".join(h) for h in hands], to_move=int(rng.integers(n)), sticks=sticks)
+    while True:
+        pos = state.position()
+        rebuilt = g.state_from_position(pos)
+        same_position(rebuilt, state)
+        assert rebuilt.position() == pos
+        if state.is_terminal():
+            break
+        legal = state.legal_actions()
+        state.apply_action(legal[rng.integers(len(legal))])
+
+
+def test_position_of_a_game_that_ends_after_the_last_player_passed():
+    # seat 0 goes out with its last card, seat 1 passes, seat 2 discards its last matchstick: seat 1 is left
+    g = game(3)
+    state = position(g, ["2", "1", ""], to_move=0, sticks=[0, 1, 1])
+    do(state, "play 1x2", "card 2 as 2", "pass", "discard a matchstick")
+    assert state.is_terminal() and state.out_order == [0, 2, 1]
+    pos = state.position()
+    rebuilt = g.state_from_position(pos)
+    same_position(rebuilt, state)
+    assert rebuilt.position() == pos
+    # the position was built without ``played_by``: who played the earlier cards is unknown, so none is exported
+    assert "played_by" not in pos
+    with pytest.raises(ValueError, match="add up"):
+        g.state_from_position({**pos, "played_by": [{"2": 1}, {}, {}]})
+    # a seat that went out before the end still cannot have passed
+    with pytest.raises(ValueError, match="cannot have passed"):
+        g.state_from_position({**pos, "passed": [2]})
+
+
+def test_played_by_is_exported_once_known_from_the_deal():
+    g = game(2)
+    rng = np.random.default_rng(4)
+    state = g.new_initial_state()
+    random_playout(state, rng, max_decisions=30)
+    pos = state.position()
+    assert [sum(pb.values()) for pb in pos["played_by"]] == [sum(state.played_by[s]) for s in range(2)]
+    assert sum(sum(pb.values()) for pb in pos["played_by"]) == sum(pos["played"].values()) > 0
+
+
+def test_positions_during_the_deal():
+    g = game(3)
+    state = g.new_initial_state()
+    pos = state.position()
+    assert pos["first_player"] is None and pos["dealt"] == 0 and pos["to_move"] is None
+    same_position(g.state_from_position(pos), state)
+    state.apply_action(2)
+    for f in (8, 8, 1, 0):
+        state.apply_action(f)
+    pos = state.position()
+    assert pos["hands"] == [["0", "8"], ["8"], ["1"]] and pos["first_player"] == 2 and pos["dealt"] == 4
+    rebuilt = g.state_from_position(pos)
+    same_position(rebuilt, state)
+    for _ in range(g.cards_dealt - 4):  # the rebuilt deal goes on to the first player's turn
+        outcome = rebuilt.chance_outcomes()[0][0]
+        rebuilt.apply_action(outcome)
+    assert rebuilt.current_player() == 2
+    for change, message in [
+        ({"hands": [["8"], ["8"], ["1", "0"]]}, "after 4 cards dealt"),
+        ({"first_player": None}, "first player is drawn before the deal"),
+        ({"to_move": 0}, "to_move must be None"),
+        ({"played": {"8": 1}}, "played must be empty"),
+        ({"matchsticks": [1, 2, 1]}, "1 matchstick"),
+        ({"hands": [["8", "8"], ["8", "8"], ["8"]], "dealt": 5}, "the deck has 4"),
+        ({"dealt": 46}, "dealt must be 0..45"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            g.state_from_position({**pos, **change})
+
+
 # ---- hidden information --------------------------------------------------------------------------
 
 
@@ -644,6 +781,160 @@ def test_resample_hidden_keeps_every_public_fact():
         replay = g.state_from_history(other.history)
         assert replay.hands == other.hands and replay.to_text() == other.to_text()
     assert changed
+
+
+def check_resample(state: MatchstickState, chance: list[int], seat: int, rng: np.random.Generator) -> MatchstickState:
+    """The promises of ``resample_hidden(seat, rng)`` at ``state`` (a node reached from the start)."""
+    g = state.game
+    before = (testing.fingerprint(state), [list(h) for h in state.hands], state.chance_outcomes())
+    other = state.resample_hidden(seat, rng)
+    # 1. a new object; the original is unchanged
+    assert other is not state and other.hands is not state.hands and other.history is not state.history
+    assert (testing.fingerprint(state), state.hands, state.chance_outcomes()) == before
+    # 2. same player to act, same length of history, the same decisions: only chance outcomes differ
+    assert other.current_player() == state.current_player()
+    assert len(other.history) == len(state.history)
+    decisions = [k for k in range(len(state.history)) if k not in set(chance)]
+    assert [other.history[k] for k in decisions] == [state.history[k] for k in decisions]
+    # 3. its history replays to itself, its position rebuilds it
+    replay = g.state_from_history(other.history)
+    assert testing.fingerprint(replay) == testing.fingerprint(other)
+    same_position(replay, other)
+    same_position(g.state_from_position(other.position()), other)
+    # 4. playable: a legal move at a decision, valid outcomes at a chance node
+    if other.current_player() >= 0:
+        assert other.legal_action_mask().any()
+    if other.is_chance_node():
+        outcomes = other.chance_outcomes()
+        assert abs(sum(p for _, p in outcomes) - 1.0) < 1e-9
+        copy = other.clone()
+        copy.apply_action(outcomes[-1][0])
+    # 5. nothing the seat has seen changes
+    assert other.observation(seat).tobytes() == state.observation(seat).tobytes()
+    assert other.seat_text(seat) == state.seat_text(seat)
+    assert other.to_text() == state.to_text() and other.hand_sizes == state.hand_sizes
+    assert other.hands[seat] == state.hands[seat]
+    if state.current_player() == seat:
+        assert other.legal_action_mask().tobytes() == state.legal_action_mask().tobytes()
+    return other
+
+
+@pytest.mark.parametrize(("n", "seed"), [(2, 1), (2, 2), (3, 1), (3, 2), (8, 1)])
+def test_resample_hidden_keeps_its_promises_at_every_node(n, seed):
+    """At every node of a random game (the deal, decisions, the middle of a play, the end): one seat in turn
+    resamples, and at a play being laid also a seat that is not laying it."""
+    g = game(n)
+    rng = np.random.default_rng([seed, 99])
+    kinds: set[str] = set()
+    redealt = hidden = 0
+    for k, (state, chance) in enumerate(walk(g, seed)):
+        seats = {k % n}
+        if state.pending_count:
+            others = [s for s in range(n) if s != state.turn]
+            seats.add(others[k % len(others)])
+            kinds.add("laying")
+        kinds.add("chance" if state.is_chance_node() else "end" if state.is_terminal() else "decision")
+        for seat in seats:
+            other = check_resample(state, chance, seat, rng)
+            # 6. a real redeal, also during the deal: the cards of the other seats are hidden from this one
+            if state.is_chance_node() and sum(state.hand_sizes) - state.hand_sizes[seat] >= 3:
+                hidden += 1
+                redealt += other.hands != state.hands
+    assert kinds == {"chance", "decision", "laying", "end"}
+    assert hidden > 0 and redealt > 0.9 * hidden
+
+
+def test_resample_while_another_seat_lays_a_play_leaves_it_a_legal_move():
+    # seat 0 announced two 8s and laid one; it holds one more 8 and no matchstick, so only an 8 completes the play
+    g = game(2)
+    state = position(g, ["8 8 2", "0 1 4"], to_move=0, sticks=[0, 1])
+    state.apply_action(play_action(2, VALUE_NAMES.index("8")))
+    state.apply_action(pick_action(FACE_NAMES.index("8")))
+    assert state.legal_actions() == [pick_action(FACE_NAMES.index("8"))]
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        other = state.resample_hidden(1, rng)
+        assert other.legal_action_mask().any()
+        assert other.hands[0][FACE_NAMES.index("8")] >= 1
+        assert other.hands[1] == state.hands[1] and other.hand_sizes == state.hand_sizes
+
+
+def test_resample_while_a_play_is_laid_is_uniform_over_the_hands_that_complete_it():
+    """Exact check against enumeration: every hand of the laying seat drawn from the unseen cards that can
+    finish the play, each set of cards equally likely."""
+    g = game(3)
+    # seat 0 announced three 9s and laid a 6/9 (0 sticks); it has 2 matchsticks left for two more cards
+    state = position(g, ["6/9 5 3/E b 2", "0 1", "7 7"], to_move=0, sticks=[2, 1, 1])
+    do(state, "play 3x9", "card 6/9 as 9")
+    value, left, budget = VALUE_NAMES.index("9"), 2, 2
+    unseen = state.unseen_cards(1)
+    cards = [f for f in range(NUM_FACES) for _ in range(unseen[f])]
+    size = state.hand_sizes[0]
+    exact = np.zeros(NUM_FACES)
+    count = 0
+    for combo in itertools.combinations(range(len(cards)), size):
+        hand = [0] * NUM_FACES
+        for i in combo:
+            hand[cards[i]] += 1
+        if can_show(hand, value, left, budget):
+            exact += hand
+            count += 1
+    exact /= count
+    rng = np.random.default_rng(5)
+    draws = 3000
+    seen = np.zeros(NUM_FACES)
+    for _ in range(draws):
+        other = state.resample_hidden(1, rng)
+        assert can_show(other.hands[0], value, left, budget)
+        seen += other.hands[0]
+    seen /= draws
+    # mean count of each face in the laying hand, within 5 standard errors (a card count is at most 4)
+    assert np.all(np.abs(seen - exact) <= 5 * 2 / np.sqrt(draws) + 1e-9), (seen.round(3), exact.round(3))
+    # the rejection of hands that cannot finish matters: without it the means differ clearly
+    plain = np.array([size * unseen[f] / len(cards) for f in range(NUM_FACES)])
+    assert np.abs(plain - exact).max() > 0.3
+
+
+def test_resample_during_the_deal_redeals_the_other_seats_cards():
+    g = game(2)
+    state = g.new_initial_state()
+    rng = np.random.default_rng(1)
+    state.apply_action(0)
+    for _ in range(20):
+        state.apply_action(state.sample_chance(rng))
+    assert state.is_chance_node() and state.hand_sizes == [10, 10]
+    unseen = np.array([g.deck[f] - state.hands[0][f] for f in range(NUM_FACES)])
+    draws = 2000
+    mean = np.zeros(NUM_FACES)
+    copies = 0
+    for k in range(draws):
+        other = check_resample(state, list(range(len(state.history))), 0, rng) if k < 100 else state.resample_hidden(0, rng)
+        copies += other.hands == state.hands
+        mean += other.hands[1]
+        # the deck left to deal is what neither hand holds
+        assert [f for f, _ in other.chance_outcomes()] == [f for f in range(NUM_FACES) if unseen[f] - other.hands[1][f]]
+    assert copies < draws * 0.01
+    # seat 1's ten cards are a uniform draw from the 46 cards seat 0 cannot see
+    assert np.all(np.abs(mean / draws - 10 * unseen / unseen.sum()) <= 5 * 2 / np.sqrt(draws))
+
+
+def test_resampled_history_replays_to_the_resampled_state():
+    g = game(4)
+    rng = np.random.default_rng(2)
+    deal = g.new_initial_state()
+    deal.apply_action(1)
+    for _ in range(30):
+        deal.apply_action(deal.sample_chance(rng))
+    play = deal.clone()
+    random_playout(play, rng, max_decisions=25)
+    for state in (deal, play):
+        for seat in range(4):
+            other = state.resample_hidden(seat, rng)
+            assert other.hands != state.hands
+            replay = g.state_from_history(other.history)
+            assert replay.hands == other.hands
+            assert testing.fingerprint(replay) == testing.fingerprint(other)
+            assert testing.fingerprint(replay) != testing.fingerprint(state)
 
 
 def test_observation_shows_only_own_hand():
