@@ -122,7 +122,15 @@ class Episode:
         self.totals = np.zeros(self.game.info.num_players)
 
     def replay(self, actions: Sequence[int], ending: Ending | None = None) -> None:
-        """Put the episode at the end of a recorded line of play (every action validated; chance included)."""
+        """Put the episode at the end of a recorded line of play (every action validated; chance included).
+
+        An ``illegal_action`` ending whose ``offender`` is not a seat raises ``ValueError``, before anything changes.
+        """
+        seats = self.game.info.num_players
+        if ending is not None and ending.kind == "illegal_action":
+            offender = ending.offender
+            if isinstance(offender, bool) or not isinstance(offender, (int, np.integer)) or not 0 <= offender < seats:
+                raise ValueError(f"the offender {offender!r} of an illegal_action ending is not a seat (0..{seats - 1})")
         state = self.game.new_initial_state()
         start = reward_values(state, self.reward_mode)
         moves = 0
