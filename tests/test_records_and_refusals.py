@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import itertools
 import json
 import os
 import tempfile
@@ -73,11 +74,97 @@ def test_penalize_mode_still_raises_for_non_actions():
     assert not any(env.terminations.values())
 
 
+def env_fingerprint(env):
+    """Everything a reset could change: the visible state, both generators, the outcomes still scripted."""
+    return (
+        env_snapshot(env),
+        env.np_random.bit_generator.state,
+        env.episode.rng.bit_generator.state,
+        list(copy.copy(env.episode._script)),  # a copy of the iterator: nothing is consumed
+        env._seeded,
+    )
+
+
+def chance_and_moves(seed):
+    """A finished level_x game split into its chance outcomes and its players' actions, in order."""
+    history = finished_game_at(seed).game_state.history
+    state = envs.make_game("level_x-v0").new_initial_state()
+    chance, moves = [], []
+    for action in history:
+        (chance if state.is_chance_node() else moves).append(action)
+        state.apply_action(action)
+    return chance, moves
+
+
+@pytest.mark.parametrize(
+    ("seed", "options", "error"),
+    [
+        (5, {"chance_outcomes": [10**9]}, IllegalActionError),
+        (None, {"chance_outcomes": [10**9]}, IllegalActionError),
+        (None, {"chance_outcomes": [-1]}, IllegalActionError),
+        (None, {"chance_outcomes": [1.7]}, TypeError),
+        (None, {"chance_outcomes": [1.0]}, TypeError),
+        (None, {"chance_outcomes": [True]}, TypeError),
+        (None, {"chance_outcomes": "1"}, TypeError),
+        (None, {"chance_outcomes": 1}, TypeError),
+        (True, None, TypeError),
+        (1.0, None, TypeError),
+        ("1", None, TypeError),
+        (-1, None, ValueError),
+        (0, "chance_outcomes", TypeError),
+    ],
+)
+def test_a_refused_reset_leaves_the_env_exactly_as_it_was(seed, options, error):
+    """Mid-game, with scripted chance outcomes still pending: a refused reset changes nothing at all."""
+    chance, moves = chance_and_moves(3)  # level_x: who starts, the first roll, then a roll after each move
+    control, env = envs.make("level_x-v0"), envs.make("level_x-v0")
+    for e in (control, env):
+        e.reset(seed=0, options={"chance_outcomes": chance[:9]})  # a recorded game's first 9 outcomes
+        for action in moves[:5]:
+            e.step(action)
+    before = env_fingerprint(env)
+    assert before == env_fingerprint(control) and len(before[3]) == 2  # two outcomes still scripted
+    with pytest.raises(error):
+        env.reset(seed=seed, options=options)
+    assert env_fingerprint(env) == before
+    # the game goes on as if nothing had happened: the scripted rolls, then rolls drawn by the generator
+    picks = np.random.default_rng(0)
+    for k in itertools.count(5):
+        if control.episode.done:
+            break
+        mask = control.observe(control.agent_selection)["action_mask"]
+        action = moves[k] if k < 7 else int(picks.choice(np.flatnonzero(mask)))
+        for e in (control, env):
+            e.step(action)
+        assert env_fingerprint(env) == env_fingerprint(control)
+    assert env.episode.done and env.record() == control.record()
+
+
+def test_integer_chance_outcomes_of_any_integer_kind_are_accepted():
+    for outcomes in ([1], (1,), [np.int64(1)], np.array([1])):
+        env = envs.make("level_x-v0")
+        env.reset(seed=0, options={"chance_outcomes": outcomes})
+        assert env.agent_selection == "player_1"
+
+
+def test_agent_iter_before_reset_is_a_clear_error():
+    env = envs.make("level_x-v0")
+    with pytest.raises(RuntimeError, match="reset"):
+        for _ in env.agent_iter():
+            break
+    env.reset(seed=0)
+    assert next(iter(env.agent_iter())) == env.agent_selection
+
+
 # ---- records ----------------------------------------------------------------------------------------
 def finished_game(**kwargs):
+    return finished_game_at(3, **kwargs)
+
+
+def finished_game_at(seed, **kwargs):
     env = envs.make("level_x-v0", **kwargs)
-    env.reset(seed=3)
-    rng = np.random.default_rng(3)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
     for _ in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
