@@ -148,12 +148,13 @@ class VectorEnv:
 
     def _check_active(self, active: Any) -> np.ndarray:
         """``active`` as a contiguous bool array of shape ``(num_envs,)``; ``ValueError`` naming what was given."""
+        expected = f"active must be {self.num_envs} bools (an array or a list)"
         try:
             mask = np.asarray(active)
         except (ValueError, TypeError) as err:  # e.g. a ragged list
-            raise ValueError(f"active must be {self.num_envs} bools (an array or a list), got {type(active).__name__}: {err}") from None
+            raise ValueError(f"{expected}, got {type(active).__name__}: {err}") from None
         if mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
-            raise ValueError(f"active must be {self.num_envs} bools (an array or a list), got {mask.dtype} of shape {mask.shape}")
+            raise ValueError(f"{expected}, got {mask.dtype} of shape {mask.shape}")
         return np.ascontiguousarray(mask)
 
     def random_actions(self, rngs: np.ndarray) -> np.ndarray:

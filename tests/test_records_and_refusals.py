@@ -387,7 +387,7 @@ def test_a_fifo_without_writer_is_refused_at_once(tmp_path):
     def load():
         try:
             load_record(fifo)
-        except BaseException as err:  # noqa: BLE001 - handed to the test's thread
+        except BaseException as err:  # handed to the test's thread
             result.append(err)
         else:
             result.append(None)
