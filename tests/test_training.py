@@ -305,6 +305,43 @@ def test_state_and_checkpoints_are_written_atomically(tmp_path, monkeypatch):
     assert run_dir.state_file.read_text() == before and sorted(p.name for p in tmp_path.iterdir()) == ["state.json"]
 
 
+def test_resume_skips_a_damaged_self_play_snapshot_with_one_warning(tmp_path, capsys):
+    from gameshelf.training.train import main, train
+
+    config = {**SHORT, "timesteps": 128, "checkpoint_every": 64}
+    config["selfplay"] = {**SHORT["selfplay"], "snapshot_every": 64, "pool_size": 2}
+    out = tmp_path / "run"
+    train(NIM, config=config, out=out, progress=False)
+    pool = read_state(out)["snapshots"]
+    assert len(pool) == 2
+    damaged = out / pool[-1]
+    damaged.write_bytes(damaged.read_bytes()[:300])  # the newest snapshot, cut short
+    capsys.readouterr()
+    code, err = exit_code(main, ["--resume", str(out), "--timesteps", "192", "--quiet"], capsys)
+    assert code == 0 and "Traceback" not in err
+    warnings = [line for line in err.splitlines() if "damaged self-play snapshot" in line]
+    assert warnings == [f"warning: skipping the damaged self-play snapshot {pool[-1]}: " + warnings[0].split(": ", 2)[2]]
+    state = read_state(out)
+    assert state["finished"] and state["timesteps"] >= 192 and pool[-1] not in state["snapshots"]
+
+
+def test_self_play_pool_drops_snapshots_that_do_not_load(tmp_path, capsys):
+    from gameshelf.training.selfplay import OpponentPool
+
+    (tmp_path / "pool").mkdir()
+    (tmp_path / "pool" / "snap_1.zip").write_bytes(b"not a zip")
+    mix = {"snapshots": 0.5, "random": 0.5}
+    pool = OpponentPool(NIM, mix, size=2, snapshots=["pool/snap_1.zip", "pool/missing.zip"], root=tmp_path)
+    assert pool.snapshots == [] and pool.opponents() == [("random", 0.5)]
+    err = capsys.readouterr().err
+    assert err.count("skipping the damaged self-play snapshot") == 2 and len(err.strip().splitlines()) == 2
+    pool.add("pool/snap_1.zip")  # damaged after it joined: left out of the mix, with one warning
+    assert pool.opponents() == [("random", 0.5)] and pool.snapshots == []
+    assert capsys.readouterr().err.count("skipping the damaged self-play snapshot pool/snap_1.zip") == 1
+    untouched = OpponentPool(NIM, {"random": 1.0}, size=2, snapshots=["pool/snap_1.zip"], root=tmp_path)
+    assert untouched.snapshots == ["pool/snap_1.zip"] and capsys.readouterr().err == ""  # snapshots not played
+
+
 @pytest.mark.parametrize(
     ("yaml_text", "argv", "named"),
     [
