@@ -343,6 +343,56 @@ def test_self_play_pool_drops_snapshots_that_do_not_load(tmp_path, capsys):
 
 
 @pytest.mark.parametrize(
+    "snapshots", [5, "pool/snap_2.zip", {"pool/snap_2.zip": 1}, [["pool/snap_2.zip"]], [{"a": 1}], True, 1.5]
+)
+def test_state_json_snapshots_of_the_wrong_kind_are_ignored_everywhere(tmp_path, capsys, snapshots):
+    from gameshelf.training.checkpoints import RunDir
+
+    run_dir = RunDir(tmp_path / "run")
+    run_dir.create()
+    for n in (1, 2, 3):
+        (run_dir.pool / f"snap_{n}.zip").write_bytes(b"x")
+    run_dir.state_file.write_text(json.dumps({"timesteps": 5, "snapshots": snapshots}))
+    state = run_dir.read_state()
+    assert state.timesteps == 5 and state.snapshots == []
+    err = capsys.readouterr().err
+    assert err.startswith("warning: ignoring the snapshot") and len(err.strip().splitlines()) == 1
+    run_dir.prune_pool(["pool/snap_3.zip"])  # the first checkpoint after resuming
+    assert sorted(p.name for p in run_dir.pool.iterdir()) == ["snap_3.zip"]
+    assert capsys.readouterr().err == ""  # the state was checked, and warned about, once
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"timesteps": Infinity}',
+        '{"timesteps": NaN}',
+        '{"timesteps": -4}',
+        '{"timesteps": "12"}',
+        '{"timesteps": true}',
+        '{"wall_s": 1e999}',
+        '{"finished": "yes"}',
+        '{"checkpoint": 3}',
+        '{"timesteps": ' + "9" * 5000 + "}",
+        "[" * 100_000,
+        "[]",
+    ],
+)
+def test_an_unreadable_state_json_is_ignored_with_one_warning(tmp_path, capsys, text):
+    from gameshelf.training.checkpoints import RunDir, RunState
+
+    run_dir = RunDir(tmp_path)
+    run_dir.create()
+    (run_dir.pool / "snap_1.zip").write_bytes(b"x")
+    run_dir.state_file.write_text(text)
+    assert run_dir.read_state() == RunState()
+    err = capsys.readouterr().err
+    assert "is unreadable" in err and "using the checkpoints alone" in err and len(err.strip().splitlines()) == 1
+    run_dir.prune_pool([])
+    assert not list(run_dir.pool.iterdir())
+
+
+@pytest.mark.parametrize(
     ("yaml_text", "argv", "named"),
     [
         ("game_options: {stones: 3}\n", [], "stones"),
