@@ -392,6 +392,72 @@ def test_an_unreadable_state_json_is_ignored_with_one_warning(tmp_path, capsys, 
     assert not list(run_dir.pool.iterdir())
 
 
+def test_a_full_disk_stops_training_with_one_line_and_keeps_the_last_good_checkpoint(tmp_path, monkeypatch, capsys):
+    import errno
+
+    import yaml
+
+    from gameshelf.training import model_io
+    from gameshelf.training.checkpoints import RunDir
+    from gameshelf.training.train import main
+
+    out = tmp_path / "run"
+    checkpoints = out / "checkpoints"
+
+    class FullFile:
+        """Takes a few bytes, then the disk is full."""
+
+        def __init__(self, f):
+            self.f = f
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.f.close()
+
+        def write(self, data):
+            self.f.write(data[:10])
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def open_on_a_filling_disk(path, mode="r", *args, **kwargs):
+        f = open(path, mode, *args, **kwargs)  # noqa: SIM115 - closed by the wrapper
+        full = (out / "state.json").is_file()  # room for one checkpoint and its state, no more
+        return FullFile(f) if full and "w" in mode else f
+
+    monkeypatch.setattr(model_io, "open", open_on_a_filling_disk, raising=False)
+    config = {**SHORT, "timesteps": 256, "checkpoint_every": 64}
+    config["selfplay"] = {**SHORT["selfplay"], "snapshot_every": 64}
+    config_file = tmp_path / "tiny.yaml"
+    config_file.write_text(yaml.safe_dump(config))
+    code, err = exit_code(main, [NIM, "--config", str(config_file), "--out", str(out), "--quiet"], capsys)
+    assert code == 1 and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert os.strerror(errno.ENOSPC) in err and "model_64.zip" in err and f"--resume {out}" in err
+    assert [p.name for p in checkpoints.iterdir()] == ["model_64.zip"]
+    assert not [p for p in out.rglob("*") if p.name.endswith(".tmp")]  # no half-written file left
+    assert RunDir(out).sound_checkpoint()[2] == 64 and read_state(out)["timesteps"] == 64
+
+    monkeypatch.undo()  # room again: the run resumes from its checkpoint
+    code, _ = exit_code(main, ["--resume", str(out), "--quiet"], capsys)
+    assert code == 0 and read_state(out)["finished"] and read_state(out)["timesteps"] >= 256
+
+
+def test_a_full_disk_before_the_first_checkpoint_leaves_no_half_run(tmp_path, monkeypatch):
+    import errno
+
+    from gameshelf.training import model_io
+    from gameshelf.training.train import RunWriteError, train
+
+    def full(path, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(model_io, "atomic_write_bytes", full)
+    with pytest.raises(RunWriteError, match="nothing was kept") as info:
+        train(NIM, config={**SHORT, "timesteps": 64}, out=tmp_path / "run", progress=False)
+    assert info.value.errno == errno.ENOSPC and isinstance(info.value, OSError)
+    assert not (tmp_path / "run").exists()
+
+
 @pytest.mark.parametrize(
     ("yaml_text", "argv", "named"),
     [
