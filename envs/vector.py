@@ -113,18 +113,15 @@ class VectorEnv:
         self._started = True
         return self._batch()
 
-    def step(self, actions: Any, active: np.ndarray | None = None) -> Batch:
+    def step(self, actions: Any, active: Any = None) -> Batch:
         """Apply one action per game (an int array of shape ``(num_envs,)``); illegal ones raise, nothing changes.
 
-        ``active`` (bool, ``(num_envs,)``): step only these games; the others keep their position (their
-        actions are ignored, their rewards are zero). Default: every game.
+        ``active`` (array-like of ``num_envs`` bools, e.g. a list): step only these games; the others keep
+        their position (their actions are ignored, their rewards are zero). Default: every game.
         """
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        if active is None:
-            active = self._all
-        elif active.shape != (self.num_envs,) or active.dtype != bool:
-            raise ValueError(f"active must be a bool array of shape ({self.num_envs},), got {active.dtype} {active.shape}")
+        active = self._all if active is None else self._check_active(active)
         acts = np.asarray(actions)
         if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
             raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got {acts.dtype} {acts.shape}")
@@ -148,6 +145,17 @@ class VectorEnv:
             self._truncated,
         )
         return self._batch()
+
+    def _check_active(self, active: Any) -> np.ndarray:
+        """``active`` as a contiguous bool array of shape ``(num_envs,)``; ``ValueError`` naming what was given."""
+        expected = f"active must be {self.num_envs} bools (an array or a list)"
+        try:
+            mask = np.asarray(active)
+        except (ValueError, TypeError) as err:  # e.g. a ragged list
+            raise ValueError(f"{expected}, got {type(active).__name__}: {err}") from None
+        if mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
+            raise ValueError(f"{expected}, got {mask.dtype} of shape {mask.shape}")
+        return np.ascontiguousarray(mask)
 
     def random_actions(self, rngs: np.ndarray) -> np.ndarray:
         """One uniformly random legal action per game, drawn with generator ``i`` of ``rngs`` for game ``i``

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import copy
+import functools
+import itertools
 import json
+import os
+import tempfile
+import threading
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from gameshelf import envs
 from gameshelf.envs.core.game import IllegalActionError
@@ -66,11 +74,97 @@ def test_penalize_mode_still_raises_for_non_actions():
     assert not any(env.terminations.values())
 
 
+def env_fingerprint(env):
+    """Everything a reset could change: the visible state, both generators, the outcomes still scripted."""
+    return (
+        env_snapshot(env),
+        env.np_random.bit_generator.state,
+        env.episode.rng.bit_generator.state,
+        list(copy.copy(env.episode._script)),  # a copy of the iterator: nothing is consumed
+        env._seeded,
+    )
+
+
+def chance_and_moves(seed):
+    """A finished level_x game split into its chance outcomes and its players' actions, in order."""
+    history = finished_game_at(seed).game_state.history
+    state = envs.make_game("level_x-v0").new_initial_state()
+    chance, moves = [], []
+    for action in history:
+        (chance if state.is_chance_node() else moves).append(action)
+        state.apply_action(action)
+    return chance, moves
+
+
+@pytest.mark.parametrize(
+    ("seed", "options", "error"),
+    [
+        (5, {"chance_outcomes": [10**9]}, IllegalActionError),
+        (None, {"chance_outcomes": [10**9]}, IllegalActionError),
+        (None, {"chance_outcomes": [-1]}, IllegalActionError),
+        (None, {"chance_outcomes": [1.7]}, TypeError),
+        (None, {"chance_outcomes": [1.0]}, TypeError),
+        (None, {"chance_outcomes": [True]}, TypeError),
+        (None, {"chance_outcomes": "1"}, TypeError),
+        (None, {"chance_outcomes": 1}, TypeError),
+        (True, None, TypeError),
+        (1.0, None, TypeError),
+        ("1", None, TypeError),
+        (-1, None, ValueError),
+        (0, "chance_outcomes", TypeError),
+    ],
+)
+def test_a_refused_reset_leaves_the_env_exactly_as_it_was(seed, options, error):
+    """Mid-game, with scripted chance outcomes still pending: a refused reset changes nothing at all."""
+    chance, moves = chance_and_moves(3)  # level_x: who starts, the first roll, then a roll after each move
+    control, env = envs.make("level_x-v0"), envs.make("level_x-v0")
+    for e in (control, env):
+        e.reset(seed=0, options={"chance_outcomes": chance[:9]})  # a recorded game's first 9 outcomes
+        for action in moves[:5]:
+            e.step(action)
+    before = env_fingerprint(env)
+    assert before == env_fingerprint(control) and len(before[3]) == 2  # two outcomes still scripted
+    with pytest.raises(error):
+        env.reset(seed=seed, options=options)
+    assert env_fingerprint(env) == before
+    # the game goes on as if nothing had happened: the scripted rolls, then rolls drawn by the generator
+    picks = np.random.default_rng(0)
+    for k in itertools.count(5):
+        if control.episode.done:
+            break
+        mask = control.observe(control.agent_selection)["action_mask"]
+        action = moves[k] if k < 7 else int(picks.choice(np.flatnonzero(mask)))
+        for e in (control, env):
+            e.step(action)
+        assert env_fingerprint(env) == env_fingerprint(control)
+    assert env.episode.done and env.record() == control.record()
+
+
+def test_integer_chance_outcomes_of_any_integer_kind_are_accepted():
+    for outcomes in ([1], (1,), [np.int64(1)], np.array([1])):
+        env = envs.make("level_x-v0")
+        env.reset(seed=0, options={"chance_outcomes": outcomes})
+        assert env.agent_selection == "player_1"
+
+
+def test_agent_iter_before_reset_is_a_clear_error():
+    env = envs.make("level_x-v0")
+    with pytest.raises(RuntimeError, match="reset"):
+        for _ in env.agent_iter():
+            break
+    env.reset(seed=0)
+    assert next(iter(env.agent_iter())) == env.agent_selection
+
+
 # ---- records ----------------------------------------------------------------------------------------
 def finished_game(**kwargs):
+    return finished_game_at(3, **kwargs)
+
+
+def finished_game_at(seed, **kwargs):
     env = envs.make("level_x-v0", **kwargs)
-    env.reset(seed=3)
-    rng = np.random.default_rng(3)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
     for _ in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
@@ -168,3 +262,183 @@ def test_save_record_is_atomic(tmp_path, monkeypatch):
         save_record(record, path)
     assert path.read_text() == original
     assert [p.name for p in tmp_path.iterdir()] == ["g.json"]  # no temporary file left behind
+
+
+# ---- any damage to a record file gives one RecordError ------------------------------------------------------
+RAW_JSON = {
+    "huge_int": "9" * 5000,
+    "huge_negative_int": "-" + "1" * 4400,
+    "huge_float": "1" + "0" * 400 + ".5",
+    "inf": "1e999",
+    "nan": "NaN",
+    "deep_list": "[" * 5000 + "]" * 5000,
+    "very_deep_list": "[" * 200_000 + "]" * 200_000,
+    "deep_object": '{"a":' * 3000 + "0" + "}" * 3000,
+}
+"""JSON text that ``json.dumps`` cannot produce: spliced into the record where a marker string stands."""
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=12)
+    | st.sampled_from([f"@@{name}@@" for name in RAW_JSON]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+def record_paths(data, prefix=()):
+    """Every place in a record's JSON tree: each key of each object, each item of each list."""
+    yield prefix
+    items = data.items() if isinstance(data, dict) else enumerate(data) if isinstance(data, list) else ()
+    for key, value in items:
+        yield from record_paths(value, (*prefix, key))
+
+
+@functools.lru_cache(maxsize=1)
+def base_records():
+    penalized = envs.make("level_x-v0", illegal_action="penalize")
+    penalized.reset(seed=0)
+    penalized.step(int(np.flatnonzero(penalized.observe(penalized.agent_selection)["action_mask"] == 0)[0]))
+    return (finished_game().record().to_dict(), penalized.record().to_dict())
+
+
+@st.composite
+def damaged_records(draw):
+    data = copy.deepcopy(draw(st.sampled_from(base_records())))
+    for _ in range(draw(st.integers(1, 3))):
+        paths = list(record_paths(data))
+        path = draw(st.sampled_from(paths[:1] + paths[1:40] + paths[-5:]))
+        *parent_path, key = path or (None,)
+        parent = data
+        for step in parent_path:
+            parent = parent[step]
+        action = draw(st.sampled_from(["replace", "delete", "add"] if path else ["replace"]))
+        if not path:
+            data = draw(json_values)
+            break
+        if action == "delete":
+            del parent[key]
+        elif action == "add" and isinstance(parent, dict):
+            parent[draw(st.sampled_from(["offender", "action", "kind", "x", "version", "snapshots"]))] = draw(json_values)
+        else:
+            parent[key] = draw(json_values)
+        if not isinstance(data, dict):
+            break
+    text = json.dumps(data)
+    for name, raw in RAW_JSON.items():
+        text = text.replace(f'"@@{name}@@"', raw)
+    return text
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(text=damaged_records())
+def test_any_damaged_record_loads_or_raises_one_record_error(text):
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "damaged.json")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        try:
+            record = load_record(path)
+        except RecordError as err:
+            assert str(err) and len(str(err)) < 2000  # one readable message, not a dump of the file
+        else:
+            assert record.replay_episode() is not None
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("version", "9" * 5000, "too long"),
+        ("actions", "[" + "1" * 4400 + "]", "too long"),
+        ("ending", '{"kind": "illegal_action", "offender": 7, "action": 0}', "not a seat"),
+        ("ending", '{"kind": "illegal_action", "offender": 100000000000000000000, "action": 0}', "not a seat"),
+    ],
+)
+def test_huge_numbers_and_an_offender_who_is_not_a_seat_are_record_errors(tmp_path, field, value, message):
+    data = finished_game().record().to_dict()
+    data[field] = "@@"
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data).replace('"@@"', value))
+    with pytest.raises(RecordError, match=message):
+        load_record(path)
+
+
+def test_episode_replay_refuses_an_offender_who_is_not_a_seat():
+    from gameshelf.envs.core.episode import Episode
+    from gameshelf.envs.core.record import Ending
+
+    episode = Episode(envs.make_game("level_x-v0"))
+    for offender in (7, -1, 10**20, True):
+        with pytest.raises(ValueError, match="not a seat"):
+            episode.replay([], Ending("illegal_action", offender, 0))
+    assert episode.state is None
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_without_writer_is_refused_at_once(tmp_path):
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    result: list[BaseException | None] = []
+
+    def load():
+        try:
+            load_record(fifo)
+        except BaseException as err:  # handed to the test's thread
+            result.append(err)
+        else:
+            result.append(None)
+
+    worker = threading.Thread(target=load, daemon=True)
+    worker.start()
+    worker.join(timeout=10)
+    if worker.is_alive():  # unblock the hung open so the thread ends
+        with open(fifo, "wb"):
+            pass
+        worker.join(timeout=10)
+        pytest.fail("load_record blocked on a FIFO without a writer")
+    assert isinstance(result[0], RecordError) and "not a regular file" in str(result[0])
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/null"])
+def test_devices_and_folders_are_refused_without_reading(tmp_path, device):
+    if not os.path.exists(device):
+        pytest.skip(f"no {device} here")
+    for path in (device, tmp_path):
+        with pytest.raises(RecordError, match="not a regular file"):
+            load_record(path)
+
+
+@pytest.mark.skipif(not os.path.isfile("/proc/self/maps"), reason="no /proc here")
+def test_reading_stops_one_byte_past_the_limit(monkeypatch):
+    """A /proc file is a regular file whose size reads as 0: only the limit plus one byte of it is read."""
+    from gameshelf.envs.core import record as record_module
+
+    monkeypatch.setattr(record_module, "MAX_BYTES", 100)
+    reads = []
+    real_fdopen = os.fdopen
+
+    class Spy:
+        def __init__(self, f):
+            self.f = f
+
+        def __getattr__(self, name):
+            return getattr(self.f, name)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.f.close()
+
+        def read(self, size=-1):
+            reads.append(size)
+            return self.f.read(size)
+
+    monkeypatch.setattr(record_module.os, "fdopen", lambda fd, *a, **k: Spy(real_fdopen(fd, *a, **k)))
+    with pytest.raises(RecordError, match="more than the 100 bytes"):
+        load_record("/proc/self/maps")
+    assert reads == [101]

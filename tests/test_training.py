@@ -305,6 +305,159 @@ def test_state_and_checkpoints_are_written_atomically(tmp_path, monkeypatch):
     assert run_dir.state_file.read_text() == before and sorted(p.name for p in tmp_path.iterdir()) == ["state.json"]
 
 
+def test_resume_skips_a_damaged_self_play_snapshot_with_one_warning(tmp_path, capsys):
+    from gameshelf.training.train import main, train
+
+    config = {**SHORT, "timesteps": 128, "checkpoint_every": 64}
+    config["selfplay"] = {**SHORT["selfplay"], "snapshot_every": 64, "pool_size": 2}
+    out = tmp_path / "run"
+    train(NIM, config=config, out=out, progress=False)
+    pool = read_state(out)["snapshots"]
+    assert len(pool) == 2
+    damaged = out / pool[-1]
+    damaged.write_bytes(damaged.read_bytes()[:300])  # the newest snapshot, cut short
+    capsys.readouterr()
+    code, err = exit_code(main, ["--resume", str(out), "--timesteps", "192", "--quiet"], capsys)
+    assert code == 0 and "Traceback" not in err
+    warnings = [line for line in err.splitlines() if "damaged self-play snapshot" in line]
+    assert warnings == [f"warning: skipping the damaged self-play snapshot {pool[-1]}: " + warnings[0].split(": ", 2)[2]]
+    state = read_state(out)
+    assert state["finished"] and state["timesteps"] >= 192 and pool[-1] not in state["snapshots"]
+
+
+def test_self_play_pool_drops_snapshots_that_do_not_load(tmp_path, capsys):
+    from gameshelf.training.selfplay import OpponentPool
+
+    (tmp_path / "pool").mkdir()
+    (tmp_path / "pool" / "snap_1.zip").write_bytes(b"not a zip")
+    mix = {"snapshots": 0.5, "random": 0.5}
+    pool = OpponentPool(NIM, mix, size=2, snapshots=["pool/snap_1.zip", "pool/missing.zip"], root=tmp_path)
+    assert pool.snapshots == [] and pool.opponents() == [("random", 0.5)]
+    err = capsys.readouterr().err
+    assert err.count("skipping the damaged self-play snapshot") == 2 and len(err.strip().splitlines()) == 2
+    pool.add("pool/snap_1.zip")  # damaged after it joined: left out of the mix, with one warning
+    assert pool.opponents() == [("random", 0.5)] and pool.snapshots == []
+    assert capsys.readouterr().err.count("skipping the damaged self-play snapshot pool/snap_1.zip") == 1
+    untouched = OpponentPool(NIM, {"random": 1.0}, size=2, snapshots=["pool/snap_1.zip"], root=tmp_path)
+    assert untouched.snapshots == ["pool/snap_1.zip"] and capsys.readouterr().err == ""  # snapshots not played
+
+
+@pytest.mark.parametrize(
+    "snapshots", [5, "pool/snap_2.zip", {"pool/snap_2.zip": 1}, [["pool/snap_2.zip"]], [{"a": 1}], True, 1.5]
+)
+def test_state_json_snapshots_of_the_wrong_kind_are_ignored_everywhere(tmp_path, capsys, snapshots):
+    from gameshelf.training.checkpoints import RunDir
+
+    run_dir = RunDir(tmp_path / "run")
+    run_dir.create()
+    for n in (1, 2, 3):
+        (run_dir.pool / f"snap_{n}.zip").write_bytes(b"x")
+    run_dir.state_file.write_text(json.dumps({"timesteps": 5, "snapshots": snapshots}))
+    state = run_dir.read_state()
+    assert state.timesteps == 5 and state.snapshots == []
+    err = capsys.readouterr().err
+    assert err.startswith("warning: ignoring the snapshot") and len(err.strip().splitlines()) == 1
+    run_dir.prune_pool(["pool/snap_3.zip"])  # the first checkpoint after resuming
+    assert sorted(p.name for p in run_dir.pool.iterdir()) == ["snap_3.zip"]
+    assert capsys.readouterr().err == ""  # the state was checked, and warned about, once
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"timesteps": Infinity}',
+        '{"timesteps": NaN}',
+        '{"timesteps": -4}',
+        '{"timesteps": "12"}',
+        '{"timesteps": true}',
+        '{"wall_s": 1e999}',
+        '{"finished": "yes"}',
+        '{"checkpoint": 3}',
+        '{"timesteps": ' + "9" * 5000 + "}",
+        "[" * 100_000,
+        "[]",
+    ],
+)
+def test_an_unreadable_state_json_is_ignored_with_one_warning(tmp_path, capsys, text):
+    from gameshelf.training.checkpoints import RunDir, RunState
+
+    run_dir = RunDir(tmp_path)
+    run_dir.create()
+    (run_dir.pool / "snap_1.zip").write_bytes(b"x")
+    run_dir.state_file.write_text(text)
+    assert run_dir.read_state() == RunState()
+    err = capsys.readouterr().err
+    assert "is unreadable" in err and "using the checkpoints alone" in err and len(err.strip().splitlines()) == 1
+    run_dir.prune_pool([])
+    assert not list(run_dir.pool.iterdir())
+
+
+def test_a_full_disk_stops_training_with_one_line_and_keeps_the_last_good_checkpoint(tmp_path, monkeypatch, capsys):
+    import errno
+
+    import yaml
+
+    from gameshelf.training import model_io
+    from gameshelf.training.checkpoints import RunDir
+    from gameshelf.training.train import main
+
+    out = tmp_path / "run"
+    checkpoints = out / "checkpoints"
+
+    class FullFile:
+        """Takes a few bytes, then the disk is full."""
+
+        def __init__(self, f):
+            self.f = f
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.f.close()
+
+        def write(self, data):
+            self.f.write(data[:10])
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def open_on_a_filling_disk(path, mode="r", *args, **kwargs):
+        f = open(path, mode, *args, **kwargs)  # noqa: SIM115 - closed by the wrapper
+        full = (out / "state.json").is_file()  # room for one checkpoint and its state, no more
+        return FullFile(f) if full and "w" in mode else f
+
+    monkeypatch.setattr(model_io, "open", open_on_a_filling_disk, raising=False)
+    config = {**SHORT, "timesteps": 256, "checkpoint_every": 64}
+    config["selfplay"] = {**SHORT["selfplay"], "snapshot_every": 64}
+    config_file = tmp_path / "tiny.yaml"
+    config_file.write_text(yaml.safe_dump(config))
+    code, err = exit_code(main, [NIM, "--config", str(config_file), "--out", str(out), "--quiet"], capsys)
+    assert code == 1 and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert os.strerror(errno.ENOSPC) in err and "model_64.zip" in err and f"--resume {out}" in err
+    assert [p.name for p in checkpoints.iterdir()] == ["model_64.zip"]
+    assert not [p for p in out.rglob("*") if p.name.endswith(".tmp")]  # no half-written file left
+    assert RunDir(out).sound_checkpoint()[2] == 64 and read_state(out)["timesteps"] == 64
+
+    monkeypatch.undo()  # room again: the run resumes from its checkpoint
+    code, _ = exit_code(main, ["--resume", str(out), "--quiet"], capsys)
+    assert code == 0 and read_state(out)["finished"] and read_state(out)["timesteps"] >= 256
+
+
+def test_a_full_disk_before_the_first_checkpoint_leaves_no_half_run(tmp_path, monkeypatch):
+    import errno
+
+    from gameshelf.training import model_io
+    from gameshelf.training.train import RunWriteError, train
+
+    def full(path, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(model_io, "atomic_write_bytes", full)
+    with pytest.raises(RunWriteError, match="nothing was kept") as info:
+        train(NIM, config={**SHORT, "timesteps": 64}, out=tmp_path / "run", progress=False)
+    assert info.value.errno == errno.ENOSPC and isinstance(info.value, OSError)
+    assert not (tmp_path / "run").exists()
+
+
 @pytest.mark.parametrize(
     ("yaml_text", "argv", "named"),
     [

@@ -91,6 +91,25 @@ def test_illegal_actions_raise_naming_the_games_and_change_nothing():
         env.step(np.zeros(4))
 
 
+def test_active_takes_any_array_like_of_bools_and_refuses_anything_else():
+    env = vector.make("level_x-v0", num_envs=3, seed=0)
+    out = env.reset()
+
+    def first_legal():
+        return np.array([np.flatnonzero(m)[0] for m in out.action_mask])
+
+    before = env.states.copy()
+    env.step(first_legal(), active=[False, True, False])  # a list
+    assert np.array_equal(env.states[[0, 2]], before[[0, 2]]) and not np.array_equal(env.states[1], before[1])
+    for active in ((True, False, False), np.zeros(3, dtype=bool), np.array([[True], [True], [True]])[:, 0]):
+        env.step(first_legal(), active=active)  # a tuple, an array, a strided view
+    before = env.states.copy()
+    for bad in ([1, 0, 1], [True, False], np.ones((3, 1), bool), "yes", 1, [True, [False], True], [0.5] * 3):
+        with pytest.raises(ValueError, match="active must be 3 bools"):
+            env.step(first_legal(), active=bad)
+    assert np.array_equal(env.states, before)
+
+
 def test_bad_construction():
     with pytest.raises(ValueError, match=r"no compiled kernel.*level_x-v0.*olenon-v0"):
         vector.make("amoriax-v0", num_envs=2)

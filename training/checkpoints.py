@@ -14,6 +14,7 @@ ignored.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -98,30 +99,48 @@ class RunDir:
     def write_state(self, state: RunState) -> None:
         atomic_write_text(self.state_file, json.dumps(state.to_dict(), indent=1))
 
-    def read_state(self) -> RunState:
-        """The saved state; a missing or unreadable file gives an empty state (with a warning)."""
+    def read_state(self, quiet: bool = False) -> RunState:
+        """The saved state, checked here and only here (``prune_pool`` reads it the same way).
+
+        A missing file gives an empty state; an unreadable one (not JSON, a field of the wrong type) gives an
+        empty state with a warning; a ``snapshots`` that is not a list, or an entry that is not a file of this
+        run's ``pool/``, is ignored with a warning. ``quiet``: no warnings.
+        """
+        state, problems = self._parse_state()
+        if not quiet:
+            for problem in problems:
+                warn(problem)
+        return state
+
+    def _parse_state(self) -> tuple[RunState, list[str]]:
         if not self.state_file.exists():
-            return RunState()
+            return RunState(), []
         try:
             data = json.loads(self.state_file.read_text(encoding="utf-8"))
             if not isinstance(data, dict):
                 raise ValueError("not a JSON object")
             state = RunState(
-                timesteps=int(data.get("timesteps", 0)),
-                wall_s=float(data.get("wall_s", 0.0)),
-                finished=bool(data.get("finished", False)),
-                checkpoint=data.get("checkpoint") if isinstance(data.get("checkpoint"), str) else None,
+                timesteps=_field(data, "timesteps", int, 0),
+                wall_s=float(_field(data, "wall_s", (int, float), 0.0)),
+                finished=_field(data, "finished", bool, False),
+                checkpoint=_field(data, "checkpoint", (str, type(None)), None),
             )
-        except (OSError, ValueError, TypeError) as err:
-            warn(f"{str(self.state_file)!r} is unreadable ({err}); using the checkpoints alone")
-            return RunState()
-        for stored in data.get("snapshots") or []:
+        except (OSError, ValueError, RecursionError) as err:  # ValueError: bad JSON, a number too long, a bad field
+            return RunState(), [f"{str(self.state_file)!r} is unreadable ({err}); using the checkpoints alone"]
+        stored_snapshots = data.get("snapshots")
+        if stored_snapshots is None:
+            stored_snapshots = []
+        elif not isinstance(stored_snapshots, list):
+            got = f"{stored_snapshots!r:.60}"
+            return state, [f"ignoring the snapshots of state.json: a list of pool/ files was expected, got {got}"]
+        problems = []
+        for stored in stored_snapshots:
             path = self._stored_snapshot(stored)
             if path is None:
-                warn(f"ignoring the snapshot {stored!r} of state.json: not a file of this run's pool/")
+                problems.append(f"ignoring the snapshot {stored!r:.80} of state.json: not a file of this run's pool/")
             else:
                 state.snapshots.append(self.relative(path))
-        return state
+        return state, problems
 
     def _stored_snapshot(self, stored: Any) -> Path | None:
         path = self.inside(stored)
@@ -159,10 +178,7 @@ class RunDir:
         The snapshots of the saved state stay until the next checkpoint replaces it, so a run killed in
         between resumes with its full pool.
         """
-        try:
-            saved = json.loads(self.state_file.read_text(encoding="utf-8")).get("snapshots") or []
-        except (OSError, ValueError, AttributeError):
-            saved = []
+        saved = self.read_state(quiet=True).snapshots
         wanted = {p for p in (self.inside(k) for k in [*keep, *saved]) if p is not None}
         for file in self.pool.glob("snap_*.zip"):
             if file not in wanted:
@@ -186,6 +202,17 @@ class RunDir:
                 warn(f"resuming from the previous checkpoint, checkpoints/{path.name}")
             return path, weights, steps
         return None
+
+
+def _field(data: dict[str, Any], key: str, kind: Any, default: Any) -> Any:
+    """``data[key]`` (``default`` when absent) if it is of ``kind``, a number being finite and not negative and
+    a bool no number; else ``ValueError``."""
+    value = data.get(key, default)
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise ValueError(f"{key!r} is {value!r:.40}")
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and not 0 <= value < math.inf:
+        raise ValueError(f"{key!r} is {value!r:.40}, not a number of at least 0")
+    return value
 
 
 def check_new_run_dir(root: Path) -> None:

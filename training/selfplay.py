@@ -9,6 +9,8 @@ gets half the snapshot share, the older ones share the rest.
 
 Snapshot paths are kept relative to the run folder (``root``), so a moved or copied run finds its own
 snapshots; they are loaded as weights only (``LearnedAgent``: nothing in a snapshot file is unpickled).
+A snapshot that does not load (damaged, cut short, of another game) is dropped from the pool with a
+one-line warning, as a damaged checkpoint is skipped when a run is resumed.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from gameshelf.training.agents.learned import LearnedAgent
+from gameshelf.training.checkpoints import warn
 
 
 class OpponentPool:
@@ -37,7 +40,10 @@ class OpponentPool:
         self.mix = {k: float(v) for k, v in mix.items() if float(v) > 0}
         self.size = size
         self.root = Path(root).resolve()
-        self.snapshots: list[str] = list(snapshots or [])[-size:]
+        self.snapshots: list[str] = list(snapshots or [])
+        if self.mix.get("snapshots", 0.0) > 0:  # damaged snapshots leave the pool now, older ones fill it
+            self.snapshots = [p for p in self.snapshots if self._agent(p) is not None]
+        self.snapshots = self.snapshots[-size:]
 
     def add(self, path: str | Path) -> None:
         self.snapshots.append(str(path))
@@ -47,11 +53,13 @@ class OpponentPool:
         """``[(opponent, weight), ...]`` for ``SingleSeatEnv.set_opponents``."""
         out: list[tuple[Any, float]] = []
         share = self.mix.get("snapshots", 0.0)
-        if share > 0 and self.snapshots:
-            *older, newest = self.snapshots
+        agents = [(path, agent) for path in self.snapshots if (agent := self._agent(path)) is not None] if share > 0 else []
+        if share > 0:
+            self.snapshots = [path for path, _ in agents]
+        if agents:
+            *older, newest = agents
             weights = [share] if not older else [share / 2] + [share / 2 / len(older)] * len(older)
-            for path, w in zip([newest, *older], weights, strict=True):
-                agent = LearnedAgent(self.root / path, self.env_id, deterministic=False, name=f"snapshot:{Path(path).stem}")
+            for (_, agent), w in zip([newest, *older], weights, strict=True):
                 out.append((agent, w))
         for kind in ("heuristic", "random"):
             if self.mix.get(kind, 0.0) > 0:
@@ -60,3 +68,12 @@ class OpponentPool:
         if not out:
             out.append(("random", 1.0))
         return out
+
+    def _agent(self, path: str | Path) -> LearnedAgent | None:
+        """The snapshot at ``path`` (relative to the run) as a sampling agent; None, with a warning, if it does not load."""
+        try:
+            return LearnedAgent(self.root / path, self.env_id, deterministic=False, name=f"snapshot:{Path(path).stem}")
+        except (OSError, ValueError) as err:  # ModelLoadError is a ValueError
+            reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            warn(f"skipping the damaged self-play snapshot {Path(path).as_posix()}: {reason}")
+            return None

@@ -18,6 +18,8 @@ learner plays a random seat of a ``SingleSeatEnv`` each episode against ``random
 
 Every setting is checked before anything is created; a bad one prints one line and exits with status 2.
 Ctrl-C (or SIGTERM) saves a checkpoint and the run state, prints how to resume and exits with 130 (143).
+A full disk stops training with one line saying so and status 1 (``RunWriteError``): every file is written
+atomically, so the run keeps its last good checkpoint and resumes from it once there is room.
 
 The code is in layers: ``config`` (typed, checked settings), ``environments`` (the vectorized envs),
 ``build_model`` / ``restore_model`` below, ``callbacks`` (one job each) and ``learn``.
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import errno
 import os
 import shutil
 import sys
@@ -56,6 +59,7 @@ __all__ = [
     "CONFIG_DIR",
     "DEFAULTS",
     "OPPONENTS",
+    "RunWriteError",
     "TrainConfig",
     "TrainResult",
     "game_name",
@@ -84,6 +88,32 @@ class TrainResult:
     status: str = "finished"
     message: str = ""
     signal: str = ""
+
+
+WRITE_ERRNOS = frozenset(getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG", "EROFS", "EIO") if hasattr(errno, name))
+"""Errors of the storage itself (full disk, quota, read-only or failing file system): they stop a run cleanly."""
+
+
+class RunWriteError(OSError):
+    """Training stopped because the run's files could not be written (e.g. the disk is full).
+
+    The message says so in one line, and which checkpoint the run keeps; ``errno`` is that of the cause.
+    """
+
+
+def _write_failure(run: RunDir, err: OSError) -> RunWriteError:
+    reason = err.strerror or str(err) or type(err).__name__
+    checkpoints = run.checkpoint_files() if run.root.is_dir() else []
+    if checkpoints:
+        kept = (
+            f"the run keeps its last good checkpoint, {run.relative(checkpoints[-1])}; "
+            f"once there is room, resume with: gameshelf train --resume {run.root}"
+        )
+    else:
+        kept = "it had no checkpoint yet, so nothing was kept"
+    failure = RunWriteError(f"training stopped: cannot write the run's files in {str(run.root)!r} ({reason}); {kept}")
+    failure.errno = err.errno
+    return failure
 
 
 # ---- planning: settings and the run folder, all checked before anything is created -----------------------
@@ -238,7 +268,8 @@ def train(
     quiet: bool = False,
     callbacks: Sequence[Any] = (),
 ) -> TrainResult:
-    """Train (or resume) a run; returns where the model and the evaluations are. Raises ``UserError``.
+    """Train (or resume) a run; returns where the model and the evaluations are. Raises ``UserError`` for a bad
+    setting, ``RunWriteError`` when the run's files cannot be written (a full disk; the last good checkpoint stays).
 
     ``config``: a YAML path replacing the game's config file, or a dict of settings overriding it.
     ``progress``: the progress bar (default: only when standard output is a terminal); ``quiet``: no bar
@@ -257,20 +288,23 @@ def train(
 
         progress = stdout_is_terminal()
     existed = plan.run.root.exists()
-    _create_run(plan)
     try:
+        _create_run(plan)
         return learn(plan, progress=progress and not quiet, quiet=quiet, verbose=verbose, extra=callbacks)
-    except BaseException:
+    except BaseException as err:
         if plan.new and not plan.run.checkpoint_files():
             _remove_new_run(plan.run.root, existed)
+        if isinstance(err, OSError) and err.errno in WRITE_ERRNOS:
+            raise _write_failure(plan.run, err) from err
         raise
 
 
 def _remove_new_run(root: Path, existed: bool) -> None:
-    """Undo a new run that stopped before its first checkpoint, so ``--out`` can be used again."""
+    """Undo a new run that stopped before its first checkpoint, so ``--out`` can be used again (a failure to
+    clean up never hides why the run stopped)."""
     if existed:
-        for child in root.iterdir():
-            shutil.rmtree(child) if child.is_dir() else child.unlink()
+        for child in root.iterdir() if root.is_dir() else ():
+            shutil.rmtree(child, ignore_errors=True) if child.is_dir() else child.unlink(missing_ok=True)
     else:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -468,20 +502,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     stray = [f"--{name.replace('_', '-')}" for name in RLLIB_OPTIONS if getattr(args, name) is not None]
     if stray:
         parser.error(f"{', '.join(stray)} only apply with --backend rllib")
-    result = train(
-        args.env_id or "",
-        players=args.players,
-        timesteps=args.timesteps,
-        n_envs=args.n_envs,
-        opponent=args.opponent,
-        seed=args.seed,
-        config=args.config,
-        out=args.out,
-        resume=args.resume,
-        progress=False if args.quiet else None,
-        quiet=args.quiet,
-        verbose=args.verbose,
-    )
+    try:
+        result = train(
+            args.env_id or "",
+            players=args.players,
+            timesteps=args.timesteps,
+            n_envs=args.n_envs,
+            opponent=args.opponent,
+            seed=args.seed,
+            config=args.config,
+            out=args.out,
+            resume=args.resume,
+            progress=False if args.quiet else None,
+            quiet=args.quiet,
+            verbose=args.verbose,
+        )
+    except RunWriteError as err:
+        print(f"gameshelf train: error: {err}", file=sys.stderr, flush=True)
+        return 1
     if result.status == "already_done":
         print(result.message)
         return 0

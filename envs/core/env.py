@@ -45,6 +45,19 @@ def check_reset_options(options: Any, allowed: tuple[str, ...], strict: bool = T
     return {k: v for k, v in options.items() if k in allowed}
 
 
+def check_seed(seed: Any) -> None:
+    """A seed is None or a non-negative Python int, as Gymnasium's seeding wants; a bool is not a seed.
+
+    ``TypeError`` for anything else (``True``, ``1.0``, ``"1"``), ``ValueError`` for a negative int.
+    """
+    if seed is None:
+        return
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"seed must be a non-negative int or None, got {type(seed).__name__} {seed!r:.40}")
+    if seed < 0:
+        raise ValueError(f"seed must be a non-negative int or None, got {seed}")
+
+
 class GameAECEnv(AECEnv):  # type: ignore[misc]
     """PettingZoo AEC environment over a ``Game``.
 
@@ -112,11 +125,13 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new game. A reset that is refused (a bad seed or option, an impossible chance outcome)
+        raises and leaves the environment exactly as it was: the running game and its generator."""
+        check_seed(seed)
         opts = check_reset_options(options, RESET_OPTIONS, strict=False)
-        if seed is not None or not self._seeded:
-            self.np_random, _ = seeding.np_random(seed)
-            self._seeded = True
-        self.episode.reset(self.np_random, chance_outcomes=opts.get("chance_outcomes"))
+        rng = seeding.np_random(seed)[0] if seed is not None or not self._seeded else self.np_random
+        self.episode.reset(rng, chance_outcomes=opts.get("chance_outcomes"))  # raises before anything changes
+        self.np_random, self._seeded = rng, True
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -124,6 +139,11 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]
         self.truncations = {a: False for a in self.agents}
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._sync_flags(self.possible_agents[0])
+
+    def agent_iter(self, max_iter: int = 2**63) -> Any:
+        if self.episode.state is None:
+            self.episode.require_state()  # raises the clear error
+        return super().agent_iter(max_iter)
 
     @property
     def num_moves(self) -> int:

@@ -15,7 +15,7 @@ would otherwise each write again:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 import numpy as np
@@ -51,6 +51,23 @@ def check_action(action: Any, num_actions: int) -> int:
     if not 0 <= action < num_actions:
         raise ValueError(f"action {action} is out of range [0, {num_actions})")
     return action
+
+
+def check_chance_outcomes(outcomes: Any) -> list[int]:
+    """``reset``'s ``chance_outcomes`` as a list of ints: ``TypeError`` unless a sequence of integers (no bools,
+    no floats such as 1.7, no string); whether each outcome is possible is checked when it is used."""
+    if outcomes is None:
+        return []
+    if isinstance(outcomes, np.ndarray) and outcomes.ndim == 1:
+        outcomes = outcomes.tolist()
+    if isinstance(outcomes, (str, bytes)) or not isinstance(outcomes, Sequence):
+        raise TypeError(f"chance_outcomes must be a list of integers, got {type(outcomes).__name__}")
+    out = []
+    for k, outcome in enumerate(outcomes):
+        if isinstance(outcome, (bool, np.bool_)) or not isinstance(outcome, (int, np.integer)):
+            raise TypeError(f"chance_outcomes[{k}] must be an integer, got {type(outcome).__name__} {outcome!r:.40}")
+        out.append(int(outcome))
+    return out
 
 
 def resolve_chance(state: State, rng: np.random.Generator) -> None:
@@ -109,11 +126,19 @@ class Episode:
 
         ``chance_outcomes``: outcomes to use, in order, for the game's chance nodes instead of drawing them
         (each validated), e.g. to replay a recorded deal; once they run out, ``rng`` draws again.
+
+        A reset that fails (a bad or impossible outcome) changes nothing: the running game, its generator
+        (``rng`` is put back as it was) and its pending outcomes stay as they were.
         """
-        self.rng = rng
-        self._script = iter(() if chance_outcomes is None else [int(o) for o in chance_outcomes])
+        script = iter(check_chance_outcomes(chance_outcomes))
+        before = rng.bit_generator.state
         state = self.game.new_initial_state()
-        self._resolve_chance(state)
+        try:
+            self._resolve_chance(state, script, rng)
+        except BaseException:
+            rng.bit_generator.state = before
+            raise
+        self.rng, self._script = rng, script
         self.state = state
         self.num_moves = 0
         self.offender = self.illegal = None
@@ -122,7 +147,15 @@ class Episode:
         self.totals = np.zeros(self.game.info.num_players)
 
     def replay(self, actions: Sequence[int], ending: Ending | None = None) -> None:
-        """Put the episode at the end of a recorded line of play (every action validated; chance included)."""
+        """Put the episode at the end of a recorded line of play (every action validated; chance included).
+
+        An ``illegal_action`` ending whose ``offender`` is not a seat raises ``ValueError``, before anything changes.
+        """
+        seats = self.game.info.num_players
+        if ending is not None and ending.kind == "illegal_action":
+            offender = ending.offender
+            if isinstance(offender, bool) or not isinstance(offender, (int, np.integer)) or not 0 <= offender < seats:
+                raise ValueError(f"the offender {offender!r} of an illegal_action ending is not a seat (0..{seats - 1})")
         state = self.game.new_initial_state()
         start = reward_values(state, self.reward_mode)
         moves = 0
@@ -220,7 +253,7 @@ class Episode:
         """Apply an action already known to be legal (from the mask); returns the rewards of the step."""
         state = self.state if self.state is not None else self.require_state()
         state.apply_checked_action(action)
-        self._resolve_chance(state)
+        self._resolve_chance(state, self._script, self.rng)
         self.num_moves += 1
         values = reward_values(state, self.reward_mode)
         rewards = values - self._values
@@ -228,11 +261,12 @@ class Episode:
         self.totals += rewards
         return rewards
 
-    def _resolve_chance(self, state: State) -> None:
+    @staticmethod
+    def _resolve_chance(state: State, script: Iterator[int], rng: np.random.Generator) -> None:
         while state.current_player() == CHANCE:
-            scripted = next(self._script, None)
+            scripted = next(script, None)
             if scripted is None:
-                resolve_chance(state, self.rng)
+                resolve_chance(state, rng)
                 return
             state.apply_action(scripted)
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -107,6 +108,8 @@ class GameRecord:
             data = json.loads(text)
         except json.JSONDecodeError as err:
             raise RecordError(f"not a game record: invalid or truncated JSON ({err.msg} at line {err.lineno})") from None
+        except ValueError as err:  # an integer of more digits than Python converts (sys.get_int_max_str_digits)
+            raise RecordError(f"not a game record: a number in it is too long ({str(err).split(';')[0]})") from None
         except RecursionError:
             raise RecordError("not a game record: the JSON is nested too deeply") from None
         record, digest = _parse(data)
@@ -142,7 +145,12 @@ class GameRecord:
         """An ``Episode`` at the end of this record: same state, flags and summed rewards as when recorded."""
         from gameshelf.envs.core.episode import Episode
 
-        episode = Episode(self.game(), reward=self.reward, env_id=self.env_id)
+        game = self.game()
+        if self.ending is not None and self.ending.kind == "illegal_action":
+            seats = game.info.num_players
+            if not _is_int(self.ending.offender) or not 0 <= self.ending.offender < seats:
+                raise RecordError(f"game record: the offender {self.ending.offender} is not a seat (0..{seats - 1})")
+        episode = Episode(game, reward=self.reward, env_id=self.env_id)
         try:
             episode.replay(self.actions, self.ending)
         except IllegalActionError as err:
@@ -294,13 +302,32 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 
 def load_record(path: str | Path) -> GameRecord:
-    """Read and validate a record file; ``RecordError`` names the problem."""
+    """Read and validate a record file; ``RecordError`` names the problem.
+
+    Only a regular file is read (a FIFO, device or directory is refused without being opened for a
+    blocking read), and never more than ``MAX_BYTES`` plus one byte of it.
+    """
     p = Path(path)
     try:
-        size = p.stat().st_size
-        if size > MAX_BYTES:
-            raise RecordError(f"not a game record: {size} bytes is more than the {MAX_BYTES} allowed")
-        raw = p.read_bytes()
+        raw = _read_regular_file(p, MAX_BYTES)
     except OSError as err:
         raise RecordError(f"cannot read game record {str(p)!r}: {err.strerror or err}") from None
     return GameRecord.from_json(raw)
+
+
+def _read_regular_file(path: Path, limit: int) -> bytes:
+    """At most ``limit`` bytes of a regular file; ``RecordError`` for anything else or anything larger."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise RecordError(f"cannot read game record {str(path)!r}: not a regular file")
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)  # non-blocking: a FIFO put in its place since the check cannot hang the open
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise RecordError(f"cannot read game record {str(path)!r}: not a regular file")
+        if info.st_size > limit:
+            raise RecordError(f"not a game record: {info.st_size} bytes is more than the {limit} allowed")
+        raw = f.read(limit + 1)
+    if len(raw) > limit:
+        raise RecordError(f"not a game record: more than the {limit} bytes allowed")
+    return raw
