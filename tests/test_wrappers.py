@@ -288,6 +288,17 @@ def test_reset_options_are_checked():
         env.reset(seed=0, options=["seat"])
 
 
+def test_refused_reset_changes_nothing():
+    env = SingleSeatEnv(NIM, pile=12, chance=True)
+    env.reset(seed=3)
+    before = (env.np_random.bit_generator.state, env.seat, env.action_masks().tobytes())
+    refused = ((True, None, TypeError), (1.0, None, TypeError), (-1, None, ValueError), (4, {"seat": 9}, ValueError))
+    for seed, options, error in refused:
+        with pytest.raises(error):
+            env.reset(seed=seed, options=options)
+        assert (env.np_random.bit_generator.state, env.seat, env.action_masks().tobytes()) == before
+
+
 @pytest.mark.parametrize("copier", [lambda e: pickle.loads(pickle.dumps(e)), copy.deepcopy])
 def test_copied_env_continues_its_episode(copier):
     env = SingleSeatEnv(NIM, opponents=[PerfectNim(), "random"], pile=12, chance=True, reward="score")

@@ -30,7 +30,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from gameshelf.envs.core.env import check_reset_options
+from gameshelf.envs.core.env import check_reset_options, check_seed
 from gameshelf.envs.core.episode import Episode, check_choice
 from gameshelf.envs.core.game import Game, State
 from gameshelf.envs.registration import load_entry_point, make_game, registered_ids, spec
@@ -203,9 +203,10 @@ class SingleSeatEnv(gym.Env):  # type: ignore[type-arg]
 
     # ---- Gymnasium API ------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-        super().reset(seed=seed)
+        check_seed(seed)  # a refused seed or option leaves the generator as it was
         opts = check_reset_options(options, RESET_OPTIONS)
         seat = self._check_seat(opts["seat"]) if "seat" in opts else self.fixed_seat
+        super().reset(seed=seed)
         for _ in range(1000):
             self.seat = int(self.np_random.integers(self.num_players)) if seat is None else seat
             self.seat_opponents = {s: self._draw_opponent() for s in range(self.num_players) if s != self.seat}
