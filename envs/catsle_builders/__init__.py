@@ -76,10 +76,10 @@ Hands are private; the trick, the boards, the discards and who showed a void (di
 public; the cards out of the round are seen by nobody. `resample_hidden(seat, rng)` keeps the seat's own
 hand and everything public and redeals every other card (the other hands, and the cards out of the round
 or still to deal) so that each hand keeps its size and holds no card of a suit its player showed he lacks.
-It first shuffles and deals uniformly and keeps the first of up to 20 deals that respects the voids (such
-a deal is uniform over the consistent deals); if all 20 fail it deals card by card, each card to a hand drawn in
-proportion to its free places among the hands that keep the rest dealable (consistent, not exactly
-uniform). The round's deal in `history` is rewritten to match, so the result replays from its history.
+Every consistent deal is equally likely: it first shuffles and deals uniformly and keeps the first of up
+to 20 deals that respects the voids; if all 20 fail it deals card by card, each card to a hand with
+probability proportional to the number of consistent deals of the remaining cards after it (counted
+exactly). The round's deal in `history` is rewritten to match, so the result replays from its history.
 `to_text()` is the public view; `seat_text(seat)` also shows that seat's hand. `render_image()` draws the
 public view (`envs/catsle_builders/render.py`).
 

@@ -534,20 +534,16 @@ class CatsleState(State):
         return export_position(self)
 
 
-_SUBSETS = 1 << NUM_SUITS
-_CONTAINS = np.array([[(subset >> suit) & 1 for subset in range(_SUBSETS)] for suit in range(NUM_SUITS)], dtype=np.int64)
-"""``_CONTAINS[suit, subset]``: 1 when the set of suits ``subset`` (a bit mask) holds ``suit``."""
 _REJECTION_TRIES = 20
 
 
 def _constrained_deal(cards: list[int], caps: list[int], banned: list[int], rng: np.random.Generator) -> list[int]:
     """Deal ``cards`` into destinations of sizes ``caps`` (their sum is ``len(cards)``) such that no
-    destination gets a card of a suit in its ``banned`` bit mask of suits; returns a card mask per destination.
+    destination gets a card of a suit in its ``banned`` bit mask of suits; returns a card mask per
+    destination. Every consistent deal is equally likely.
 
-    First by rejection (a uniform shuffle dealt in order, kept when it breaks no ban: exactly uniform
-    over the consistent deals); when that keeps failing, card by card: each card goes to a destination
-    drawn in proportion to its free places among those that keep the rest dealable (Hall's condition
-    over the sets of suits, kept up to date incrementally).
+    First by rejection (a uniform shuffle dealt in order, kept when it breaks no ban: uniform over the
+    consistent deals); when that keeps failing, by counting (``_counted_deal``, uniform too).
     """
     ban_cards = [0] * len(caps)
     for d, ban in enumerate(banned):
@@ -569,36 +565,55 @@ def _constrained_deal(cards: list[int], caps: list[int], banned: list[int], rng:
             pos += cap
         else:
             return out
-    caps = list(caps)
-    # reach[d, subset]: 1 when destination d accepts some suit of ``subset``
-    reach = np.array([[1 if subset & ~ban else 0 for subset in range(_SUBSETS)] for ban in banned], dtype=np.int64)
-    need = np.zeros(_SUBSETS, dtype=np.int64)
-    for c in cards:
-        need += _CONTAINS[c // NUM_VALUES]
-    room = (np.array(caps, dtype=np.int64)[:, None] * reach).sum(axis=0)
+    return _counted_deal(cards, caps, banned, rng)
+
+
+def _counted_deal(cards: list[int], caps: list[int], banned: list[int], rng: np.random.Generator) -> list[int]:
+    """``_constrained_deal`` by counting: card by card, each card goes to a destination with probability
+    proportional to the number of consistent deals of the cards after it into the places left, so that
+    every consistent deal has probability exactly 1 / (number of consistent deals).
+
+    ``ways[t][r]`` counts the deals of the cards ``t..`` into exactly ``r[i]`` places of the ``i``-th
+    destination with room; the vectors ``r`` are flattened (mixed radix), and the arrays are built from
+    the last card back: a card allowed in destination ``i`` adds ``ways[t + 1][r - e_i]`` to ``ways[t][r]``.
+    """
+    dests = [d for d, cap in enumerate(caps) if cap]
+    shape = tuple(caps[d] + 1 for d in dests)
+    size = int(np.prod(shape))
+    strides = [int(np.prod(shape[i + 1 :])) for i in range(len(dests))]
+    coords = np.indices(shape).reshape(len(dests), -1)
+    # has_room[i][k]: the vector of flat index k + strides[i] has a place in destination i
+    has_room = [(coords[i, strides[i] :] > 0).astype(np.float64) for i in range(len(dests))]
+    allowed = [[i for i, d in enumerate(dests) if not banned[d] >> (c // NUM_VALUES) & 1] for c in cards]
+    ways = [np.zeros(size)]
+    ways[0][0] = 1.0
+    term = np.empty(size)
+    for options in reversed(allowed):
+        after, count = ways[-1], np.zeros(size)
+        for i in options:
+            step = strides[i]
+            np.multiply(after[: size - step], has_room[i], out=term[: size - step])
+            count[step:] += term[: size - step]
+        ways.append(count)
+    ways.reverse()  # ways[t]: the cards t.. (ways[len(cards)]: no card left)
+    room = [caps[d] for d in dests]
+    flat = sum(r * step for r, step in zip(room, strides, strict=True))
+    if not ways[0][flat]:
+        raise RuntimeError("the hidden cards cannot be dealt consistently")  # unreachable from a legal state
     out = [0] * len(caps)
-    for c in cards:
-        suit = c // NUM_VALUES
-        need_after = need - _CONTAINS[suit]
-        options = []
-        weights = []
-        for d, cap in enumerate(caps):
-            if cap and not banned[d] >> suit & 1 and bool(np.all(need_after <= room - reach[d])):
-                options.append(d)
-                weights.append(cap)
-        if not options:
-            raise RuntimeError("the hidden cards cannot be dealt consistently")  # unreachable from a legal state
+    for t, c in enumerate(cards):
+        options = [i for i in allowed[t] if room[i]]
+        weights = [float(ways[t + 1][flat - strides[i]]) for i in options]
         u = rng.random() * sum(weights)
-        pick = options[-1]
-        for d, w in zip(options, weights, strict=True):
-            if u < w:
-                pick = d
-                break
-            u -= w
-        caps[pick] -= 1
-        room -= reach[pick]
-        need = need_after
-        out[pick] |= 1 << c
+        pick, acc = -1, 0.0
+        for i, w in zip(options, weights, strict=True):
+            if w > 0:
+                pick, acc = i, acc + w
+                if u < acc:
+                    break
+        room[pick] -= 1
+        flat -= strides[pick]
+        out[dests[pick]] |= 1 << c
     return out
 
 

@@ -100,6 +100,15 @@ rounds: what it chose this round appears when the round ends (the `chosen` piece
   bonuses) − empty squares × rounds finished / 12. It is 0 at the start and exactly the final score
   after round 12; this round's choices count when the round ends.
 
+## Hidden information
+
+With 2+ players, the choices made this round by the seats before the player to choose are hidden from
+the other seats until the round ends. `resample_hidden(seat, rng)` redraws each such choice of another
+seat, independently and uniformly among that seat's legal moves with this round's dice, and keeps
+everything else (finished rounds, the dice, the seat's own choice). Since these hidden facts are choices,
+the resampled `history` differs from the true one exactly at those choices: they are rewritten there, so
+the result replays from its history.
+
 ## Position builder
 
 `state.position()` / `game.state_from_position(position)` use three keys:

@@ -463,10 +463,19 @@ class RangeTaLudothequeState(State):
         return encode(g.layout, g.static_obs, g.geom, sheets, self.occ[seat], self.dice, self.round, n, chosen)
 
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> RangeTaLudothequeState:
-        """Redraw the other seats' choices of this round (uniformly among their legal moves)."""
+        """Redraw the other seats' choices of this round (uniformly among their legal moves).
+
+        Only the choices of this round made by other seats are hidden from ``seat``; each is redrawn,
+        independently, uniformly among the legal actions of that seat's sheet with this round's dice.
+        The choice is rewritten in ``history`` too, so the new state replays from its history.
+        """
         new = self.clone()
         if self.roll_id < 0:
             return new
+        n = self.game.num_players
+        # a game's history holds, per round, the roll and the n choices; this round's choices end it
+        first = len(self.history) - self.current
+        rewrite = first == self.round * (n + 1) + 1
         for s in range(self.current):
             if s == seat:
                 continue
@@ -474,6 +483,8 @@ class RangeTaLudothequeState(State):
             legal = self.game.legal_actions_for(new.occ[s], self.roll_id)
             action = legal[int(rng.integers(len(legal)))]
             new.place(s, self.game.move_of_action(action, ROLLS[self.roll_id]))
+            if rewrite:
+                new.history[first + s] = action
         return new
 
     # ---- text ------------------------------------------------------------------------------------

@@ -114,9 +114,14 @@ equal points share). `scores()`: each seat's points (so `reward="score"` also pa
 
 The engine draws no random numbers. Concealed hands and the deck are hidden; discard piles (in order),
 open sets, tiles left in the deck, the scores and the dealer are public. `resample_hidden(seat, rng)`
-keeps the seat's own hand and everything public and redeals the other concealed hands (same sizes) and
-the deck from a uniform shuffle of the tiles the seat cannot see; `history` is left as it was (it does
-not replay to the redealt hands).
+keeps the seat's own hand and everything public (once the game is over, also the last winner's hand,
+which he showed) and redeals the other concealed hands (same sizes) and the deck from a uniform shuffle
+of the tiles the seat cannot see, during a deal too. `history` is rewritten to match
+(`envs/tsukuru_ten_ten/resample.py`): in every round, the other seats' hands at the round's end are
+redealt the same way, and their dealt and drawn tiles are replaced by tiles walked back from those hands
+through the round (a tile discarded or opened is one the seat held then), so every discard and get stays
+legal and the history replays to the redealt state. The seat's own dealt and drawn tiles, and the draw
+a player finished with (it is named), are kept; player decisions are never changed.
 
 ## Position builder
 

@@ -129,6 +129,7 @@ def build_state(game: TsukuruTenTenGame, position: Mapping[str, Any]) -> Tsukuru
         raise ValueError(f"phase {position['phase']!r} is not one of {list(PHASE_NAMES)}")
     phase = PHASE_NAMES.index(position["phase"])
     state = TsukuruTenTenState(game)
+    state.history_from_start = False
     state.phase = phase
     state.dealer = _int("dealer", position["dealer"], -1, n - 1)
     state.turn = _int("turn", position["turn"], -1, n - 1)

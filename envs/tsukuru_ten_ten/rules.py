@@ -38,7 +38,6 @@ from gameshelf.envs.tsukuru_ten_ten.tiles import (
     PURPLE,
     RED,
     VALUE,
-    counts_of,
     kinds_of,
     parse_tile,
     shapes_of,
@@ -141,6 +140,8 @@ class TsukuruTenTenState(State):
         """Rounds each seat has dealt (the current round included)."""
         self.last_round = ""
         """One-line summary of the previous round (shown in the text)."""
+        self.history_from_start = True
+        """Does ``history`` hold the whole game (False for a position built from data)?"""
         self._new_round_fields()
 
     def _new_round_fields(self) -> None:
@@ -444,24 +445,14 @@ class TsukuruTenTenState(State):
         """A state ``seat`` cannot tell apart from this one: the other concealed hands and the deck redealt.
 
         Each other hand keeps its size; its tiles and the deck are a uniform shuffle of the tiles ``seat``
-        cannot see (everything but its own hand, the discard piles and the open sets). The history is
-        kept as it was (it no longer replays to the new hands).
+        cannot see (everything but its own hand, the discard piles, the open sets and, once the game is
+        over, the last winner's hand). The hidden tiles of ``history`` (dealt and drawn tiles of the other
+        seats, in every round) are rewritten to match, each discard and get still legal when made, so the
+        new state replays from its history (see ``resample.redeal``).
         """
-        new = self.clone()
-        pool = self.unseen(seat)
-        tiles = np.repeat(np.arange(NUM_KINDS), pool)
-        rng.shuffle(tiles)
-        pos = 0
-        for s in range(self.n):
-            if s == seat:
-                continue
-            size = sum(self.hands[s])
-            new.hands[s] = counts_of([int(k) for k in tiles[pos : pos + size]])
-            pos += size
-            if s == self.turn and self.drawn >= 0:
-                new.drawn = int(tiles[pos - 1]) if size else -1
-        new.deck = counts_of([int(k) for k in tiles[pos:]])
-        return new
+        from gameshelf.envs.tsukuru_ten_ten.resample import redeal
+
+        return redeal(self, seat, rng)
 
     # ---- copying ------------------------------------------------------------------------------
     def clone(self) -> TsukuruTenTenState:
@@ -476,6 +467,7 @@ class TsukuruTenTenState(State):
         new.rounds_played = self.rounds_played
         new.dealer_counts = list(self.dealer_counts)
         new.last_round = self.last_round
+        new.history_from_start = self.history_from_start
         new.hands = [list(h) for h in self.hands]
         new.open_sets = [list(o) for o in self.open_sets]
         new.pending = self.pending

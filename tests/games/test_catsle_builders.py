@@ -7,7 +7,9 @@ scripted by applying chance outcomes explicitly.
 
 from __future__ import annotations
 
+import itertools
 import json
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -37,6 +39,7 @@ from gameshelf.envs.catsle_builders.rules import (
     DEAL,
     FIRST,
     OVER,
+    PHASE_NAMES,
     PLACE,
     PLAY,
     TAKE,
@@ -45,6 +48,7 @@ from gameshelf.envs.catsle_builders.rules import (
     _constrained_deal,
 )
 from gameshelf.envs.core.game import CHANCE, TERMINAL, IllegalActionError, random_playout
+from tests.games.resample_contract import check_random_game
 
 # ---- helpers -------------------------------------------------------------------------------------
 
@@ -606,6 +610,79 @@ def test_constrained_deal_fallback_respects_bans():
         out = _constrained_deal(cards, [10, 10, 16], [0b011, 0b101, 0], rng)
         assert out[0] & (SUIT_MASK[0] | SUIT_MASK[1]) == 0 and out[1] & (SUIT_MASK[0] | SUIT_MASK[2]) == 0
         assert sum(bin(m).count("1") for m in out) == 36 and (out[0] | out[1] | out[2]) == (1 << 36) - 1
+
+
+def catsle_rare_node(state: CatsleState) -> bool:
+    """Nodes a stride would often miss: a round's first, second and last dealt cards, a place decision,
+    the first trick's plays and the end."""
+    n = state.game.num_players
+    return (
+        state.phase in (FIRST, PLACE, OVER)
+        or (state.phase == DEAL and state.dealt in (0, 1, n * state.game.hand_size - 1))
+        or (state.phase == PLAY and state.played == 0)
+    )
+
+
+def catsle_phase(state: CatsleState) -> str:
+    return PHASE_NAMES[state.phase]
+
+
+@pytest.mark.parametrize(("n", "every"), [(3, 4), (4, 8), (5, 10)])
+def test_resample_contract_at_every_kind_of_node(n, every):
+    """Items 1-5 of the contract (``resample_contract``) for every seat at the nodes of seeded random
+    games: the deal's chance nodes, plays, takes, places, a new round's deal and the end."""
+    checked: Counter[str] = Counter()
+    for seed, limits in enumerate([(1, 2, 3, 4), (0, 3, 3, 4)]):
+        game = CatsleGame(num_players=n, column_limits=limits)
+        checked += check_random_game(game, seed, every=every, always=catsle_rare_node, label=catsle_phase)
+    assert set(checked) == set(PHASE_NAMES), checked
+
+
+def test_resample_contract_when_the_counting_deal_is_used(monkeypatch):
+    """With no rejection tries every redeal is dealt by counting; the contract still holds."""
+    import gameshelf.envs.catsle_builders.rules as rules_mod
+
+    monkeypatch.setattr(rules_mod, "_REJECTION_TRIES", 0)
+    checked = check_random_game(CatsleGame(num_players=4), 7, every=23, always=lambda s: s.phase == OVER)
+    assert checked["decision"] > 10 and checked["terminal"] == 1
+
+
+def all_consistent_deals(cards: list[int], caps: list[int], banned: list[int]) -> set[tuple[int, ...]]:
+    deals = set()
+    for order in itertools.permutations(cards):
+        masks, pos = [], 0
+        for cap in caps:
+            masks.append(sum(1 << c for c in order[pos : pos + cap]))
+            pos += cap
+        if not any(banned[d] >> (c // 12) & 1 for d, m in enumerate(masks) for c in cards_of(m)):
+            deals.add(tuple(masks))
+    return deals
+
+
+@pytest.mark.parametrize(
+    ("cards", "caps", "banned"),
+    [
+        ([0, 1, 2, 12, 13, 24], [1, 3, 2], [0b001, 0b010, 0]),
+        ([0, 1, 2, 12, 13, 24, 25], [2, 2, 3], [0b110, 0b001, 0]),
+        ([0, 1, 12, 13, 24, 36], [1, 1, 4], [0b011, 0b110, 0]),
+    ],
+)
+def test_constrained_deal_is_uniform_over_the_consistent_deals(monkeypatch, cards, caps, banned):
+    """Every deal that respects the voids is equally likely, also when rejection gives up (the deal by
+    counting): chi-square of the observed deals against the uniform distribution."""
+    import gameshelf.envs.catsle_builders.rules as rules_mod
+
+    deals = all_consistent_deals(cards, caps, banned)
+    for tries in (rules_mod._REJECTION_TRIES, 0):
+        monkeypatch.setattr(rules_mod, "_REJECTION_TRIES", tries)
+        rng = np.random.default_rng(tries)
+        samples = 400 * len(deals)
+        seen = Counter(tuple(_constrained_deal(cards, caps, banned, rng)) for _ in range(samples))
+        assert set(seen) == deals
+        expected = samples / len(deals)
+        chi2 = sum((seen[d] - expected) ** 2 / expected for d in deals)
+        df = len(deals) - 1
+        assert chi2 < df + 6 * np.sqrt(2 * df), (tries, chi2, df)
 
 
 # ---- observation, actions, text, image ------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -32,6 +33,7 @@ from gameshelf.envs.range_ta_ludotheque.scoring import (
     full_compartment_bonus,
     score_bounds,
 )
+from tests.games.resample_contract import check_random_game
 
 ID = "range_ta_ludotheque-v0"
 G = geometry(2, 2, 3, 3)
@@ -491,6 +493,82 @@ def test_resample_hidden_redraws_only_unseen_choices():
     assert changed == {0, 1}
     own = state.resample_hidden(0, rng)
     assert own.moves[0] == state.moves[0]
+
+
+def hidden_choices(state: RangeTaLudothequeState, seat: int) -> set[int]:
+    """History entries of this round's choices by other seats: ``seat`` has not seen them, so a resample
+    redraws them (Range Ta's hidden information is these choices themselves)."""
+    if state.current_player() < 0:
+        return set()
+    first = len(state.history) - state.current
+    return {first + s for s in range(state.current) if s != seat}
+
+
+def round_step(state: RangeTaLudothequeState) -> str:
+    """Label of a node: the roll, the k-th choice of a round, the end."""
+    if state.is_terminal():
+        return "terminal"
+    return "roll" if state.is_chance_node() else f"choice {state.current}"
+
+
+@pytest.mark.parametrize("n", range(1, 9))
+def test_resample_contract_at_every_node(n):
+    """Items 1-5 of the contract (``resample_contract``) for every seat at every node of seeded random
+    games with every player count; only this round's hidden choices of other seats may change."""
+    checked: Counter[str] = Counter()
+    variants = [{}, {"scoring": "expert", "playmat_only_if_no_box": False}]
+    games = variants if n <= 4 else variants[n % 2 :][:1]  # one game each from 5 players up (time)
+    for options in games:
+        checked += check_random_game(game(num_players=n, **options), n, label=round_step, hidden_choices=hidden_choices)
+    assert checked["terminal"] == len(games) and checked["roll"] == 12 * len(games)
+    assert all(checked[f"choice {k}"] == 12 * len(games) for k in range(n))
+
+
+def test_resampled_history_replays_to_the_resampled_choices():
+    """The defect: the history of a resampled state replayed to the true choices of this round."""
+    g = game(num_players=4)
+    state = g.new_initial_state()
+    rng = np.random.default_rng(0)
+    differ = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(state.sample_chance(rng))
+            continue
+        for seat in range(4):
+            other = state.resample_hidden(seat, rng)
+            replayed = g.state_from_history(other.history)
+            assert replayed.moves == other.moves and replayed.occ == other.occ
+            assert other.history[: len(other.history) - state.current] == state.history[: len(state.history) - state.current]
+            differ += other.moves != state.moves
+        state.apply_action(state.legal_actions()[rng.integers(len(state.legal_actions()))])
+    assert differ > 50
+
+
+def test_resampled_choices_are_uniform_over_the_legal_moves():
+    """Each hidden choice is redrawn uniformly among that seat's legal moves with this round's dice."""
+    g = game(num_players=3)
+    state = g.new_initial_state()
+    play_round(state, (1, 2, 3), ["box 3 A Bluffing r3c0", "box 3 A Bluffing r3c0", "box 3 A Bluffing r3c0"])
+    state.apply_action(ROLL_INDEX[(2, 4, 6)])
+    state.apply_action(g.string_to_action(state, "box 6 P Deduction r4c3"))
+    state.apply_action(g.string_to_action(state, "box 2 R Programming r5c1"))
+    rng = np.random.default_rng(1)
+    legal = {}
+    for s in (0, 1):
+        before = state.clone()
+        before.unplace(s)
+        legal[s] = g.legal_actions_for(before.occ[s], state.roll_id)
+    samples = 200 * len(legal[0])
+    counts: dict[int, Counter[int]] = {0: Counter(), 1: Counter()}
+    for _ in range(samples):
+        other = state.resample_hidden(2, rng)
+        first = len(other.history) - other.current
+        for s in (0, 1):
+            counts[s][other.history[first + s]] += 1
+    for s in (0, 1):
+        assert set(counts[s]) == set(legal[s])
+        expected = samples / len(legal[s])
+        assert all(abs(c - expected) <= 5 * np.sqrt(expected) for c in counts[s].values()), counts[s]
 
 
 # ---- results -------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ ways, hidden information, observation, text, image and the heuristic agent.
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -25,7 +26,20 @@ from gameshelf.envs.tsukuru_ten_ten.hand import (
     winning_configurations,
 )
 from gameshelf.envs.tsukuru_ten_ten.observation import LAYOUT
-from gameshelf.envs.tsukuru_ten_ten.rules import TsukuruTenTenGame, TsukuruTenTenState
+from gameshelf.envs.tsukuru_ten_ten.resample import ARRIVE, SHOWN, read_rounds
+from gameshelf.envs.tsukuru_ten_ten.rules import (
+    DEAL,
+    DISCARD,
+    DRAWING,
+    FIRST_DEALER,
+    HAND_SIZE,
+    OVER,
+    PHASE_NAMES,
+    PICK_COLOUR,
+    TURN,
+    TsukuruTenTenGame,
+    TsukuruTenTenState,
+)
 from gameshelf.envs.tsukuru_ten_ten.tiles import (
     BLUE,
     COLOUR,
@@ -41,6 +55,7 @@ from gameshelf.envs.tsukuru_ten_ten.tiles import (
     parse_tile,
     shapes_of,
 )
+from tests.games.resample_contract import chance_entries, check_random_game, check_resample
 
 B, R = BLUE, RED
 
@@ -874,6 +889,163 @@ def test_resample_hidden_keeps_everything_the_seat_sees():
             if not other.is_terminal():
                 random_playout(other, rng, max_decisions=5)
     assert changed
+
+
+def rare_node(state: TsukuruTenTenState) -> bool:
+    """Nodes a stride would often miss: a round's first and last dealt tiles, a get, a colour choice,
+    an empty deck, the end."""
+    return (
+        state.phase in (FIRST_DEALER, PICK_COLOUR, OVER)
+        or (state.phase == DEAL and state.dealt in (0, 1, HAND_SIZE * state.n - 1))
+        or (state.phase == DISCARD and state.drawn < 0)
+        or (state.phase == TURN and state.deck_size == 0)
+    )
+
+
+def phase_name(state: TsukuruTenTenState) -> str:
+    return PHASE_NAMES[state.phase]
+
+
+@pytest.mark.parametrize(
+    ("n", "every"),
+    [(2, 4), (3, 10), (4, 16)],
+)
+def test_resample_contract_at_every_kind_of_node(n, every):
+    """Items 1-5 of the contract (``resample_contract``) for every seat at the nodes of seeded random
+    games: chance nodes of the deal and of draws, decisions, the first node after a round and the end."""
+    checked: Counter[str] = Counter()
+    for seed, options in enumerate(
+        [{"game_end": "dealer_twice"}, {"scoring": "advanced", "claim_from": "previous_player", "game_end": "dealer_twice"}]
+    ):
+        g = TsukuruTenTenGame(num_players=n, **options)
+        checked += check_random_game(g, seed, every=every, always=rare_node, label=phase_name)
+    assert set(checked) >= {"first_dealer", "deal", "turn", "draw", "discard", "over"}, checked
+
+
+def scripted_game() -> TsukuruTenTenState:
+    """A 2-player game up to an all-purple get (its colour is to choose): the dealt and drawn tiles are chosen."""
+    g = TsukuruTenTenGame(num_players=2, game_end="dealer_twice")
+    state = g.new_initial_state()
+    state.apply_action(0)  # seat 0 deals first
+    hands = [tiles("P5 P6 B1 B1 B2 B2 B3"), tiles("P7 R1 R1 R2 R2 R3 B7")]
+    for i in range(2 * HAND_SIZE):
+        state.apply_action(hands[i % 2][i // 2])
+    do(state, "draw")
+    state.apply_action(parse_tile("B4"))
+    do(state, "discard B4", "draw")
+    state.apply_action(parse_tile("R7"))
+    do(state, "discard P7", "get P7 from seat 1 with P5+P6")
+    assert state.phase == PICK_COLOUR
+    return state
+
+
+def test_resample_contract_through_a_colour_choice_and_finishes():
+    state = scripted_game()
+    g = state.game
+    rng = np.random.default_rng(2)
+    seen: set[str] = set()
+    ways: set[str] = set()
+    chance = chance_entries(g, state.history)
+    while True:
+        for seat in range(2):
+            check_resample(state, seat, np.random.default_rng([len(state.history), seat]), chance)
+        seen.add(phase_name(state))
+        ways.add(next((w for w in ("'s discard", "after drawing", "ran out") if w in state.last_round), "-"))
+        if state.is_terminal():
+            break
+        chance.append(state.is_chance_node())
+        if state.is_chance_node():
+            state.apply_action(state.sample_chance(rng))
+        else:
+            legal = state.legal_actions()
+            # finish whenever possible, from a discard only in odd rounds, so the rounds end both ways
+            wins = [a for a in legal if a == act.FINISH or (state.rounds_played % 2 and act.FINISH_FROM <= a < act.DISCARD)]
+            state.apply_action(wins[0] if wins else legal[rng.integers(len(legal))])
+    assert seen >= {"colour", "deal", "turn", "draw", "discard", "over"}
+    assert ways == {"-", "'s discard", "after drawing", "ran out"}
+
+
+def test_resampled_history_replays_to_the_resampled_state_not_the_true_one():
+    """The defect: the history of a resampled state replayed to the true hands and deck."""
+    g = TsukuruTenTenGame(num_players=3)
+    rng = np.random.default_rng(0)
+    differ = 0
+    for i, state in enumerate(every_node(g, 1, max_decisions=600)):
+        if i % 11 or state.phase in (FIRST_DEALER,):
+            continue
+        for seat in range(3):
+            other = state.resample_hidden(seat, rng)
+            replayed = g.state_from_history(other.history)
+            assert replayed.hands == other.hands and replayed.deck == other.deck and replayed.drawn == other.drawn
+            differ += other.hands != state.hands
+    assert differ > 100
+
+
+def test_resampled_history_hides_earlier_rounds_and_keeps_what_the_seat_saw():
+    g = TsukuruTenTenGame(num_players=3)
+    state = next(s for s in every_node(g, 2, max_decisions=10**6) if s.rounds_played == 2 and s.phase == TURN)
+    logs = read_rounds(state.history, 3)
+    assert len(logs) == 3 and logs[0].ended and logs[1].ended
+    own = {idx for log in logs for e, idx in log.events[0] if e in (ARRIVE, SHOWN)}
+    shown = {idx for log in logs for s in range(3) for e, idx in log.events[s] if e == SHOWN}
+    first_round = {idx for s in (1, 2) for e, idx in logs[0].events[s] if e == ARRIVE}
+    rng = np.random.default_rng(1)
+    changed = set()
+    for _ in range(20):
+        other = state.resample_hidden(0, rng)
+        assert all(other.history[i] == state.history[i] for i in own | shown)
+        changed |= {i for i in first_round if other.history[i] != state.history[i]}
+    assert len(changed) > len(first_round) // 2  # the first round's hidden tiles are redealt too
+
+
+@pytest.mark.parametrize("phase", ["deal", "draw", "discard"])
+def test_resample_is_a_uniform_redeal(phase):
+    """The other hand and the deck are a uniform shuffle of the tiles the seat cannot see, during a deal
+    too: per kind, the tiles the resampled seat 1 holds average hand size x unseen share."""
+    g = TsukuruTenTenGame(num_players=2)
+    want = {"deal": DEAL, "draw": DRAWING, "discard": DISCARD}[phase]
+    state = next(s for s in every_node(g, 4) if s.phase == want and (want != DEAL or s.dealt == 9))
+    pool = np.array(state.deck) + np.array(state.hands[1])
+    size = sum(state.hands[1])
+    rng = np.random.default_rng(2)
+    samples = 3000
+    held = np.zeros(NUM_KINDS)
+    for _ in range(samples):
+        held += state.resample_hidden(0, rng).hands[1]
+    expected = samples * size * pool / pool.sum()
+    # each count is a sum of hypergeometric draws: far inside 5 standard deviations
+    spread = np.sqrt(expected * (1 - pool / pool.sum()))
+    assert np.all(np.abs(held - expected) <= 5 * spread + 1e-9), (held, expected)
+
+
+def test_resample_of_a_built_position_keeps_the_contract_it_can():
+    """A position built from data has no history to rewrite; the rest of the contract holds."""
+    pos = position(hands=["B1 B1 B2 B2 B3 B3 B7 B4", "R4 R6 B1 B2 B3 R2 B7"], discards=["R5", ""], phase="discard", drawn="B4")
+    state = build(pos)
+    rng = np.random.default_rng(0)
+    for seat in (0, 1):
+        other = state.resample_hidden(seat, rng)
+        assert other.observation(seat).tobytes() == state.observation(seat).tobytes()
+        assert other.seat_text(seat) == state.seat_text(seat)
+        rebuilt = state.game.state_from_position(other.position())
+        assert full_view(rebuilt) == full_view(other)
+    other = state.resample_hidden(1, rng)
+    assert other.hands[0][other.drawn] > 0 and other.legal_action_mask().any()
+    assert other.hands[0] != state.hands[0] or other.deck != state.deck
+
+
+def test_the_last_winners_hand_is_kept_at_the_end():
+    g = TsukuruTenTenGame(num_players=3)
+    end = None
+    for state in every_node(g, 5, max_decisions=10**6):
+        end = state
+    assert end is not None and end.is_terminal()
+    winner = next(s for s in range(3) if sum(end.hands[s]) + 3 * len(end.open_sets[s]) == 8)
+    rng = np.random.default_rng(0)
+    for seat in range(3):
+        other = end.resample_hidden(seat, rng)
+        assert other.hands[winner] == end.hands[winner]
+        assert g.state_from_history(other.history).last_round == end.last_round
 
 
 def test_observation_hides_other_hands_and_the_deck():
