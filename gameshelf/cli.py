@@ -82,11 +82,10 @@ def load_command(name: str) -> Callable[[Sequence[str] | None], int]:
 
 def list_games(argv: Sequence[str] | None = None) -> int:
     """``gameshelf list``: every registered id, its player counts and its options."""
-    import argparse
-
     from gameshelf import envs
+    from gameshelf.training.cli_util import ArgumentParser
 
-    parser = argparse.ArgumentParser(prog="gameshelf list", description="Print every environment id with its options.")
+    parser = ArgumentParser(prog="gameshelf list", description="Print every environment id with its options.")
     parser.add_argument("--ids", action="store_true", help="print only the ids, one per line")
     args = parser.parse_args(argv)
     for env_id in envs.registered_ids():
@@ -95,14 +94,26 @@ def list_games(argv: Sequence[str] | None = None) -> int:
             continue
         env_spec = envs.spec(env_id)
         game_cls = env_spec.load_game_class()
-        counts = ", ".join(map(str, env_spec.player_counts))
-        print(f"{env_id}  ({counts} players)  {env_spec.description}")
+        print(f"{env_id}  ({player_counts_text(env_spec.player_counts)})  {env_spec.description}")
         for opt_name, opt in game_cls.OPTIONS.items():
             if opt_name == "num_players":
                 continue
             allowed = opt.allowed or (", ".join(map(repr, opt.choices)) if opt.choices is not None else "")
             print(f"    {opt_name}={opt.default!r}  allowed: {allowed}" + (f"  ({opt.doc})" if opt.doc else ""))
     return 0
+
+
+def player_counts_text(counts: Sequence[int]) -> str:
+    """``(2, 1, 3, 4, 5)`` (the default first, as registered) as ``"1–5 players, default 2"``: ascending, a run
+    of consecutive counts as a range, the default named when there is a choice."""
+    ordered = sorted(set(counts))
+    if len(ordered) == 1:
+        return f"{ordered[0]} player{'s' if ordered[0] != 1 else ''}"
+    if len(ordered) > 2 and ordered[-1] - ordered[0] == len(ordered) - 1:
+        shown = f"{ordered[0]}–{ordered[-1]}"
+    else:
+        shown = ", ".join(map(str, ordered))
+    return f"{shown} players, default {counts[0]}"
 
 
 if __name__ == "__main__":
