@@ -35,7 +35,8 @@ def cache_dir() -> Path:
     package and caches nothing when the package is read-only. Each source file gets a subfolder of its own
     (named after its folder and a hash of its path), so two installs never share or overwrite a file.
     """
-    given = os.environ.get("NUMBA_CACHE_DIR") or numba.config.CACHE_DIR
+    config: Any = numba.config  # its settings are set at run time, unknown to type checkers
+    given = os.environ.get("NUMBA_CACHE_DIR") or config.CACHE_DIR
     if given:
         return Path(given)
     if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
@@ -52,11 +53,11 @@ def jit(fn: F) -> F:
     is ours only for the length of the decoration, so other numba code in the process keeps numba's defaults.
     Where the folder cannot be written, numba falls back to its own defaults (or compiles on every run).
     """
-    config = numba.config
+    config: Any = numba.config
     saved = config.CACHE_DIR
     config.CACHE_DIR = str(cache_dir())
     try:
-        return numba.njit(cache=True, error_model="numpy")(fn)  # type: ignore[no-any-return]
+        return numba.njit(cache=True, error_model="numpy")(fn)  # type: ignore[return-value]
     finally:
         config.CACHE_DIR = saved
 
