@@ -42,7 +42,7 @@ def usage() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Dispatch ``argv`` (default ``sys.argv[1:]``) to a subcommand; returns its exit status."""
-    from gameshelf.training.cli_util import run
+    from gameshelf.training.cli_util import interrupted, run
 
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help"):
@@ -58,7 +58,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"gameshelf: error: unknown command {name!r}; commands: {', '.join(COMMANDS)}", file=sys.stderr)
         return 2
     try:
-        run(load_command(name), args[1:], prog=f"gameshelf {name}")
+        try:
+            command = load_command(name)
+        except KeyboardInterrupt:  # Ctrl-C while the command's modules load (torch takes seconds)
+            interrupted()
+        run(command, args[1:], prog=f"gameshelf {name}")
     except SystemExit as done:
         return done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
     return 0

@@ -247,3 +247,15 @@ def test_ctrl_c_stops_with_one_line_even_when_numba_swallows_it(monkeypatch, cap
             assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_while_a_command_loads_is_one_line(monkeypatch, capfd):
+    import gameshelf.cli as cli
+
+    def slow_import(name):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sys, "unraisablehook", sys.unraisablehook)
+    monkeypatch.setattr(cli, "load_command", slow_import)
+    assert main(["train", "level_x-v0"]) == 130
+    assert capfd.readouterr().err == "interrupted\n"
