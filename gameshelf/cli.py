@@ -26,7 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "evaluate": ("gameshelf.training.evaluate:main", "play agents against each other (every seat) and rate them"),
     "train": ("gameshelf.training.train:main", "train a MaskablePPO agent (needs the train extra)"),
     "bench": ("gameshelf.training.bench:main", "measure steps per second beside PettingZoo's classic environments"),
-    "demo": ("gameshelf.training.demo:main", "train on Level X for about a minute, then evaluate"),
+    "demo": ("gameshelf.training.demo:main", "train on Level X, then evaluate (about 4.5 minutes on a 2-core CPU)"),
     "serve": ("gameshelf.training.web.app:main", "play and watch every game in the browser (needs the web extra)"),
     "replay": ("gameshelf.training.replay:main", "show a game record move by move, or write it as an animated GIF"),
 }
