@@ -5,7 +5,7 @@
 
 The positions are those of ``gameshelf bench --mcts`` (met along random games, default options). Times
 are this process's CPU time (``time.process_time``), so other jobs on a shared machine disturb them less
-than wall time; each figure is the best of ``--rounds`` interleaved rounds.
+than wall time; each figure is the median of ``--rounds`` interleaved rounds, as in ``gameshelf bench``.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import pstats
+import statistics
 import time
 from collections.abc import Sequence
 
@@ -27,6 +28,8 @@ def split(env_id: str, seconds: float, seed: int = 0) -> tuple[float, float, flo
     ``apply_checked_action``, from the bench's positions."""
     positions = search_positions(env_id, seed=seed)
     rng = np.random.default_rng(seed)
+    for state in positions:  # warm-up, untimed
+        state.clone().legal_actions()
     clone_t = mask_t = apply_t = 0.0
     n = 0
     clock = time.process_time
@@ -75,19 +78,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ids", nargs="*", default=None, help="environment ids (default: all registered)")
     parser.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
-    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; the best is reported")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; the median is reported")
     parser.add_argument("--profile", type=int, default=0, metavar="TOP", help="also print cProfile's TOP functions per id")
     args = parser.parse_args(argv)
     ids = args.ids or envs.registered_ids()
-    best: dict[str, tuple[float, float, float, float]] = {}
+    runs: dict[str, list[tuple[float, float, float, float]]] = {env_id: [] for env_id in ids}
     for _ in range(args.rounds):
         for env_id in ids:
-            got = split(env_id, args.seconds)
-            old = best.get(env_id, got)
-            best[env_id] = (max(old[0], got[0]), min(old[1], got[1]), min(old[2], got[2]), min(old[3], got[3]))
+            runs[env_id].append(split(env_id, args.seconds))
     print(f"{'environment':<26}{'clone+mask+apply/s':>20}{'clone us':>10}{'mask us':>10}{'apply us':>10}")
     for env_id in ids:
-        ops, c, m, a = best[env_id]
+        ops, c, m, a = (statistics.median(column) for column in zip(*runs[env_id], strict=True))
         print(f"{env_id:<26}{ops:>20,.0f}{c:>10.1f}{m:>10.1f}{a:>10.1f}", flush=True)
     if args.profile:
         for env_id in ids:

@@ -26,7 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "evaluate": ("gameshelf.training.evaluate:main", "play agents against each other (every seat) and rate them"),
     "train": ("gameshelf.training.train:main", "train a MaskablePPO agent (needs the train extra)"),
     "bench": ("gameshelf.training.bench:main", "measure steps per second beside PettingZoo's classic environments"),
-    "demo": ("gameshelf.training.demo:main", "train on Level X for about a minute, then evaluate"),
+    "demo": ("gameshelf.training.demo:main", "train on Level X, then evaluate (about 4.5 minutes on a 2-core CPU)"),
     "serve": ("gameshelf.training.web.app:main", "play and watch every game in the browser (needs the web extra)"),
     "replay": ("gameshelf.training.replay:main", "show a game record move by move, or write it as an animated GIF"),
 }
@@ -42,7 +42,7 @@ def usage() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Dispatch ``argv`` (default ``sys.argv[1:]``) to a subcommand; returns its exit status."""
-    from gameshelf.training.cli_util import run
+    from gameshelf.training.cli_util import interrupted, run
 
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help"):
@@ -58,7 +58,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"gameshelf: error: unknown command {name!r}; commands: {', '.join(COMMANDS)}", file=sys.stderr)
         return 2
     try:
-        run(load_command(name), args[1:], prog=f"gameshelf {name}")
+        try:
+            command = load_command(name)
+        except KeyboardInterrupt:  # Ctrl-C while the command's modules load (torch takes seconds)
+            interrupted()
+        run(command, args[1:], prog=f"gameshelf {name}")
     except SystemExit as done:
         return done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
     return 0
@@ -82,11 +86,10 @@ def load_command(name: str) -> Callable[[Sequence[str] | None], int]:
 
 def list_games(argv: Sequence[str] | None = None) -> int:
     """``gameshelf list``: every registered id, its player counts and its options."""
-    import argparse
-
     from gameshelf import envs
+    from gameshelf.training.cli_util import ArgumentParser
 
-    parser = argparse.ArgumentParser(prog="gameshelf list", description="Print every environment id with its options.")
+    parser = ArgumentParser(prog="gameshelf list", description="Print every environment id with its options.")
     parser.add_argument("--ids", action="store_true", help="print only the ids, one per line")
     args = parser.parse_args(argv)
     for env_id in envs.registered_ids():
@@ -95,14 +98,26 @@ def list_games(argv: Sequence[str] | None = None) -> int:
             continue
         env_spec = envs.spec(env_id)
         game_cls = env_spec.load_game_class()
-        counts = ", ".join(map(str, env_spec.player_counts))
-        print(f"{env_id}  ({counts} players)  {env_spec.description}")
+        print(f"{env_id}  ({player_counts_text(env_spec.player_counts)})  {env_spec.description}")
         for opt_name, opt in game_cls.OPTIONS.items():
             if opt_name == "num_players":
                 continue
             allowed = opt.allowed or (", ".join(map(repr, opt.choices)) if opt.choices is not None else "")
             print(f"    {opt_name}={opt.default!r}  allowed: {allowed}" + (f"  ({opt.doc})" if opt.doc else ""))
     return 0
+
+
+def player_counts_text(counts: Sequence[int]) -> str:
+    """``(2, 1, 3, 4, 5)`` (the default first, as registered) as ``"1–5 players, default 2"``: ascending, a run
+    of consecutive counts as a range, the default named when there is a choice."""
+    ordered = sorted(set(counts))
+    if len(ordered) == 1:
+        return f"{ordered[0]} player{'s' if ordered[0] != 1 else ''}"
+    if len(ordered) > 2 and ordered[-1] - ordered[0] == len(ordered) - 1:
+        shown = f"{ordered[0]}–{ordered[-1]}"
+    else:
+        shown = ", ".join(map(str, ordered))
+    return f"{shown} players, default {counts[0]}"
 
 
 if __name__ == "__main__":

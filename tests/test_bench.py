@@ -89,7 +89,7 @@ def test_bad_settings_are_one_line_errors(capsys):
 
 def test_search_table(capsys):
     out, _ = bench(["--mcts", "--seconds", "0.02", "--rounds", "2", "--simulations", "3", "--ids", NIM], capsys)
-    assert "best of 2 rounds" in out.splitlines()[0]
+    assert "median of 2 rounds" in out.splitlines()[0]
     header, _, row = out.splitlines()[1:4]
     assert "engine steps/s" in header and "clone+mask+apply/s" in header and "mcts:3 sims/s" in header
     cells = row.split()
@@ -108,6 +108,87 @@ def test_batched_rows_for_ids_with_kernels(capsys):
 def test_no_batched_table_without_kernels_and_bad_sizes_refused(capsys):
     out, _ = bench(QUICK, capsys)
     assert "batched" not in out
-    with pytest.raises(SystemExit) as info:
-        run(main, [*QUICK, "--batch-sizes", "0"])
-    assert info.value.code != 0 and "--batch-sizes" in capsys.readouterr().err
+    for sizes in (["0"], []):  # no N at all is a mistake too, not an empty table
+        with pytest.raises(SystemExit) as info:
+            run(main, [*QUICK, "--batch-sizes", *sizes])
+        err = capsys.readouterr().err
+        assert info.value.code == 2 and "--batch-sizes" in err and len(err.strip().splitlines()) == 1
+    out, _ = bench(["--seconds", "0.02", "--rounds", "1", "--ids", "level_x-v0", "--no-batched"], capsys)
+    assert "batched" not in out and "level_x-v0 (2p)" in out
+
+
+def test_every_row_is_warmed_up_before_the_clock(monkeypatch):
+    """The first game of a row (numba loading its cache, first calls) is played before timing starts."""
+    from gameshelf.training import bench as bench_module
+
+    clock_started: list[bool] = []
+    played_before: list[int] = []
+    real_clock = bench_module.time.perf_counter
+
+    def clock() -> float:
+        clock_started.append(True)
+        return real_clock()
+
+    real_play = bench_module.play_aec
+
+    def play(env, rng):
+        played_before.append(len(clock_started))
+        return real_play(env, rng)
+
+    monkeypatch.setattr(bench_module.time, "perf_counter", clock)
+    monkeypatch.setattr(bench_module, "play_aec", play)
+    register_nim()
+    from gameshelf import envs
+
+    steps, games = bench_module.bench_aec(lambda: envs.make(NIM), 0.02)
+    assert steps > 0 and games > 0
+    assert played_before[0] == 0 and all(n > 0 for n in played_before[1:])  # one untimed game first
+
+
+def test_rows_are_medians_of_rounds(monkeypatch):
+    """A round that ran on a busy (or an idle) moment moves no figure: every table takes the median."""
+    from gameshelf.training import bench as bench_module
+
+    rates = iter([100.0, 900.0, 300.0])
+    monkeypatch.setattr(bench_module, "bench_batched", lambda env_id, n, seconds: (next(rates), 1.0))
+    monkeypatch.setattr(bench_module, "pgx_references", lambda: ({}, None))
+    lines = bench_module.batched_table(["level_x-v0"], 0.01, 3, [64])
+    assert lines[-1].split() == ["level_x-v0", "300"]
+    rows = iter([(10.0, 5.0, 1.0, 0.5), (30.0, 1.0, 3.0, 0.1), (20.0, 3.0, 2.0, 0.3)])
+    current: list[tuple[float, float, float, float]] = []
+
+    def engine(*args, **kwargs):
+        current[:] = [next(rows)]
+        return current[0][0], 0.0
+
+    monkeypatch.setattr(bench_module, "bench_engine", engine)
+    monkeypatch.setattr(bench_module, "bench_search_path", lambda *a, **k: current[0][1])
+    monkeypatch.setattr(bench_module, "bench_mcts", lambda *a, **k: (current[0][2], current[0][3]))
+    row = bench_module.search_table([NIM], 0.01, 5, rounds=3)[-1].split()
+    assert row == [NIM, "20", "3", "2", "0.300"]
+
+
+def test_pgx_rows_run_a_compiled_loop():
+    """pgx (optional) is timed as a jitted loop of many steps with one wait per call; skipped without pgx."""
+    pytest.importorskip("pgx")
+    import jax
+    import pgx
+
+    from gameshelf.training.bench import pgx_loop, pgx_references
+
+    play, state, key = pgx_loop(jax, pgx.make("connect_four"), num_envs=8, steps=64)
+    state, key, finished = play(state, key)
+    assert int(finished) > 0  # 64 random moves in 8 games of connect four: games end and restart
+    assert bool(state.legal_action_mask.any(axis=-1).all())  # restarted games are live
+    rows, missing = pgx_references()
+    assert missing is None and set(rows) == {"pgx connect_four", "pgx othello"}
+    steps, games = rows["pgx connect_four"](64, 0.05)
+    assert steps > 0 and games > 0
+
+
+def test_without_pgx_a_note(monkeypatch):
+    from gameshelf.training.bench import pgx_references
+
+    monkeypatch.setitem(sys.modules, "pgx", None)
+    rows, missing = pgx_references()
+    assert rows == {} and missing is not None and 'pip install "gameshelf[pgx]"' in missing

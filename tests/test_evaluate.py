@@ -190,3 +190,54 @@ def test_every_command_reports_argument_errors_in_one_line(command, capsys):
     assert cli([command, "--no-such-option"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"gameshelf {command}: error: ") and len(err.strip().splitlines()) == 1
+
+
+# ---- a base install (no train extra) ------------------------------------------------------------------------
+
+
+def without(monkeypatch, *packages: str) -> None:
+    """Make ``packages`` (and their submodules) unimportable, as on an install without the train extra."""
+    for name in [m for m in sys.modules if m.split(".")[0] in packages]:
+        monkeypatch.setitem(sys.modules, name, None)
+    for name in packages:
+        monkeypatch.setitem(sys.modules, name, None)  # importing it now raises ModuleNotFoundError
+
+
+def test_evaluate_works_without_the_train_extra(monkeypatch, capsys, tmp_path):
+    """Plots, progress bars and OpenSkill ratings come with the train extra; without it the command plays,
+    prints the table and says in one line what it left out (nothing written under runs/)."""
+    monkeypatch.chdir(tmp_path)
+    without(monkeypatch, "matplotlib", "tqdm", "openskill", "rich", "torch")
+    monkeypatch.setattr(sys, "stdout", Terminal())  # a terminal, so a progress bar would be drawn with tqdm
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    with pytest.raises(SystemExit) as info:
+        run(evaluate_main, [NIM, "random", "random", "--games", "4"])
+    out = sys.stdout.getvalue()
+    assert info.value.code == 0, sys.stderr.getvalue()
+    assert "ratings: Elo" in out and sys.stderr.getvalue() == ""
+    notes = [line for line in out.splitlines() if "matplotlib is not installed" in line]
+    assert len(notes) == 1 and notes[0].startswith("plot: none") and 'pip install "gameshelf[train]"' in notes[0]
+    assert not (tmp_path / "runs").exists()
+    monkeypatch.undo()
+    # more players: no OpenSkill, so no ratings, and a note instead
+    monkeypatch.chdir(tmp_path)
+    without(monkeypatch, "matplotlib", "tqdm", "openskill")
+    code, out, err = exit_code(evaluate_main, [NIM, "random", "random", "--players", "3", "--games", "3"], capsys)
+    assert code == 0 and err == ""
+    assert not any(line.startswith("ratings:") for line in out.splitlines()) and "mean rank" in out
+    assert "note: no ratings: OpenSkill is not installed" in out and "plot: none" in out
+
+
+def test_an_explicit_plot_without_matplotlib_is_refused_with_the_hint(monkeypatch, capsys, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    without(monkeypatch, "matplotlib")
+    code, out, err = exit_code(evaluate_main, [NIM, "random", "random", "--games", "2", "--plot", "e.png"], capsys)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "'train' extra (matplotlib is not installed)" in err
+
+
+def test_one_player_is_not_players(capsys):
+    result = evaluate(NIM, ["random", "random"], games=2, num_players=2)
+    assert ", 2 players," in result.table()
+    result.num_players = 1  # the header and the plot's title of a solitaire run
+    assert ", 1 player," in result.table().splitlines()[0]

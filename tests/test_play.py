@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from gameshelf.cli import main as cli
@@ -87,3 +89,29 @@ def test_human_player_sees_own_hand_in_hidden_information_games():
     others = [line for line in out if line.startswith(("Seat 0", "Seat 1", "Seat 3")) and "  hand:" in line]
     assert own, "the human player is shown its own hand"
     assert not others, "no other hand is shown"
+
+
+def test_wrong_number_of_opponents_is_refused_in_one_line(capsys):
+    """Olenon has four seats: one opponent name for all three others, or three names; two is a mistake."""
+    for names in (["heuristic", "random"], ["random", "random", "random", "random"]):
+        assert cli(["play", "olenon-v0", "--opponents", *names]) == 2
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and "3 other seats" in err and f"not {len(names)}" in err
+    assert cli(["play", "olenon-v0", "--opponents"]) == 2
+    assert "--opponents" in capsys.readouterr().err
+
+
+def test_the_seating_and_the_quit_key_are_shown_first():
+    from gameshelf.training.play import play, seating
+
+    assert seating(["heuristic"], 3, 1) == {0: "heuristic", 1: "you", 2: "heuristic"}
+    assert seating(["random", "heuristic", "mcts:5"], 4, 2) == {0: "random", 1: "heuristic", 2: "you", 3: "mcts:5"}
+    out: list[str] = []
+
+    def read(_prompt: str) -> str:
+        return "q"
+
+    with contextlib.suppress(KeyboardInterrupt):  # `q`: the command prints "bye"
+        play("olenon-v0", 2, ["heuristic", "random", "heuristic"], seed=1, read=read, write=lambda t: out.extend(t.splitlines()))
+    assert out[0] == "seats: player_0 heuristic, player_1 random, player_2 you, player_3 heuristic"
+    assert "q quits" in out[1]

@@ -13,16 +13,23 @@ sampled inline). PettingZoo's ``connect_four_v3`` and ``tictactoe_v3`` (``pip in
 For each id with compiled kernels (``gameshelf.vector.BATCHED_IDS``) it also prints the batched path:
 decisions per CPU-second (of this process: one core, whatever else the machine runs) of
 ``gameshelf.vector.make(id, num_envs=N)`` stepped with random legal actions, the mask and the observation
-written for every game at every step, at N = 1, 64, 1024, 8192 (``--batch-sizes``), beside
-pgx's ``connect_four`` and ``othello`` batched on the CPU when pgx is installed (``pip install
-"gameshelf[pgx]"``, which brings JAX; optional).
+written for every game at every step, at N = 1, 64, 1024, 8192 (``--batch-sizes``; ``--no-batched``
+leaves the table out), beside pgx's ``connect_four`` and ``othello`` batched on the CPU when pgx is
+installed (``pip install "gameshelf[pgx]"``, which brings JAX; optional). pgx runs as it is meant to: a
+compiled loop of the same number of steps per call as the gameshelf rows (``jax.lax.scan`` over random
+legal actions and the same auto-reset), waited for once per call.
 
 ``--mcts`` measures what tree search costs instead, beside the engine's steps/s (random play at the default
 player count): search-path operations per second (``clone`` + ``legal_actions`` + ``apply_checked_action``
 of a random legal action, from positions met along random games) and the ``mcts:N`` agent's simulations
 per second and time per move (``--simulations``, default 50) from the same positions (hidden information
-redealt per simulation, as the agent does); the best of ``--rounds`` rounds (a busy machine only slows
-a round down). ``benchmarks/search_path.py`` splits the search path per operation and profiles it.
+redealt per simulation, as the agent does). ``benchmarks/search_path.py`` splits the search path per
+operation and profiles it.
+
+Every table gives the median of ``--rounds`` rounds that interleave its rows, so a change of load on the
+machine hits every row alike. Every measurement starts with a warm-up that the clock does not see: one
+game (or one batch of steps, one search) first, so compiling a kernel or loading it from numba's cache,
+and pgx's compile, are not counted.
 """
 
 from __future__ import annotations
@@ -43,31 +50,40 @@ from gameshelf.training.cli_util import ArgumentParser, UserError, check_env_id,
 
 
 def bench_aec(make_env: Callable[[], Any], seconds: float, seed: int = 0) -> tuple[float, float]:
-    """Agent-steps/s and games/s of random legal play through an AEC environment."""
+    """Agent-steps/s and games/s of random legal play through an AEC environment (after one untimed game)."""
     env = make_env()
     rng = np.random.default_rng(seed)
+    play_aec(env, rng)  # warm-up: kernels compiled or loaded from the cache, first-call costs paid
     steps = games = 0
     start = time.perf_counter()
     deadline = start + seconds
     while time.perf_counter() < deadline:
-        env.reset(seed=int(rng.integers(1 << 31)))
-        for _agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(legal[rng.integers(len(legal))]))
-            steps += 1
+        steps += play_aec(env, rng)
         games += 1
     elapsed = time.perf_counter() - start
     return steps / elapsed, games / elapsed
 
 
+def play_aec(env: Any, rng: np.random.Generator) -> int:
+    """One game of random legal moves through an AEC environment; returns the number of moves."""
+    env.reset(seed=int(rng.integers(1 << 31)))
+    steps = 0
+    for _agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(legal[rng.integers(len(legal))]))
+        steps += 1
+    return steps
+
+
 def bench_engine(env_id: str, num_players: int, seconds: float, seed: int = 0) -> tuple[float, float]:
-    """Agent-steps/s and games/s of random legal play on the bare engine."""
+    """Agent-steps/s and games/s of random legal play on the bare engine (after one untimed game)."""
     game = envs.make_game(env_id, num_players=num_players)
     rng = np.random.default_rng(seed)
+    random_playout(game.new_initial_state(), rng)  # warm-up
     steps = games = 0
     start = time.perf_counter()
     deadline = start + seconds
@@ -79,6 +95,8 @@ def bench_engine(env_id: str, num_players: int, seconds: float, seed: int = 0) -
 
 
 BATCH_SIZES = (1, 64, 1024, 8192)
+STEPS_PER_CALL = 4096
+"""Decisions per timed call of the batched rows: ``max(1, 4096 // N)`` steps of ``N`` games."""
 
 
 def bench_batched(env_id: str, num_envs: int, seconds: float, seed: int = 0) -> tuple[float, float]:
@@ -90,14 +108,16 @@ def bench_batched(env_id: str, num_envs: int, seconds: float, seed: int = 0) -> 
     env = make_batch(env_id, num_envs=num_envs, seed=seed)
     env.reset()
     picker = seed_generators(seed + 1, num_envs)
-    env.step(env.random_actions(picker))  # compiled (or loaded from the cache) before the clock starts
+    per_call = max(1, STEPS_PER_CALL // num_envs)
+    for _ in range(per_call):  # warm-up: compiled (or loaded from the cache) before the clock starts
+        env.step(env.random_actions(picker))
     steps = games = 0
     start = time.process_time()
     while time.process_time() - start < seconds:
-        for _ in range(max(1, 4096 // num_envs)):
+        for _ in range(per_call):
             out = env.step(env.random_actions(picker))
             games += int(out.terminated.sum())
-        steps += max(1, 4096 // num_envs) * num_envs
+        steps += per_call * num_envs
     elapsed = time.process_time() - start
     return steps / elapsed, games / elapsed
 
@@ -113,42 +133,61 @@ def pgx_references() -> tuple[dict[str, Callable[[int, float], tuple[float, floa
             f'pgx is not installed ({type(err).__name__}), so there are no pgx rows; optional: pip install "gameshelf[pgx]"',
         )
 
+    compiled: dict[tuple[str, int], Any] = {}  # one compile per game and N, whatever the rounds
+
     def run(name: str, num_envs: int, seconds: float) -> tuple[float, float]:
-        env = pgx.make(name)
-        init, step = jax.jit(jax.vmap(env.init)), jax.jit(jax.vmap(env.step))
-
-        @jax.jit
-        def play(state: Any, key: Any) -> Any:
-            keys = jax.random.split(key, num_envs)
-            logits = jax.numpy.where(state.legal_action_mask, 0.0, -jax.numpy.inf)
-            action = jax.vmap(jax.random.categorical)(keys, logits)
-            state = step(state, action)
-            done = state.terminated | state.truncated
-            fresh = init(keys)  # auto-reset finished games, as gameshelf.vector does
-            return jax.tree_util.tree_map(
-                lambda a, b: jax.numpy.where(done.reshape((-1,) + (1,) * (a.ndim - 1)), b, a), state, fresh
-            )
-
-        key = jax.random.PRNGKey(0)
-        state = init(jax.random.split(key, num_envs))
-        state = play(state, key)
-        state.observation.block_until_ready()
+        if (name, num_envs) not in compiled:
+            compiled[name, num_envs] = pgx_loop(jax, pgx.make(name), num_envs, max(1, STEPS_PER_CALL // num_envs))
+        play, state, key = compiled[name, num_envs]
+        state, key, finished = play(state, key)  # warm-up: the compile, the first time
+        finished.block_until_ready()
         steps = games = 0
         start = time.process_time()  # all of JAX's threads: per CPU-second, as the gameshelf rows
         while time.process_time() - start < seconds:
-            key, sub = jax.random.split(key)
-            state = play(state, sub)
-            state.observation.block_until_ready()
-            steps += num_envs
-            games += int(state.terminated.sum())
+            state, key, finished = play(state, key)
+            games += int(finished)  # waits for the call: one wait per call, not per step
+            steps += max(1, STEPS_PER_CALL // num_envs) * num_envs
         elapsed = time.process_time() - start
         return steps / elapsed, games / elapsed
 
     return {f"pgx {name}": functools.partial(run, name) for name in ("connect_four", "othello")}, None
 
 
+def pgx_loop(jax: Any, env: Any, num_envs: int, steps: int) -> tuple[Callable[[Any, Any], tuple[Any, Any, Any]], Any, Any]:
+    """A compiled call that plays ``steps`` random legal moves in each of ``num_envs`` games of the pgx
+    environment ``env``, restarting finished games (as ``gameshelf.vector`` does), and its first state and key.
+
+    The whole loop is one ``jax.jit`` of a ``jax.lax.scan``: keys are split and finished games counted inside
+    it, so nothing leaves the compiled code between steps. ``play(state, key) -> (state, key, finished)``,
+    ``finished`` the number of games that ended in the call."""
+    jnp = jax.numpy
+    init, step = jax.vmap(env.init), jax.vmap(env.step)
+
+    def one(carry: tuple[Any, Any], _: Any) -> tuple[tuple[Any, Any], Any]:
+        state, key = carry
+        key, act_key, reset_key = jax.random.split(key, 3)
+        logits = jnp.where(state.legal_action_mask, 0.0, -jnp.inf)
+        action = jax.random.categorical(act_key, logits, axis=-1)  # one random legal action per game
+        state = step(state, action)
+        done = state.terminated | state.truncated
+        fresh = init(jax.random.split(reset_key, num_envs))
+
+        def restart(old: Any, new: Any) -> Any:
+            return jnp.where(done.reshape((-1,) + (1,) * (old.ndim - 1)), new, old)
+
+        return (jax.tree_util.tree_map(restart, state, fresh), key), done.sum()
+
+    @jax.jit
+    def play(state: Any, key: Any) -> tuple[Any, Any, Any]:
+        (state, key), finished = jax.lax.scan(one, (state, key), None, length=steps)
+        return state, key, finished.sum()
+
+    key, first = jax.random.split(jax.random.PRNGKey(0))
+    return play, jax.jit(init)(jax.random.split(first, num_envs)), key
+
+
 def batched_table(ids: Sequence[str], seconds: float, rounds: int, sizes: Sequence[int]) -> list[str]:
-    """The batched table's lines (best of ``rounds``: the machine's load only ever slows a run down)."""
+    """The batched table's lines: per row and N, the median of ``rounds`` rounds that interleave the rows."""
     from gameshelf.envs.vector import BATCHED_IDS
 
     rows: dict[str, Callable[[int, float], tuple[float, float]]] = {
@@ -160,9 +199,13 @@ def batched_table(ids: Sequence[str], seconds: float, rounds: int, sizes: Sequen
     rows.update(references)
     header = f"{'batched: decisions per CPU-s (mask + obs.)':<44}" + "".join(f"{f'N={n}':>14}" for n in sizes)
     lines = [header, "-" * len(header)]
-    for name, fn in rows.items():
-        best = [max(fn(n, seconds)[0] for _ in range(rounds)) for n in sizes]
-        lines.append(f"{name:<44}" + "".join(f"{b:>14,.0f}" for b in best))
+    runs: dict[str, list[list[float]]] = {name: [[] for _ in sizes] for name in rows}
+    for _ in range(rounds):
+        for name, fn in rows.items():
+            for k, n in enumerate(sizes):
+                runs[name][k].append(fn(n, seconds)[0])
+    for name in rows:
+        lines.append(f"{name:<44}" + "".join(f"{statistics.median(r):>14,.0f}" for r in runs[name]))
     if missing:
         lines.append(f"note: {missing}")
     return lines
@@ -190,6 +233,8 @@ def bench_search_path(env_id: str, seconds: float, seed: int = 0) -> float:
     """Search-path operations per second: ``clone`` + ``legal_actions`` + ``apply_checked_action`` from real positions."""
     positions = search_positions(env_id, seed=seed)
     rng = np.random.default_rng(seed)
+    for state in positions:  # warm-up
+        state.clone().legal_actions()
     ops = 0
     start = time.perf_counter()
     deadline = start + seconds
@@ -209,6 +254,8 @@ def bench_mcts(env_id: str, seconds: float, simulations: int = 50, seed: int = 0
 
     positions = search_positions(env_id, seed=seed)
     rng = np.random.default_rng(seed)
+    warm = positions[0]
+    MCTSAgent(simulations, reuse=False).act(observed_state(warm, warm.current_player(), rng), warm.current_player(), rng)
     sims = moves = 0
     spent = 0.0
     while spent < seconds:
@@ -228,19 +275,18 @@ def bench_mcts(env_id: str, seconds: float, simulations: int = 50, seed: int = 0
 
 def search_table(ids: Sequence[str], seconds: float, simulations: int, rounds: int = 1) -> list[str]:
     """The ``--mcts`` table's lines: per id the engine's steps/s (random play, default players), the search
-    path's operations/s and the agent's simulations/s and s/move, each the best of ``rounds`` interleaved rounds."""
+    path's operations/s and the agent's simulations/s and s/move, each the median of ``rounds`` interleaved rounds."""
     header = f"{'environment':<30}{'engine steps/s':>16}{'clone+mask+apply/s':>20}{f'mcts:{simulations} sims/s':>20}{'s/move':>9}"
     lines = [header, "-" * len(header)]
-    best: dict[str, list[float]] = {env_id: [0.0, 0.0, 0.0, math.inf] for env_id in ids}
+    runs: dict[str, list[tuple[float, float, float, float]]] = {env_id: [] for env_id in ids}
     for _ in range(rounds):  # rounds interleave the ids, so load changes on the machine hit all of them alike
         for env_id in ids:
-            row = best[env_id]
             steps, _ = bench_engine(env_id, envs.make_game(env_id).num_players, seconds)
             ops = bench_search_path(env_id, seconds)
             sims, per_move = bench_mcts(env_id, seconds, simulations)
-            row[:] = [max(row[0], steps), max(row[1], ops), max(row[2], sims), min(row[3], per_move)]
+            runs[env_id].append((steps, ops, sims, per_move))
     for env_id in ids:
-        steps, ops, sims, per_move = best[env_id]
+        steps, ops, sims, per_move = (statistics.median(column) for column in zip(*runs[env_id], strict=True))
         lines.append(f"{env_id:<30}{steps:>16,.0f}{ops:>20,.0f}{sims:>20,.0f}{per_move:>9.3f}")
     return lines
 
@@ -272,9 +318,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true", help="no progress bar (there is none unless the output is a terminal)")
     parser.add_argument("--mcts", action="store_true", help="measure the search path and the MCTS agent instead (see above)")
     parser.add_argument("--simulations", type=int, default=50, help="with --mcts: simulations per move of the measured agent")
-    parser.add_argument(
-        "--batch-sizes", type=int, nargs="*", default=list(BATCH_SIZES), help="N of the batched rows (none: no batched table)"
+    batched = parser.add_mutually_exclusive_group()
+    batched.add_argument(
+        "--batch-sizes",
+        type=int,
+        nargs="+",
+        metavar="N",
+        default=list(BATCH_SIZES),
+        help=f"games stepped at once in the batched table (default {' '.join(map(str, BATCH_SIZES))})",
     )
+    batched.add_argument("--no-batched", action="store_true", help="leave the batched table out")
     args = parser.parse_args(argv)
     if not args.seconds > 0 or not math.isfinite(args.seconds):
         raise UserError(f"--seconds must be a positive number of seconds, not {args.seconds:g}")
@@ -289,7 +342,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.simulations < 1:
             raise UserError(f"--simulations must be at least 1, not {args.simulations}")
         versions = f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}"
-        print(f"{versions}; best of {args.rounds} rounds of {args.seconds:g} s per measurement")
+        print(f"{versions}; median of {args.rounds} rounds of {args.seconds:g} s per measurement")
         for line in search_table(ids, args.seconds, args.simulations, args.rounds):
             print(line, flush=True)
         return 0
@@ -316,7 +369,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(line, flush=True)
     if missing:
         print(f"note: {missing}")
-    for line in batched_table(ids, args.seconds, args.rounds, args.batch_sizes):
+    for line in [] if args.no_batched else batched_table(ids, args.seconds, args.rounds, args.batch_sizes):
         print(line, flush=True)
     return 0
 

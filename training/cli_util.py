@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import NoReturn
 
@@ -60,34 +61,116 @@ EXTRAS = {
 """Top-level modules of optional dependencies, and the extra of ``gameshelf`` that installs each."""
 
 
+RLLIB_INSTALL = (
+    "install it in a virtualenv of its own, since Ray 2.60 pins Gymnasium to 1.2.2: from a clone, "
+    'bash scripts/setup_rllib.sh makes .venv-rllib; else pip install "gameshelf[rllib]" in a new virtualenv (docs/scaling.md)'
+)
+"""How to install the ``rllib`` extra, as the README says it: never into the environment at hand."""
+
+
 def missing_extra_hint(err: ModuleNotFoundError) -> str | None:
     """A one-line install hint when ``err`` is a missing optional dependency, else None."""
     name = err.name or ""
     for module, extra in EXTRAS.items():
         if name == module or name.startswith(module + "."):
-            return f'this command needs the {extra!r} extra ({name} is not installed): pip install "gameshelf[{extra}]"'
+            if extra == "rllib":
+                return f"this command needs the 'rllib' extra ({module} is not installed); {RLLIB_INSTALL}"
+            return f'this command needs the {extra!r} extra ({module} is not installed): pip install "gameshelf[{extra}]"'
     return None
 
 
 def run(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None = None, prog: str | None = None) -> NoReturn:
     """Run ``main(argv)``; a ``UserError`` becomes a message and exit status 2, a missing extra a hint, a closed
-    output pipe a quiet exit (141, as a shell reports SIGPIPE)."""
-    try:
-        code = main(argv)
-    except UserError as err:
-        fail(prog, str(err))
-    except ModuleNotFoundError as err:
-        hint = missing_extra_hint(err)
-        if hint is None:
+    output pipe a quiet exit (141, as a shell reports SIGPIPE), Ctrl-C one line and exit status 130.
+
+    Inside the command, every ``gameshelf ...`` argument parser reports a mistake in one line (a plain
+    ``argparse`` parser would print its whole usage block first), as ``ArgumentParser`` does."""
+    with _sigint_watch() as sigint, _one_line_usage_errors():
+        try:
+            code = main(argv)
+        except UserError as err:
+            fail(prog, str(err))
+        except ModuleNotFoundError as err:
+            hint = missing_extra_hint(err)
+            if hint is None:
+                if sigint.received:
+                    interrupted()
+                raise
+            fail(prog, hint)
+        except KeyboardInterrupt:
+            interrupted()
+        except BrokenPipeError:  # the reader went away (`gameshelf list | head`): stop quietly, as shell tools do
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error when Python flushes at exit
+            raise SystemExit(141) from None
+        except Exception:
+            # numba can swallow a KeyboardInterrupt raised inside its compiler and fail later with an error of
+            # its own ("no compiled object yet"): after a Ctrl-C, whatever stops the command is the interrupt
+            if sigint.received:
+                interrupted()
             raise
-        fail(prog, hint)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        raise SystemExit(130) from None
-    except BrokenPipeError:  # the reader went away (`gameshelf list | head`): stop quietly, as shell tools do
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error when Python flushes at exit
-        raise SystemExit(141) from None
     raise SystemExit(code)
+
+
+def interrupted() -> NoReturn:
+    """Stop after Ctrl-C with one line and exit status 130 (as a shell reports SIGINT).
+
+    A Ctrl-C in the middle of numba's first compile leaves half-built LLVM objects whose destructors fail
+    while Python shuts down ("Exception ignored in ..." and a traceback): once the command is stopping,
+    such destructor errors are not reported."""
+    sys.unraisablehook = lambda _unraisable: None
+    print("interrupted", file=sys.stderr)
+    raise SystemExit(130) from None
+
+
+class _SigintWatch:
+    received = False
+
+
+@contextlib.contextmanager
+def _sigint_watch() -> Iterator[_SigintWatch]:
+    """Note whether SIGINT arrived while the command ran (Python's own handler otherwise: KeyboardInterrupt).
+
+    Left alone where SIGINT is ignored (a background job) or handled by someone else, and off the main thread."""
+    import signal
+    import threading
+
+    watch = _SigintWatch()
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield watch
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        watch.received = True
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, handler)
+    try:
+        yield watch
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+@contextlib.contextmanager
+def _one_line_usage_errors() -> Iterator[None]:
+    """While a command runs, a plain ``argparse`` parser of ours (its ``prog`` starts with ``gameshelf``)
+    raises ``UserError`` on a mistake instead of printing its usage block and exiting; other parsers are
+    left as they are."""
+    original = argparse.ArgumentParser.error
+
+    def error(self: argparse.ArgumentParser, message: str) -> NoReturn:
+        if self.prog.startswith("gameshelf"):
+            raise UserError(f"{message} (see {self.prog} --help)")
+        original(self, message)
+        raise AssertionError("unreachable")  # argparse's error exits
+
+    argparse.ArgumentParser.error = error  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        argparse.ArgumentParser.error = original  # type: ignore[method-assign]
 
 
 def check_env_id(env_id: str, num_players: int | None = None) -> int:

@@ -11,6 +11,10 @@ against a field of copies of each other agent, its seat rotating; the table give
 and return with 95% intervals, and ratings are OpenSkill's (ordinal mu - 3 sigma). A "win" is a best
 final return not shared by every seat.
 
+Without the ``train`` extra (a base install) the command still plays and rates ``random``, ``heuristic`` and
+``mcts:...`` agents: the plot is left out with a note (no matplotlib), there is no progress bar (no tqdm), and
+games of more than two players get no ratings (no OpenSkill), also with a note.
+
 Every mistake in the command line (unknown id, agent or option, a bad number, an unwritable or
 non-image plot path, a model that does not load) is one line on standard error and exit status 2,
 before any game is played.
@@ -131,6 +135,8 @@ class EvalResult:
     ratings: dict[str, Rating]
     rating_kind: str
     wall_s: float
+    notes: list[str] = field(default_factory=list)
+    """One line each about what is missing from the results and why (e.g. no ratings without OpenSkill)."""
 
     def pair(self, agent: str, opponent: str) -> PairResult:
         for p in self.pairs:
@@ -148,7 +154,7 @@ class EvalResult:
     def table(self) -> str:
         """The results as a plain-text table (what the command prints)."""
         lines = [
-            f"{self.env_id}, {self.num_players} players, {self.games_per_pairing} games per pairing, seed {self.seed}, "
+            f"{self.env_id}, {players_text(self.num_players)}, {self.games_per_pairing} games per pairing, seed {self.seed}, "
             f"{len(self.games)} games in {self.wall_s:.1f} s"
         ]
         width = max(len(a) for a in self.agents) + 2
@@ -172,7 +178,7 @@ class EvalResult:
                 score, score_ci = mean_ci([g.scores[0] for g in mine])
                 ret = float(np.mean([g.returns[0] for g in mine])) if mine else 0.0
                 lines.append(f"{name:<{width}}{len(mine):>6}  {f'{score:.2f} ± {score_ci:.2f}':<20}{ret:>+11.3f}")
-            return "\n".join(lines)
+            return "\n".join(lines + [f"note: {note}" for note in self.notes])
         else:
             lines.append(
                 f"{'agent':<{width}}{'field':<{width}}{'games':>6}  {'win':>6}  {'mean rank ± 95%':<16}"
@@ -185,7 +191,7 @@ class EvalResult:
                     f"{p.mean_return:>+11.3f}"
                 )
         if self.rating_kind == "none":
-            return "\n".join(lines)
+            return "\n".join(lines + [f"note: {note}" for note in self.notes])
         kind = (
             f"Elo (Bradley–Terry fit, {elo_anchor(self.agents)}), ± 95%"
             if self.rating_kind == "elo"
@@ -208,6 +214,7 @@ class EvalResult:
             "seed": self.seed,
             "wall_s": self.wall_s,
             "rating_kind": self.rating_kind,
+            "notes": self.notes,
             "rating_anchor": elo_anchor(self.agents) if self.rating_kind == "elo" else None,
             "ratings": {k: asdict(v) for k, v in self.ratings.items()},
             "pairs": [{**asdict(p), "win_rate": p.win_rate, "win_ci": p.win_ci} for p in self.pairs],
@@ -254,12 +261,17 @@ class EvalResult:
         ax2.set_yticks(np.arange(len(names)), names)
         ax2.invert_yaxis()
         ax2.set_xlabel(f"Elo ({elo_anchor(self.agents)})" if self.rating_kind == "elo" else "OpenSkill ordinal")
-        fig.suptitle(title or f"{self.env_id}, {self.num_players} players, {self.games_per_pairing} games per pairing")
+        fig.suptitle(title or f"{self.env_id}, {players_text(self.num_players)}, {self.games_per_pairing} games per pairing")
         fig.tight_layout()
         if path is not None:
             fig.savefig(path, dpi=110)
             plt.close(fig)
         return fig
+
+
+def players_text(n: int) -> str:
+    """``"1 player"``, ``"3 players"``."""
+    return f"{n} player" if n == 1 else f"{n} players"
 
 
 # ---- playing ------------------------------------------------------------------------------------------
@@ -404,9 +416,12 @@ def evaluate(
     pair_index = {pair: k for k, pair in enumerate(sorted({(i, j) for i, j, _, _ in plan}))}
     bar = None
     if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=len(plan), desc=f"evaluate {env_id}", unit="game")
+        try:
+            from tqdm.auto import tqdm
+        except ImportError:  # a base install: no progress bar
+            pass
+        else:
+            bar = tqdm(total=len(plan), desc=f"evaluate {env_id}", unit="game")
     results: list[GameResult] = []
     for i, j, deal, lineup in plan:
         game_seed = int(np.random.SeedSequence([seed, pair_index[(i, j)], deal]).generate_state(1)[0])
@@ -418,6 +433,7 @@ def evaluate(
     if bar is not None:
         bar.close()
     pairs = _summarize(names, n, results, plan)
+    notes: list[str] = []
     if n == 2:
         duels = []
         for g in results:
@@ -429,9 +445,15 @@ def evaluate(
     elif n == 1:  # solitaire: no one to rate against, the table gives the mean scores
         ratings, kind = {}, "none"
     else:
-        ratings = openskill_ratings(names, [(g.lineup, ranks_of(np.asarray(g.returns))) for g in results], seed=seed)
-        kind = "openskill"
-    return EvalResult(env_id, n, names, games, seed, results, pairs, ratings, kind, time.perf_counter() - start)
+        try:
+            ratings = openskill_ratings(names, [(g.lineup, ranks_of(np.asarray(g.returns))) for g in results], seed=seed)
+            kind = "openskill"
+        except ModuleNotFoundError as err:
+            if not (err.name or "").startswith("openskill"):
+                raise
+            ratings, kind = {}, "none"
+            notes.append('no ratings: OpenSkill is not installed (it comes with the train extra: pip install "gameshelf[train]")')
+    return EvalResult(env_id, n, names, games, seed, results, pairs, ratings, kind, time.perf_counter() - start, notes)
 
 
 def _summarize(names: list[str], n: int, results: list[GameResult], plan: list[Any]) -> list[PairResult]:
@@ -517,7 +539,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             except Exception as err:
                 raise UserError(f"agent {spec!r}: cannot load the model ({err})") from None
     plot_path = None
-    if not args.no_plot:
+    plot_note = None
+    if args.plot is None and not args.no_plot and not plotting_available():
+        plot_note = 'plot: none, matplotlib is not installed (it comes with the train extra: pip install "gameshelf[train]")'
+    elif not args.no_plot:  # an explicit --plot without matplotlib is refused with the same hint
         plot_path = check_plot_path(args.plot or f"runs/eval/{args.env_id}-{players}p.png")
     json_path = check_writable_file(args.json) if args.json else None
     result = evaluate(
@@ -527,10 +552,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     if plot_path is not None:
         result.plot(plot_path)
         print(f"plot: {plot_path}")
+    elif plot_note is not None:
+        print(plot_note)
     if json_path is not None:
         json_path.write_text(json.dumps(result.to_dict(), indent=1))
         print(f"results: {json_path}")
     return 0
+
+
+def plotting_available() -> bool:
+    """Whether matplotlib can be imported (it comes with the ``train`` extra)."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def check_plot_path(path: str) -> Path:

@@ -3,8 +3,9 @@
     gameshelf play level_x-v0 --seat 0 --opponents heuristic
     gameshelf play olenon-v0 --opponents heuristic random heuristic
 
-Type a move by its name (as listed) or its number; ``?`` lists the legal moves, ``q`` quits. For games
-with hidden information you see only your own seat's view.
+``--opponents`` names one agent for every other seat, in seat order, or one agent for all of them; the
+seating is printed before the first move. Type a move by its name (as listed) or its number; ``?`` lists
+the legal moves, ``q`` quits. For games with hidden information you see only your own seat's view.
 """
 
 from __future__ import annotations
@@ -39,16 +40,17 @@ def play(
     write: Callable[[str], None] = print,
     trust_model: bool = False,
 ) -> State:
-    """Run one game with a person at ``seat``; returns the final state."""
+    """Run one game with a person at ``seat``; returns the final state.
+
+    ``opponents``: one agent name per other seat, in seat order, or one name for all of them."""
     n = num_players or envs.spec(env_id).player_counts[0]
     game = envs.make_game(env_id, num_players=n)
     if not 0 <= seat < n:
         raise ValueError(f"--seat must be in 0..{n - 1}")
-    names = list(opponents) or ["heuristic"]
-    others = [
-        make_agent(names[i % len(names)], env_id, **_model_kwargs(names[i % len(names)], trust_model)) for i in range(n - 1)
-    ]
-    agents = {s: others.pop(0) for s in range(n) if s != seat}
+    names = seating(opponents, n, seat)
+    agents = {s: make_agent(name, env_id, **_model_kwargs(name, trust_model)) for s, name in names.items() if s != seat}
+    write("seats: " + ", ".join(f"player_{s} {'you' if s == seat else name}" for s, name in names.items()))
+    write("type a move by its name or its number; ? lists the legal moves, q quits")
     episode = Episode(game)
     episode.reset(np.random.default_rng(seed))
     state = episode.require_state()
@@ -80,15 +82,37 @@ def play(
     return state
 
 
+def seating(opponents: Sequence[str], num_players: int, seat: int) -> dict[int, str]:
+    """Who sits where: ``{seat: agent name}`` (the person's seat named ``"you"``) from one name per other seat,
+    in seat order, or one name for all of them; any other count is a ``ValueError``."""
+    names = list(opponents)
+    others = [s for s in range(num_players) if s != seat]
+    if len(names) == 1:
+        names = names * len(others)
+    if len(names) != len(others):
+        raise ValueError(
+            f"--opponents: give one agent for each of the {len(others)} other seats "
+            f"({', '.join(f'player_{s}' for s in others)}) or one agent for all of them, not {len(opponents)}"
+        )
+    out = {seat: "you"}
+    out.update(zip(others, names, strict=True))
+    return dict(sorted(out.items()))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = ArgumentParser(prog="gameshelf play", description=__doc__.splitlines()[0])
-    parser.add_argument("env_id")
-    parser.add_argument("--seat", type=int, default=0)
-    parser.add_argument("--players", type=int, default=None)
+    parser.add_argument("env_id", help="environment id, e.g. level_x-v0")
+    parser.add_argument("--seat", type=int, default=0, help="your seat, 0 is player_0 (default 0)")
+    parser.add_argument("--players", type=int, default=None, help="number of players (default: the id's default)")
     parser.add_argument(
-        "--opponents", nargs="*", default=["heuristic"], help="random | heuristic | model:PATH | rllib:PATH | mcts:N | mcts:Ts"
+        "--opponents",
+        nargs="+",
+        default=["heuristic"],
+        metavar="AGENT",
+        help="one agent per other seat, in seat order, or one for all (default heuristic): "
+        "random | heuristic | model:PATH | rllib:PATH | mcts:N | mcts:Ts",
     )
-    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=None, help="seed of the chance draws (default: a fresh one)")
     parser.add_argument(
         "--trust-model",
         action="store_true",
@@ -98,6 +122,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     players = check_env_id(args.env_id, args.players)
     if not 0 <= args.seat < players:
         raise UserError(f"--seat must be in 0..{players - 1}")
+    try:
+        seating(args.opponents, players, args.seat)
+    except ValueError as err:
+        raise UserError(f"{err} ({args.env_id} with {players} players)") from None
     for name in args.opponents:
         try:
             make_agent(name, args.env_id, **_model_kwargs(name, args.trust_model))

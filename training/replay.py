@@ -40,9 +40,12 @@ def frames(record: GameRecord, seat: int | None = None, progress: bool = False) 
     states = decision_states(record)
     iterator = states
     if progress:
-        from tqdm import tqdm
-
-        iterator = tqdm(states, desc="drawing frames", unit="frame")
+        try:
+            from tqdm import tqdm
+        except ImportError:  # a base install (no train extra): no progress bar
+            pass
+        else:
+            iterator = tqdm(states, desc="drawing frames", unit="frame")
     arrays = [s.render_image() if seat is None else render_seat_image(s, seat) for s in iterator]
     height = max(a.shape[0] for a in arrays)
     width = max(a.shape[1] for a in arrays)
@@ -105,6 +108,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if not args.gif.lower().endswith(".gif"):
         raise UserError(f"--gif must name a .gif file, got {args.gif!r}")
+    folder = Path(args.gif).parent
+    if not folder.is_dir():
+        what = "is not a folder" if folder.exists() else "does not exist"
+        raise UserError(f"--gif {args.gif!r}: {str(folder)!r} {what}; the GIF is written into an existing folder")
     out = check_writable_file(args.gif)
     count = write_gif(record, out, args.fps, args.seat, progress=show_progress(args.quiet))
     print(f"wrote {out} ({count} frames, {out.stat().st_size // 1024} KiB)")

@@ -3,6 +3,7 @@
 A ported game writes its rules once, as functions over a flat ``int64`` state vector (its ``kernel.py``),
 decorated with ``jit``: numba compiles them (cached on disk, so only the first call after an install or an
 edit pays the compile time); with ``NUMBA_DISABLE_JIT=1`` the very same functions run as plain Python. The
+cache lives in the user's cache folder (``cache_dir()``), never in the checkout or the installed package. The
 game's ``State`` wraps one such vector, the batched environment (``gameshelf.vector``) a matrix of them.
 
 Kernels take the state matrix and a row index (``S, i``), never a row view: a view costs a reference
@@ -14,7 +15,10 @@ interpreted. How to port a game: ``docs/adding_a_game.md``.
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 import numba
@@ -23,9 +27,39 @@ import numpy as np
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def cache_dir() -> Path:
+    """Where numba keeps the compiled kernels: ``NUMBA_CACHE_DIR`` when it is set, else ``gameshelf/numba`` in
+    the user's cache folder (``$XDG_CACHE_HOME``, else ``~/.cache``; ``%LOCALAPPDATA%`` on Windows).
+
+    numba's own default is a ``__pycache__`` beside the source, which writes into the checkout or the installed
+    package and caches nothing when the package is read-only. Each source file gets a subfolder of its own
+    (named after its folder and a hash of its path), so two installs never share or overwrite a file.
+    """
+    config: Any = numba.config  # its settings are set at run time, unknown to type checkers
+    given = os.environ.get("NUMBA_CACHE_DIR") or config.CACHE_DIR
+    if given:
+        return Path(given)
+    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
+        base = Path(os.environ["LOCALAPPDATA"])
+    else:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "gameshelf" / "numba"
+
+
 def jit(fn: F) -> F:
-    """Compile ``fn`` with numba (``nopython``, cached on disk); the undecorated function stays ``fn.py_func``."""
-    return numba.njit(cache=True, error_model="numpy")(fn)  # type: ignore[return-value]
+    """Compile ``fn`` with numba (``nopython``, cached in ``cache_dir()``); the undecorated function stays ``fn.py_func``.
+
+    numba picks a function's cache folder when it is decorated, from ``numba.config.CACHE_DIR``; that setting
+    is ours only for the length of the decoration, so other numba code in the process keeps numba's defaults.
+    Where the folder cannot be written, numba falls back to its own defaults (or compiles on every run).
+    """
+    config: Any = numba.config
+    saved = config.CACHE_DIR
+    config.CACHE_DIR = str(cache_dir())
+    try:
+        return numba.njit(cache=True, error_model="numpy")(fn)  # type: ignore[return-value]
+    finally:
+        config.CACHE_DIR = saved
 
 
 MASK32 = 0xFFFFFFFF

@@ -78,10 +78,12 @@ class RLlibAgent(PolicyAgent):
 
 def require_ray(what: str) -> None:
     """Raise an ``ImportError`` naming the extra to install when Ray RLlib is missing."""
+    from gameshelf.training.cli_util import RLLIB_INSTALL
+
     try:
         import ray.rllib  # noqa: F401
     except ImportError:
-        raise ImportError(f"{what} needs Ray RLlib: pip install 'gameshelf[rllib]' (see docs/scaling.md)") from None
+        raise ImportError(f"{what} needs Ray RLlib (the 'rllib' extra), which is not installed here; {RLLIB_INSTALL}") from None
 
 
 def check_fits(info: Any, env_id: str, path: str | Path) -> None:
