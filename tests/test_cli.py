@@ -108,23 +108,6 @@ def test_train_argument_errors_are_one_line(capsys):
         assert len(err.strip().splitlines()) == 1 and "usage:" not in err and "gameshelf train --help" in err
 
 
-def test_plain_argparse_parsers_of_others_are_left_alone():
-    """Only our own parsers (prog ``gameshelf ...``) get one-line errors; argparse is restored after a command."""
-    import argparse
-
-    from gameshelf.training.cli_util import run
-
-    def command(argv):
-        with pytest.raises(SystemExit):  # someone else's parser keeps argparse's behaviour
-            argparse.ArgumentParser(prog="other").parse_args(["--x"])
-        return 0
-
-    original = argparse.ArgumentParser.error
-    with pytest.raises(SystemExit) as info:
-        run(command, [], prog="gameshelf list")
-    assert info.value.code == 0 and argparse.ArgumentParser.error is original
-
-
 def test_the_rllib_hint_says_what_the_readme_says():
     """Ray RLlib goes into a virtualenv of its own (it pins Gymnasium): the hints say so, as the README does."""
     from pathlib import Path

@@ -81,11 +81,8 @@ def missing_extra_hint(err: ModuleNotFoundError) -> str | None:
 
 def run(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None = None, prog: str | None = None) -> NoReturn:
     """Run ``main(argv)``; a ``UserError`` becomes a message and exit status 2, a missing extra a hint, a closed
-    output pipe a quiet exit (141, as a shell reports SIGPIPE), Ctrl-C one line and exit status 130.
-
-    Inside the command, every ``gameshelf ...`` argument parser reports a mistake in one line (a plain
-    ``argparse`` parser would print its whole usage block first), as ``ArgumentParser`` does."""
-    with _sigint_watch() as sigint, _one_line_usage_errors():
+    output pipe a quiet exit (141, as a shell reports SIGPIPE), Ctrl-C one line and exit status 130."""
+    with _sigint_watch() as sigint:
         try:
             code = main(argv)
         except UserError as err:
@@ -151,26 +148,6 @@ def _sigint_watch() -> Iterator[_SigintWatch]:
         yield watch
     finally:
         signal.signal(signal.SIGINT, signal.default_int_handler)
-
-
-@contextlib.contextmanager
-def _one_line_usage_errors() -> Iterator[None]:
-    """While a command runs, a plain ``argparse`` parser of ours (its ``prog`` starts with ``gameshelf``)
-    raises ``UserError`` on a mistake instead of printing its usage block and exiting; other parsers are
-    left as they are."""
-    original = argparse.ArgumentParser.error
-
-    def error(self: argparse.ArgumentParser, message: str) -> NoReturn:
-        if self.prog.startswith("gameshelf"):
-            raise UserError(f"{message} (see {self.prog} --help)")
-        original(self, message)
-        raise AssertionError("unreachable")  # argparse's error exits
-
-    argparse.ArgumentParser.error = error  # type: ignore[method-assign]
-    try:
-        yield
-    finally:
-        argparse.ArgumentParser.error = original  # type: ignore[method-assign]
 
 
 def check_env_id(env_id: str, num_players: int | None = None) -> int:

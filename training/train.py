@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from gameshelf.training.checkpoints import RunDir, RunState, check_new_run_dir, require_run_dir, warn
-from gameshelf.training.cli_util import UserError, check_writable_dir, run
+from gameshelf.training.cli_util import ArgumentParser, UserError, check_writable_dir, run
 from gameshelf.training.config import (
     CONFIG_DIR,
     DEFAULTS,
@@ -409,7 +409,7 @@ def read_evaluations(run_dir: str | os.PathLike[str]) -> list[dict[str, Any]]:
 
 # ---- command line -------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="gameshelf train",
         description="Train a MaskablePPO agent on one seat of a gameshelf game (self-play by default).",
     )
