@@ -241,3 +241,17 @@ def test_one_player_is_not_players(capsys):
     assert ", 2 players," in result.table()
     result.num_players = 1  # the header and the plot's title of a solitaire run
     assert ", 1 player," in result.table().splitlines()[0]
+
+
+def test_demo_reports_a_full_disk_in_one_line(monkeypatch, tmp_path, capsys):
+
+    import gameshelf.training.train as train_module
+    from gameshelf.training import demo
+
+    def full_disk(*args, **kwargs):
+        raise train_module.RunWriteError("training stopped: cannot write the run's files (No space left on device)")
+
+    monkeypatch.setattr(train_module, "train", full_disk)
+    assert demo.main(["--env", NIM, "--out", str(tmp_path / "run")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("gameshelf demo: error: ") and len(err.strip().splitlines()) == 1

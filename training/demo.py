@@ -10,6 +10,7 @@ steps of self-play it already beats the random agent in nearly every game. Every
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -57,7 +58,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.timesteps < 1 or args.games < 1:
         raise UserError("--timesteps and --games must be at least 1")
-    demo(args.env, args.timesteps, args.games, args.seed, args.out, progress=show_progress(args.quiet))
+    from gameshelf.training.train import RunWriteError
+
+    try:
+        demo(args.env, args.timesteps, args.games, args.seed, args.out, progress=show_progress(args.quiet))
+    except RunWriteError as err:  # a full disk: one line, the last good checkpoint named
+        print(f"gameshelf demo: error: {err}", file=sys.stderr, flush=True)
+        return 1
     return 0
 
 
