@@ -37,8 +37,8 @@ MAX_SECONDS = 5.0
 MAX_NAME = 200
 """Longest player name read (longer ones are refused without being parsed)."""
 MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-_SIMULATIONS = re.compile(r"[0-9]{1,7}")
-_SECONDS = re.compile(r"(?:[0-9]{1,4}(?:\.[0-9]{0,4})?|\.[0-9]{1,4})s")
+_SIMULATIONS = re.compile(r"[0-9]{1,40}")
+_SECONDS = re.compile(r"(?:[0-9]{1,40}(?:\.[0-9]{0,40})?|\.[0-9]{1,40})s")
 
 FORMS = (
     f"human, random, heuristic, mcts:N (N simulations per move, at most {MAX_SIMULATIONS}), mcts:Ts (T seconds per move, "

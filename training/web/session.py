@@ -107,7 +107,9 @@ def make_game(env_id: Any, num_players: Any, options: Any) -> Game:
 
     Options that would let a game last more than ``MAX_GAME_LENGTH`` moves are refused.
     """
-    if not isinstance(env_id, str) or env_id not in envs.registered_ids():
+    if not isinstance(env_id, str):
+        raise WebError(f"env_id must be the id of a game (a string), got {shown(env_id)}")
+    if env_id not in envs.registered_ids():
         raise NotFound(f"unknown game {shown(env_id)}; known games: {', '.join(envs.registered_ids())}")
     counts = envs.spec(env_id).player_counts
     if num_players is None:
@@ -220,7 +222,6 @@ def _confusable(state: State, action: int, name: str, after: State, seat: int, s
                 if text == other.seat_text(seat):
                     return True
     return False
-
 
 
 # ---- one game -----------------------------------------------------------------------------------------
@@ -603,4 +604,3 @@ class Replay:
             "over": over,
             "returns": [float(r) for r in state.returns()] if over else None,
         }
-

@@ -38,8 +38,10 @@ ACTIVE_SECONDS = 30 * 60
 """A game or replay used within this time is in use: never dropped to make room for another."""
 EXPIRE_SECONDS = 6 * 3600
 """A game or replay not used for this long is dropped."""
-AGENT_THREADS = 2
-"""Threads for searching agents (Python threads share one core for Python code: more would not be faster)."""
+AGENT_THREADS = 1
+"""Threads for searching agents. Python code holds the interpreter lock, so a second searching thread adds
+no speed, and two such threads starve the thread that answers requests (measured: a page view took a
+median 71 ms with two, 2 ms with one, while ten 5-second searches waited)."""
 MAX_JOBS = 64
 """Agent jobs queued or running at once; more are refused with 503."""
 
