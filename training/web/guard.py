@@ -138,6 +138,8 @@ class Guard:
             await self.app(scope, receive, send)
             return
         if scope["type"] != "http":  # no websockets here
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 1008})
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         path: str = scope.get("path", "")

@@ -136,7 +136,7 @@ def check_length(game: Game, env_id: str, options: dict[str, Any]) -> None:
         names = [k for k in options if k in known and known[k].choices is None and k != "num_players"]
         which = f" (lower {', '.join(names)})" if names else ""
         raise WebError(
-            f"{env_id}: with these options a game may last {length} moves; this server plays games of at most "
+            f"{env_id}: with these options a game may last {shown(length)} moves; this server plays games of at most "
             f"{MAX_GAME_LENGTH}{which}"
         )
 

@@ -235,8 +235,8 @@ class Store:
         return session, seat  # type: ignore[return-value]
 
     def add_replay(self, text: str | bytes, client: str = "local") -> str:
-        self.replays.make_room(client)
         replay = Replay.from_text(text)
+        self.replays.make_room(client)
         return self.replays.add(replay, client, [None])[None]
 
     def replay(self, token: str) -> Replay:
