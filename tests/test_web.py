@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 import warnings
 
 import numpy as np
@@ -33,9 +34,14 @@ from gameshelf.training.web.session import LogEntry, Session, log_entry, make_ga
 HIDDEN = [i for i in envs.registered_ids() if envs.make_game(i).info.has_hidden_info]
 
 
+JSON = {"content-type": "application/json"}
+BASE = "http://127.0.0.1:8000"
+"""What the test client calls the server: the address the app is bound to by default (its Host check)."""
+
+
 @pytest.fixture
 def client() -> TestClient:
-    return TestClient(create_app())
+    return TestClient(create_app(), base_url=BASE)
 
 
 def start(client: TestClient, env_id: str, seats: list[str] | None = None, seed: int = 0, **extra) -> dict:
@@ -44,8 +50,19 @@ def start(client: TestClient, env_id: str, seats: list[str] | None = None, seed:
     return response.json()
 
 
+def settled(client: TestClient, token: str, view: dict | None = None, seconds: float = 60) -> dict:
+    """The view once searching agents have moved (``thinking`` false); polls, as the page does."""
+    view = view or client.get(f"/api/play/{token}").json()
+    deadline = time.monotonic() + seconds
+    while view["thinking"]:
+        assert time.monotonic() < deadline, "the agents did not move in time"
+        time.sleep(0.02)
+        view = client.get(f"/api/play/{token}").json()
+    return view
+
+
 def play_out(client: TestClient, token: str, pick=lambda moves: moves[0]) -> dict:
-    view = client.get(f"/api/play/{token}").json()
+    view = settled(client, token)
     for _ in range(2000):
         if view["over"]:
             return view
@@ -53,7 +70,7 @@ def play_out(client: TestClient, token: str, pick=lambda moves: moves[0]) -> dic
         move = {"action": pick(view["moves"])["action"], "version": view["version"]}
         response = client.post(f"/api/play/{token}/move", json=move)
         assert response.status_code == 200, response.text
-        view = response.json()
+        view = settled(client, token, response.json())
     raise AssertionError("the game did not end")
 
 
@@ -92,12 +109,12 @@ def test_every_game_starts_with_every_agent_kind(client: TestClient, env_id: str
     kinds = ["random", "heuristic", "mcts:4"]
     seats = ["human"] + [kinds[i % len(kinds)] for i in range(n - 1)]
     token = start(client, env_id, seats, seed=2)["seats"]["0"]
-    view = client.get(f"/api/play/{token}").json()
+    view = settled(client, token)
     assert view["your_turn"] and view["moves"], view["text"]
     move = view["moves"][0]
     after = client.post(f"/api/play/{token}/move", json={"action": move["action"], "version": view["version"]}).json()
-    assert after["version"] == view["version"] + 1
-    assert f"player_0: {move['name']}" in after["log"]
+    assert after["version"] > view["version"]
+    assert f"player_0: {move['name']}" in settled(client, token, after)["log"]
 
 
 def test_sessions_are_isolated(client: TestClient) -> None:
@@ -179,7 +196,7 @@ def test_undo_takes_back_my_last_move(client: TestClient) -> None:
 def test_bad_setup_is_refused_with_a_clear_message(client: TestClient, body: dict, status: int, words: str) -> None:
     response = client.post("/api/games", json=body)
     assert response.status_code == status and words in response.json()["error"], response.text
-    assert client.app.state.store.tokens == {}  # type: ignore[attr-defined]
+    assert client.app.state.store.games.tokens == {}  # type: ignore[attr-defined]
 
 
 def test_bad_moves_are_refused_and_change_nothing(client: TestClient) -> None:
@@ -198,8 +215,8 @@ def test_bad_moves_are_refused_and_change_nothing(client: TestClient) -> None:
     for body, status, words in cases:
         response = client.post(f"/api/play/{token}/move", json=body)
         assert response.status_code == status and words in response.json()["error"], (body, response.text)
-    assert client.post(f"/api/play/{token}/move", content=b"{not json").status_code == 400
-    assert client.post(f"/api/play/{token}/move", content=b"[1, 2]").status_code == 400
+    assert client.post(f"/api/play/{token}/move", content=b"{not json", headers=JSON).status_code == 400
+    assert client.post(f"/api/play/{token}/move", content=b"[1, 2]", headers=JSON).status_code == 400
     assert client.get(f"/api/play/{token}").json() == view
     assert client.get("/api/play/nosuchtoken").status_code == 404
     # a stale move after the position changed: the first is played, the second (same version) refused
@@ -316,7 +333,7 @@ def _record_json(env_id: str = "olenon-v0", seed: int = 0) -> str:
 
 def test_replay_upload_and_step_through(client: TestClient) -> None:
     text = _record_json()
-    made = client.post("/api/replays", content=text.encode())
+    made = client.post("/api/replays", content=text.encode(), headers=JSON)
     assert made.status_code == 200, made.text
     token = made.json()["replay"]
     start_view = client.get(f"/api/replays/{token}").json()
@@ -342,22 +359,22 @@ def test_replay_upload_and_step_through(client: TestClient) -> None:
     ],
 )
 def test_corrupt_record_upload_is_refused(client: TestClient, body: bytes, words: str) -> None:
-    response = client.post("/api/replays", content=body)
+    response = client.post("/api/replays", content=body, headers=JSON)
     assert response.status_code == 400 and words in response.json()["error"], response.text
-    assert client.app.state.store.replays == {}  # type: ignore[attr-defined]
+    assert len(client.app.state.store.replays) == 0  # type: ignore[attr-defined]
 
 
 def test_edited_record_is_refused(client: TestClient) -> None:
     data = json.loads(_record_json())
     data["actions"][-1] = 35 if data["actions"][-1] != 35 else 1
-    response = client.post("/api/replays", content=json.dumps(data).encode())
+    response = client.post("/api/replays", content=json.dumps(data).encode(), headers=JSON)
     assert response.status_code == 400 and "game record" in response.json()["error"]
 
 
 def test_oversized_upload_is_refused(client: TestClient) -> None:
     from gameshelf.training.web.app import MAX_BODY
 
-    response = client.post("/api/replays", content=b" " * (MAX_BODY + 1))
+    response = client.post("/api/replays", content=b" " * (MAX_BODY + 1), headers=JSON)
     assert response.status_code == 413 and "at most" in response.json()["error"]
 
 
@@ -425,6 +442,53 @@ def test_serve_command_refuses_a_bad_port(capsys) -> None:
     assert "cannot serve on 127.0.0.1:" in capsys.readouterr().err
 
 
+def test_serve_command_on_every_address_needs_its_token() -> None:
+    import subprocess
+    import sys
+    import urllib.error
+    import urllib.request
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gameshelf", "serve", "--host", "0.0.0.0", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**__import__("os").environ, "GAMESHELF_TOKEN": ""},
+    )
+    try:
+        warning = proc.stdout.readline() if proc.stdout else ""
+        line = proc.stdout.readline() if proc.stdout else ""
+        assert "every machine that can reach port" in warning and "plain HTTP" in warning, warning
+        assert "serving on http://127.0.0.1:" in line and "?token=" in line, line
+        url = line.split("serving on ", 1)[1].split()[0]
+        base, secret = url.split("?token=")
+
+        def status(path: str, **headers: str) -> int:
+            try:
+                with urllib.request.urlopen(urllib.request.Request(base + path, headers=headers), timeout=30) as response:
+                    return response.status
+            except urllib.error.HTTPError as err:
+                return err.code
+
+        assert status("api/games") == 403
+        assert status("api/games", Authorization=f"token {secret}") == 200
+        assert status("api/games", Authorization=f"token {secret}", Host="evil.example") == 403
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_serve_command_refuses_bad_models_and_tokens(tmp_path, capsys) -> None:
+    from gameshelf.cli import main
+
+    assert main(["serve", "--model", f"m={tmp_path / 'none.zip'}"]) == 2
+    assert "no saved model" in capsys.readouterr().err
+    assert main(["serve", "--model", "a/b=x.zip"]) == 2
+    assert "model name 'a/b'" in capsys.readouterr().err
+    assert main(["serve", "--token", "short"]) == 2
+    assert "--token must be" in capsys.readouterr().err
+
+
 def test_missing_web_extra_is_named() -> None:
     from gameshelf.training.cli_util import missing_extra_hint
 
@@ -440,3 +504,547 @@ def test_list_valued_option_from_the_page(client: TestClient) -> None:
     assert view["options"]["column_limits"] == [2, 3, 4, 5] and view["options"]["num_players"] == 3
     bad = client.post("/api/games", json={"env_id": "catsle_builders-v0", "options": {"column_limits": [99]}})
     assert bad.status_code == 400 and "4 integers 0..12" in bad.json()["error"]
+
+
+# ---- who may drive the server ---------------------------------------------------------------------------
+CROSS_SITE = {"origin": "http://evil.example", "sec-fetch-site": "cross-site", "sec-fetch-mode": "no-cors"}
+LEVEL_X = {"env_id": "level_x-v0", "seats": ["human", "random"], "seed": 1}
+
+
+def held(client: TestClient) -> int:
+    return len(client.app.state.store.games)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [
+        ({**CROSS_SITE, "content-type": "text/plain"}, 403),  # what any page can send without a preflight
+        ({"content-type": "text/plain"}, 415),
+        ({"content-type": "application/x-www-form-urlencoded"}, 415),
+        ({"content-type": "multipart/form-data; boundary=x"}, 415),
+        ({**JSON, "origin": "http://evil.example"}, 403),
+        ({**JSON, "origin": "null"}, 403),
+        ({**JSON, "origin": "http://127.0.0.1:9999"}, 403),  # another port is another origin
+        ({**JSON, "origin": "http://localhost:8000"}, 403),  # another name of this machine: another origin
+        ({**JSON, "sec-fetch-site": "cross-site"}, 403),
+        ({**JSON, "sec-fetch-site": "same-site"}, 403),
+        ({**JSON, "origin": BASE, "sec-fetch-site": "cross-site"}, 403),
+    ],
+)
+def test_cross_site_requests_change_nothing(client: TestClient, headers: dict, status: int) -> None:
+    response = client.post("/api/games", content=json.dumps(LEVEL_X).encode(), headers=headers)
+    assert response.status_code == status and response.json()["error"], response.text
+    assert held(client) == 0
+    token = start(client, "level_x-v0", ["human", "random"], seed=1)["seats"]["0"]
+    view = client.get(f"/api/play/{token}").json()
+    body = json.dumps({"action": view["moves"][0]["action"], "version": view["version"]}).encode()
+    for path in ("move", "undo", "hint"):
+        refused = client.post(f"/api/play/{token}/{path}", content=body, headers=headers)
+        assert refused.status_code == status, (path, refused.text)
+    assert client.post("/api/replays", content=_record_json("level_x-v0").encode(), headers=headers).status_code == status
+    assert client.get(f"/api/play/{token}").json() == view and held(client) == 1
+    assert len(client.app.state.store.replays) == 0  # type: ignore[attr-defined]
+
+
+def test_same_origin_requests_are_accepted(client: TestClient) -> None:
+    for headers in (
+        {**JSON, "origin": BASE, "sec-fetch-site": "same-origin"},
+        {**JSON, "origin": BASE},
+        {**JSON, "sec-fetch-site": "same-origin"},
+        {"content-type": "application/json; charset=utf-8"},  # a program: no Origin, no Sec-Fetch-Site
+    ):
+        response = client.post("/api/games", content=json.dumps(LEVEL_X).encode(), headers=headers)
+        assert response.status_code == 200, (headers, response.text)
+    assert held(client) == 4
+
+
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:8000", "127.0.0.1.evil.example", "10.1.2.3:8000", ""])
+def test_wrong_host_is_refused(client: TestClient, host: str) -> None:
+    token = start(client, "level_x-v0", ["human", "random"])["seats"]["0"]
+    view = client.get(f"/api/play/{token}").json()
+    for method, path in [("GET", "/"), ("GET", "/api/games"), ("GET", f"/api/play/{token}"), ("GET", "/static/app.js")]:
+        response = client.request(method, path, headers={"host": host})
+        assert response.status_code in (400, 403) and "error" in response.json(), (path, response.text)
+        assert view["text"] not in response.text
+    move = {"action": view["moves"][0]["action"], "version": view["version"]}
+    assert client.post(f"/api/play/{token}/move", json=move, headers={"host": host}).status_code in (400, 403)
+    assert client.post("/api/games", json=LEVEL_X, headers={"host": host}).status_code in (400, 403)
+    assert client.get(f"/api/play/{token}").json() == view and held(client) == 1
+
+
+def test_loopback_names_are_accepted(client: TestClient) -> None:
+    for host in ("127.0.0.1", "127.0.0.1:8000", "localhost:8000", "LOCALHOST", "[::1]:8000"):
+        assert client.get("/api/games", headers={"host": host}).status_code == 200, host
+
+
+def test_no_framing_no_cors_no_referrer(client: TestClient) -> None:
+    for response in (
+        client.get("/"),
+        client.get("/static/app.js"),
+        client.get("/api/games", headers={"origin": "http://evil.example"}),
+        client.get("/api/play/nosuch"),
+        client.get("/api/games", headers={"host": "evil.example"}),
+        client.post("/api/games", content=b"x", headers={"content-type": "text/plain"}),
+    ):
+        headers = response.headers
+        assert headers["x-frame-options"] == "DENY"
+        assert "frame-ancestors 'none'" in headers["content-security-policy"]
+        assert headers["referrer-policy"] == "no-referrer" and headers["x-content-type-options"] == "nosniff"
+        assert not any(k.lower().startswith("access-control-") for k in headers)
+    preflight = client.options("/api/games", headers={"origin": "http://evil.example", "access-control-request-method": "POST"})
+    assert preflight.status_code == 405 and "access-control-allow-origin" not in preflight.headers
+    assert client.get("/api/games").headers["cache-control"] == "no-store"
+
+
+def test_cross_site_reads_of_the_api_are_refused(client: TestClient) -> None:
+    token = start(client, "level_x-v0", ["human", "random"])["seats"]["0"]
+    for path in ("/api/games", f"/api/play/{token}", "/api/agents"):
+        refused = client.get(path, headers={"sec-fetch-site": "cross-site", "sec-fetch-mode": "no-cors"})
+        assert refused.status_code == 403, path
+    # a link from another site to the page itself opens it (the page then talks to its own origin)
+    assert client.get("/", headers={"sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate"}).status_code == 200
+
+
+def test_token_mode(tmp_path) -> None:
+    secret = "s3cret-token-for-tests-0123"
+    app = create_app(host="0.0.0.0", port=8000, token=secret)
+    anyone = TestClient(app, base_url="http://192.168.1.20:8000")
+    assert anyone.get("/api/games").status_code == 403
+    assert anyone.post("/api/games", json=LEVEL_X).status_code == 403
+    assert anyone.get("/?token=wrong").status_code == 403
+    assert anyone.get("/").status_code == 200  # the page itself holds nothing
+    # bound to every address: any IP address, localhost, nothing else (DNS rebinding sends a name)
+    assert anyone.get("/", headers={"host": "evil.example:8000"}).status_code == 403
+    user = TestClient(app, base_url="http://192.168.1.20:8000", follow_redirects=False)
+    login = user.get(f"/?token={secret}&t=abc")
+    assert login.status_code == 303 and login.headers["location"] == "/?t=abc"
+    cookie = login.headers["set-cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and secret not in login.headers["location"]
+    assert user.get("/api/games").status_code == 200
+    made = user.post("/api/games", json={**LEVEL_X, "seats": ["human", "human"]})
+    assert made.status_code == 200
+    # a seat link is a token of its own: another player needs nothing else
+    other = TestClient(app, base_url="http://10.0.0.7:8000")
+    assert other.get(f"/api/play/{made.json()['seats']['1']}").status_code == 200
+    program = TestClient(app, base_url="http://127.0.0.1:8000", headers={"authorization": f"token {secret}"})
+    assert program.get("/api/games").status_code == 200
+    wrong = TestClient(app, base_url="http://127.0.0.1:8000", headers={"authorization": "token nope"})
+    assert wrong.get("/api/games").status_code == 403
+
+
+# ---- no file names in requests ------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "name",
+    [
+        "model:/etc/passwd",
+        "model:/no/such/model.zip",
+        "model:../../etc/hosts",
+        "mcts:10:model:/etc/passwd",
+        "mcts:10:model:/no/such/model.zip",
+        "rllib:/etc",
+        "rllib:/no/such/run",
+    ],
+)
+def test_requests_cannot_name_files(client: TestClient, name: str) -> None:
+    response = client.post("/api/games", json={"env_id": "level_x-v0", "seats": ["human", name]})
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    # the same words whether or not a file of that name exists: only the name sent is echoed
+    general = error.replace(name.split(":")[-1], "X")
+    assert not any(word in general.lower() for word in ("exist", "no such file", "directory", "permission", "not a readable"))
+    assert held(client) == 0
+    token = start(client, "level_x-v0", ["human", "random"])["seats"]["0"]
+    hint = client.post(f"/api/play/{token}/hint", json={"agent": name})
+    assert hint.status_code == 400 and hint.json()["error"].replace(name.split(":")[-1], "X") == general
+
+
+def test_the_same_refusal_for_existing_and_missing_files(client: TestClient, tmp_path) -> None:
+    real = tmp_path / "model.zip"
+    real.write_bytes(b"PK")
+    answers = set()
+    for path in (real, tmp_path / "missing.zip"):
+        response = client.post("/api/games", json={"env_id": "level_x-v0", "seats": ["human", f"model:{path}"]})
+        answers.add(response.json()["error"].replace(str(path), "P"))
+    assert len(answers) == 1, answers
+
+
+def _evil_model(tmp_path) -> tuple[str, str]:
+    """A model file whose pickled part creates a marker file when a full load unpickles it."""
+    import base64
+    import pickle
+    import zipfile
+
+    marker = str(tmp_path / "ran")
+
+    class Payload:
+        def __reduce__(self):
+            return (exec, (f"open({marker!r}, 'w').close()",))
+
+    payload = base64.b64encode(pickle.dumps(Payload())).decode()
+    data = {"policy_class": {":type:": "<class 'abc.ABCMeta'>", ":serialized:": payload}}
+    path = tmp_path / "evil.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("data", json.dumps(data))
+    return str(path), marker
+
+
+def test_trust_model_and_a_cross_site_request_run_nothing(tmp_path) -> None:
+    import os
+
+    from gameshelf.training.web.seats import ServedModel
+
+    path, marker = _evil_model(tmp_path)
+    app = create_app(True, models={"evil": ServedModel("evil", path)})
+    client = TestClient(app, base_url=BASE)
+    setup = {"env_id": "level_x-v0", "seats": ["human", "model:evil"]}
+    for headers in ({**CROSS_SITE, "content-type": "text/plain"}, {**CROSS_SITE, **JSON}, {**JSON, "host": "evil.example"}):
+        assert client.post("/api/games", content=json.dumps(setup).encode(), headers=headers).status_code in (403, 415)
+    by_path = client.post("/api/games", json={"env_id": "level_x-v0", "seats": ["human", f"model:{path}"]})
+    assert by_path.status_code == 400 and "unknown model" in by_path.json()["error"]
+    by_path = client.post("/api/games", json={"env_id": "level_x-v0", "seats": ["human", f"mcts:5:model:{path}"]})
+    assert by_path.status_code == 400
+    assert not os.path.exists(marker) and held(client) == 0
+    # the payload is real: the server's own page naming the model the server was started with loads it
+    pytest.importorskip("sb3_contrib")
+    own = client.post("/api/games", json=setup, headers={"origin": BASE, "sec-fetch-site": "same-origin"})
+    assert own.status_code == 400 and "could not be loaded" in own.json()["error"]
+    assert os.path.exists(marker)
+
+
+def test_models_named_at_start_are_offered(tmp_path) -> None:
+    from gameshelf.training.web.seats import served_models
+
+    path, _ = _evil_model(tmp_path)
+    models = served_models([f"mine={path}"])
+    assert models["mine"].path == str(tmp_path / "evil.zip") and models["mine"].env_id is None
+    agents = TestClient(create_app(models=models), base_url=BASE).get("/api/agents").json()
+    assert agents["models"] == [{"name": "mine", "env_id": None}] and agents["max_simulations"] >= 100
+    assert str(tmp_path) not in json.dumps(agents)
+    for bad in ("mine", "x/y=" + path, f"mine={tmp_path / 'nope.zip'}", "=" + path):
+        with pytest.raises(ValueError):
+            served_models([bad])
+    with pytest.raises(ValueError, match="twice"):
+        served_models([f"a={path}", f"a={path}"])
+
+
+# ---- what the server holds ----------------------------------------------------------------------------
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_game_in_use_survives_a_thousand_games_of_another_client() -> None:
+    app = create_app()
+    mine = TestClient(app, base_url=BASE, client=("127.0.0.1", 50000))
+    other = TestClient(app, base_url=BASE, client=("10.9.8.7", 50001))
+    made = start(mine, "matchstick_tycoon-v0", ["human"] * 8, num_players=8)
+    statuses = []
+    for k in range(1000):
+        made_by_other = other.post("/api/games", json={"env_id": "level_x-v0", "seats": ["random", "random"], "seed": k})
+        statuses.append(made_by_other.status_code)
+        if k % 100 == 0:  # the person plays on now and then
+            assert mine.get(f"/api/play/{made['watch']}").status_code == 200
+    assert statuses.count(200) == 64 and set(statuses) == {200, 429}
+    for token in [*made["seats"].values(), made["watch"]]:
+        assert mine.get(f"/api/play/{token}").status_code == 200
+    refused = other.post("/api/games", json={"env_id": "level_x-v0", "seats": ["random", "random"]})
+    assert "the most one client may" in refused.json()["error"]
+    # the same address (everyone on this machine is 127.0.0.1): the game in use survives just as well
+    same = [mine.post("/api/games", json={"env_id": "level_x-v0", "seats": ["random", "random"]}).status_code for _ in range(100)]
+    assert same.count(200) == 63 and all(mine.get(f"/api/play/{t}").status_code == 200 for t in made["seats"].values())
+
+
+def test_eviction_takes_whole_idle_games_least_recently_used_first() -> None:
+    clock = Clock()
+    app = create_app(clock=clock)
+    store = app.state.store
+    store.games.capacity, store.games.per_client = 6, 6
+    a = TestClient(app, base_url=BASE, client=("10.0.0.1", 1))
+    b = TestClient(app, base_url=BASE, client=("10.0.0.2", 1))
+    eight = start(a, "matchstick_tycoon-v0", ["human"] * 8, num_players=8)
+    links = [*eight["seats"].values(), eight["watch"]]
+    assert len(store.games) == 1 and len(store.games.tokens) == 9
+    others = [start(b, "level_x-v0", ["human", "human"], seed=k) for k in range(5)]
+    assert len(store.games) == 6 and len(store.games.tokens) == 9 + 5 * 3
+    busy = b.post("/api/games", json=LEVEL_X)
+    assert busy.status_code == 503 and "in use" in busy.json()["error"]  # every game is in use: none dropped
+    clock.now += 31 * 60  # everything idle; the eight-seat game is used again, so the oldest is others[0]
+    assert a.get(f"/api/play/{links[3]}").status_code == 200
+    start(b, "level_x-v0", ["human", "human"])
+    gone = [b.get(f"/api/play/{t}").status_code for t in [*others[0]["seats"].values(), others[0]["watch"]]]
+    assert gone == [404, 404, 404]  # a whole game, every link
+    assert all(a.get(f"/api/play/{t}").status_code == 200 for t in links)
+    for _ in range(4):
+        start(b, "level_x-v0", ["human", "human"])
+    assert all(a.get(f"/api/play/{t}").status_code == 200 for t in links)  # the one in use stays
+    assert len(store.games) == 6 and len(store.games.tokens) == 9 + 5 * 3
+
+
+def test_eviction_never_splits_a_game() -> None:
+    clock = Clock()
+    app = create_app(clock=clock)
+    store = app.state.store
+    store.games.capacity = 3
+    client = TestClient(app, base_url=BASE)
+    games = []
+    for k in range(12):
+        games.append(start(client, "matchstick_tycoon-v0", ["human"] * 8, num_players=8, seed=k))
+        clock.now += 31 * 60
+        for made in games:  # looked up in the store: a request would count as a use
+            alive = [t in store.games.tokens for t in [*made["seats"].values(), made["watch"]]]
+            assert all(alive) or not any(alive)
+        assert len(store.games.tokens) == 9 * len(store.games) <= 9 * 3
+    assert all(client.get(f"/api/play/{t}").status_code == 200 for t in games[-1]["seats"].values())
+
+
+def test_idle_games_expire() -> None:
+    clock = Clock()
+    app = create_app(clock=clock)
+    client = TestClient(app, base_url=BASE)
+    token = start(client, "level_x-v0", ["human", "random"])["seats"]["0"]
+    clock.now += 5 * 3600
+    assert client.get(f"/api/play/{token}").status_code == 200
+    clock.now += 6 * 3600 + 1
+    gone = client.get(f"/api/play/{token}")
+    assert gone.status_code == 404 and "unused for 6 hours" in gone.json()["error"]
+
+
+# ---- bounded work ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("seat", "words"),
+    [
+        ("mcts:1000000000", "between 1 and 5000 simulations"),
+        ("mcts:5001", "between 1 and 5000 simulations"),
+        ("mcts:0", "between 1 and 5000 simulations"),
+        ("mcts:1e300s", "bad MCTS budget"),
+        ("mcts:1e3", "bad MCTS budget"),
+        ("mcts:6s", "at most 5 seconds"),
+        ("mcts:99999.5s", "at most 5 seconds"),
+        ("mcts:0s", "above 0"),
+        ("mcts:infs", "bad MCTS budget"),
+        ("mcts:nans", "bad MCTS budget"),
+        ("mcts:-1", "bad MCTS budget"),
+        ("mcts:" + "9" * 5000, "unknown agent"),
+        ("mcts:" + "9" * 40, "between 1 and 5000 simulations"),
+        ("mcts:10:wizard", "unknown agent"),
+        ("x" * 10_000, "unknown agent"),
+    ],
+)
+def test_oversized_budgets_are_refused(client: TestClient, seat: str, words: str) -> None:
+    response = client.post("/api/games", json={"env_id": "level_x-v0", "seats": ["human", seat]})
+    assert response.status_code == 400 and words in response.json()["error"], response.text
+    assert len(response.text) < 2000
+    token = start(client, "level_x-v0", ["human", "random"])["seats"]["0"]
+    assert client.post(f"/api/play/{token}/hint", json={"agent": seat}).status_code == 400
+
+
+@pytest.mark.parametrize(
+    ("env_id", "options", "words"),
+    [
+        ("amoriax-v0", {"max_plies": 1_000_000_000}, "at most 20000 (lower max_plies)"),
+        ("amoriax-v0", {"max_plies": 10**4000}, "lower max_plies"),
+        ("paiko-v0", {"max_turns": 10**6}, "lower max_turns"),
+    ],
+)
+def test_options_that_lengthen_a_game_are_bounded(client: TestClient, env_id: str, options: dict, words: str) -> None:
+    response = client.post("/api/games", json={"env_id": env_id, "options": options})
+    assert response.status_code == 400 and words in response.json()["error"], response.text
+    assert held(client) == 0
+
+
+def test_a_long_game_within_the_bound_is_played(client: TestClient) -> None:
+    start(client, "amoriax-v0", ["human", "random"], options={"max_plies": 1000})
+
+
+def _long_record(max_plies: int) -> str:
+    """A legal Amoriax record of random play whose option lets it run long (truncated at its limit)."""
+    from gameshelf.training.agents import RandomAgent
+
+    game = envs.make_game("amoriax-v0", max_plies=max_plies)
+    episode = Episode(game, env_id="amoriax-v0")
+    episode.reset(np.random.default_rng(0))
+    episode.play([RandomAgent()] * 2)
+    return episode.record().to_json()
+
+
+def test_records_are_bounded_before_they_are_replayed(client: TestClient) -> None:
+    text = _long_record(400)
+    data = json.loads(text)
+    data["options"]["max_plies"] = 1_000_000_000  # legal, and would replay for ever before the digest fails
+    started = time.monotonic()
+    response = client.post("/api/replays", content=json.dumps(data).encode(), headers=JSON)
+    assert response.status_code == 400 and "at most 20000" in response.json()["error"], response.text
+    data["options"]["max_plies"] = 400
+    data["actions"] = data["actions"] * 60  # 24,000 actions
+    response = client.post("/api/replays", content=json.dumps(data).encode(), headers=JSON)
+    assert response.status_code == 400 and "at most 20000" in response.json()["error"], response.text
+    assert time.monotonic() - started < 5
+    from gameshelf.training.web.app import MAX_BODY
+
+    assert MAX_BODY <= 2 * 1024 * 1024
+    huge = client.post("/api/replays", content=b"[" + b"0," * (MAX_BODY // 2) + b"0]", headers=JSON)
+    assert huge.status_code == 413
+
+
+def test_the_longest_record_the_server_accepts_replays_in_seconds(client: TestClient) -> None:
+    text = _long_record(20_000)
+    length = len(json.loads(text)["actions"])
+    assert length > 1000
+    started = time.monotonic()
+    response = client.post("/api/replays", content=text.encode(), headers=JSON)
+    elapsed = time.monotonic() - started
+    assert response.status_code == 200, response.text
+    assert elapsed < 30, elapsed  # generous: measured about 60 us an action on an idle machine
+
+
+# ---- malformed bodies: a 400 with one JSON error, no traceback --------------------------------------------
+@pytest.fixture
+def no_tracebacks(caplog):
+    import logging
+
+    caplog.set_level(logging.WARNING, logger="gameshelf.web")
+    yield
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+    assert not errors, [r.getMessage() for r in errors]
+
+
+def _bad_offender_record() -> bytes:
+    game = envs.make_game("level_x-v0")
+    episode = Episode(game, env_id="level_x-v0")
+    episode.reset(np.random.default_rng(0))
+    from gameshelf.training.agents import RandomAgent
+
+    for _ in range(5):
+        state = episode.require_state()
+        episode.step(RandomAgent().act(state, state.current_player(), episode.rng))
+    data = episode.record().to_dict()
+    data.pop("final_digest")
+    data["ending"] = {"kind": "illegal_action", "offender": 7, "action": 0}
+    return json.dumps(data).encode()
+
+
+MALFORMED = [
+    ("/api/games", b"[" * 30_000 + b"]" * 30_000, "nested too deeply"),
+    ("/api/games", b'{"env_id": "level_x-v0", "seed": ' + b"7" * 5000 + b"}", "JSON this server does not read"),
+    ("/api/games", json.dumps({"env_id": "level_x-v0", "seats": ["human", "rllib:/tmp/run"]}).encode(), "unknown agent"),
+    ("/api/replays", b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+    ("/api/replays", b'{"format": "gameshelf-record", "version": 2, "actions": [' + b"1" * 5000 + b"]}", "does not read"),
+    ("/api/replays", _bad_offender_record(), "has 2 seats"),
+    ("/api/games", b'{"env_id": "level_x-v0", "seed": 1' + b"0" * 4000 + b"}", "below 2**63"),
+    ("/api/games", b'{"env_id": "level_x-v0", "seed": NaN}', "non-negative integer"),
+    ("/api/games", b'{"env_id": "level_x-v0", "options": {"x": {"y": [[[[]]]]}}}', "unknown option"),
+    ("/api/games", b'{"env_id": ["level_x-v0"]}', "env_id must be"),
+    ("/api/games", b'{"env_id": "level_x-v0", "num_players": 1e400}', "played by"),
+    ("/api/games", b"\xff\xfe{}", "not UTF-8"),
+]
+
+
+@pytest.mark.parametrize(("path", "body", "words"), MALFORMED, ids=[f"{p}-{w}" for p, _, w in MALFORMED])
+def test_malformed_bodies_are_400s(client: TestClient, no_tracebacks, path: str, body: bytes, words: str) -> None:
+    response = client.post(path, content=body, headers=JSON)
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert words in error and len(error) < 1000, error
+    assert held(client) == 0 and len(client.app.state.store.replays) == 0  # type: ignore[attr-defined]
+
+
+def test_malformed_moves_are_400s(client: TestClient, no_tracebacks) -> None:
+    token = start(client, "level_x-v0", ["human", "random"])["seats"]["0"]
+    view = client.get(f"/api/play/{token}").json()
+    for body, paths in (
+        (b"[" * 30_000 + b"]" * 30_000, ("move", "undo", "step", "hint")),
+        (b'{"action": ' + b"1" * 5000 + b', "version": 0, "agent": ' + b"2" * 5000 + b"}", ("move", "undo", "step", "hint")),
+        (b'{"action": 1' + b"0" * 4000 + b', "version": 0}', ("move",)),
+        (b'{"action": 1, "version": 1' + b"0" * 4000 + b"}", ("move", "undo", "step")),
+        (b'{"agent": 1' + b"0" * 4000 + b"}", ("hint",)),
+    ):
+        for path in paths:
+            response = client.post(f"/api/play/{token}/{path}", content=body, headers=JSON)
+            assert 400 <= response.status_code < 500 and len(response.json()["error"]) < 1000, (path, response.text)
+    for query in ("step=" + "9" * 5000, "step=1" + "0" * 4000, "seat=-" + "1" * 30):
+        assert client.get(f"/api/replays/x?{query}").status_code in (400, 404)
+    assert client.get(f"/api/play/{token}").json() == view
+
+
+# ---- slow agents delay no one else ----------------------------------------------------------------------
+def test_slow_agent_moves_do_not_delay_other_games() -> None:
+    """Ten searches of 5 s each (one running on the agent worker, nine queued) delay no other game's view,
+    nor a move against the heuristic: the bound (1 s) is generous for a loaded machine and far below 5 s."""
+    app = create_app(settle_seconds=0)
+    client = TestClient(app, base_url=BASE)
+    store = app.state.store
+
+    def timed(method: str, path: str, **kwargs) -> tuple[float, dict]:
+        began = time.monotonic()
+        response = client.request(method, path, **kwargs)
+        assert response.status_code == 200, response.text
+        return time.monotonic() - began, response.json()
+
+    try:
+        watched = [start(client, "level_x-v0", ["mcts:5s", "mcts:5s"], seed=k)["watch"] for k in range(10)]
+        token = start(client, "level_x-v0", ["human", "heuristic"], seed=99)["seats"]["0"]
+        idle = max(timed("GET", f"/api/play/{token}")[0] for _ in range(5))
+        for watch in watched:
+            _, stepped = timed("POST", f"/api/play/{watch}/step", json={"version": 0})
+            assert stepped["thinking"] and not stepped["can_step"]
+        assert store.workers.pending >= 8
+        views = [timed("GET", f"/api/play/{token}") for _ in range(5)]
+        view = views[-1][1]
+        move_time, after = timed("POST", f"/api/play/{token}/move", json={"action": view["moves"][0]["action"], "version": 0})
+        assert after["your_turn"] and not after["thinking"]  # the heuristic replied within the request
+        # the games whose agents are searching, or waiting to, answer at once too, saying so
+        busy = [timed("GET", f"/api/play/{watch}") for watch in (watched[0], watched[-1])]
+        assert all(v["thinking"] and not v["can_step"] for _, v in busy)
+        refused = client.post(f"/api/play/{watched[-1]}/step", json={"version": busy[-1][1]["version"]})
+        assert refused.status_code == 409 and "still moving" in refused.json()["error"]
+        worst = max(t for t, _ in views + busy)
+        print(
+            f"view {idle * 1000:.0f} ms with no search running; with 10 searches of 5 s queued: worst view "
+            f"{worst * 1000:.0f} ms, a move and the heuristic's reply {move_time * 1000:.0f} ms"
+        )
+        assert worst < 1.0 and move_time < 1.0, (worst, move_time, idle)
+    finally:
+        for session in {held.value for held in store.games.held.values()}:
+            session.close()
+        store.close()
+
+
+def test_a_full_queue_of_agent_moves_refuses_new_ones_and_changes_nothing() -> None:
+    app = create_app(settle_seconds=0, max_jobs=1)
+    client = TestClient(app, base_url=BASE)
+    store = app.state.store
+    try:
+        token = start(client, "level_x-v0", ["human", "mcts:10"])["seats"]["0"]
+        view = settled(client, token)
+        first = start(client, "level_x-v0", ["mcts:1s", "mcts:1s"])["watch"]
+        assert client.post(f"/api/play/{first}/step", json={"version": 0}).status_code == 200
+        full = client.post(f"/api/play/{token}/move", json={"action": view["moves"][0]["action"], "version": view["version"]})
+        assert full.status_code == 503 and "busy" in full.json()["error"]
+        assert client.get(f"/api/play/{token}").json() == view
+        settled(client, first, seconds=30)
+        move = {"action": view["moves"][0]["action"], "version": view["version"]}
+        assert client.post(f"/api/play/{token}/move", json=move).status_code == 200
+        settled(client, token, seconds=30)
+    finally:
+        store.close()
+
+
+def test_mcts_moves_have_a_hard_time_cap() -> None:
+    from gameshelf.training.agents.mcts import MCTSAgent
+
+    rng = np.random.default_rng(0)
+    for env_id, rollout in (("level_x-v0", None), ("amoriax-v0", "heuristic")):
+        game = envs.make_game(env_id)
+        state = game.new_initial_state()
+        resolve_chance(state, rng)
+        from gameshelf.training.web.seats import Players
+
+        heuristic = Players().build(Players().parse("heuristic"), env_id) if rollout else None
+        agent = MCTSAgent(simulations=10**6, rollout=heuristic, max_seconds=0.3)
+        began = time.monotonic()
+        action = agent.act(state, state.current_player(), rng)
+        assert time.monotonic() - began < 2.0 and state.legal_action_mask()[action]
+        assert 1 <= agent.last_simulations < 10**6

@@ -12,6 +12,7 @@ seat's hand is shown, in the page and in everything the server sent.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -47,12 +48,13 @@ OTHER_HAND = re.compile(r"^Seat [123] \[.*  hand:", re.MULTILINE)
 OTHER_DEAL = re.compile(r"deal a \d to seat [123]")
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
+@contextlib.contextmanager
+def serving(app) -> Iterator[str]:
+    """``app`` on uvicorn in a thread, on a free port of 127.0.0.1; yields its address."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    config = uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning")
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     srv = uvicorn.Server(config)
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
@@ -60,9 +62,17 @@ def server() -> Iterator[str]:
     while not srv.started:
         assert time.time() < deadline, "the server did not start"
         time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    thread.join(10)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        srv.should_exit = True
+        thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    with serving(create_app()) as base:
+        yield base
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +91,17 @@ def new_game(page, base: str, env_id: str, seats: list[str], seed: int) -> None:
     page.fill("#seed", str(seed))
     page.click("#start")
     page.wait_for_selector("#play:not([hidden])")
-    page.wait_for_function("document.body.dataset.version !== undefined")
+    until(page, "document.body.dataset.version !== undefined")
+
+
+def until(page, expression: str, seconds: float = 30) -> None:
+    """Wait until the JavaScript ``expression`` is true in ``page``. Evaluated through the browser's
+    debugging protocol: ``wait_for_function`` evaluates with ``eval`` in the page, which the page's own
+    Content-Security-Policy forbids (as it should)."""
+    deadline = time.monotonic() + seconds
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, f"timed out waiting for {expression}"
+        time.sleep(0.05)
 
 
 def version(page) -> int:
@@ -97,7 +117,7 @@ def click_move(page, which: int = 0) -> None:
     before = version(page)
     buttons = page.locator("button.move")
     buttons.nth(which % buttons.count()).click()
-    page.wait_for_function(f"Number(document.body.dataset.version) > {before} || !document.getElementById('error').hidden")
+    until(page, f"Number(document.body.dataset.version) > {before} || !document.getElementById('error').hidden")
 
 
 def check_olenon_page(page, sent: list[dict]) -> None:
@@ -142,14 +162,14 @@ def test_play_level_x_and_olenon_by_clicking(server: str, browser, tmp_path: Pat
 
     # hint, then undo of the person's own move
     level_x.click("#hint")
-    level_x.wait_for_function("document.getElementById('hint-text').textContent.includes('suggests')")
+    until(level_x, "document.getElementById('hint-text').textContent.includes('suggests')")
     assert level_x.locator("button.move.hinted").count() == 1
     text_before = level_x.inner_text("#text")
     click_move(level_x, -1)
     assert level_x.is_visible("#undo")
     before = version(level_x)
     level_x.click("#undo")
-    level_x.wait_for_function(f"Number(document.body.dataset.version) > {before}")
+    until(level_x, f"Number(document.body.dataset.version) > {before}")
     assert level_x.inner_text("#text") == text_before
 
     # a second tab on the same seat: its click after the position changed is refused
@@ -161,7 +181,7 @@ def test_play_level_x_and_olenon_by_clicking(server: str, browser, tmp_path: Pat
     stale.locator("button.move").first.click()
     stale.wait_for_selector("#error:not([hidden])")
     assert "position changed" in stale.inner_text("#error")
-    stale.wait_for_function(f"Number(document.body.dataset.version) > {before}")
+    until(stale, f"Number(document.body.dataset.version) > {before}")
     assert stale.inner_text("#text") == level_x.inner_text("#text")
     stale.close()
 
@@ -199,11 +219,11 @@ def test_play_level_x_and_olenon_by_clicking(server: str, browser, tmp_path: Pat
     olenon.set_input_files("#record-file", str(record_path))
     olenon.click("#open-record")
     olenon.wait_for_selector("#replay:not([hidden])")
-    olenon.wait_for_function("document.body.dataset.step === '0'")
+    until(olenon, "document.body.dataset.step === '0'")
     olenon.click("#next")
-    olenon.wait_for_function("document.body.dataset.step === '1'")
+    until(olenon, "document.body.dataset.step === '1'")
     olenon.click("#last")
-    olenon.wait_for_function(f"document.body.dataset.step === '{length}'")
+    until(olenon, f"document.body.dataset.step === '{length}'")
     assert f"step {length} of {length} - over" in olenon.inner_text("#replay-status")
 
     # a corrupt record is refused with a message
@@ -215,3 +235,54 @@ def test_play_level_x_and_olenon_by_clicking(server: str, browser, tmp_path: Pat
     olenon.wait_for_selector("#error:not([hidden])")
     assert "invalid or truncated JSON" in olenon.inner_text("#error")
     context.close()
+
+
+EVIL_PAGE = """<!doctype html><html><body>
+<form id="form" method="POST" action="TARGET/api/games" enctype="text/plain" target="sink">
+<input name='{"env_id": "level_x-v0", "seats": ["human", "random"], "x": "' value='"}'></form>
+<iframe name="sink"></iframe>
+<iframe id="framed" src="TARGET/"></iframe>
+<script>
+window.results = [];
+const body = JSON.stringify({env_id: "level_x-v0", seats: ["human", "random"]});
+async function attack() {
+  try { await fetch("TARGET/api/games", {method: "POST", mode: "no-cors", headers: {"content-type": "text/plain"}, body});
+        results.push("no-cors sent"); } catch (e) { results.push("no-cors failed"); }
+  try { const r = await fetch("TARGET/api/games", {method: "POST", headers: {"content-type": "application/json"}, body});
+        results.push("json " + r.status); } catch (e) { results.push("json blocked"); }
+  try { const r = await fetch("TARGET/api/games"); results.push("read " + (await r.text()).length); }
+  catch (e) { results.push("read blocked"); }
+  document.getElementById("form").submit();
+  results.push("done");
+}
+</script></body></html>"""
+
+
+def test_another_site_cannot_drive_read_or_frame_the_server(browser, tmp_path: Path) -> None:
+    """A page on another site (``localhost`` is another site than ``127.0.0.1``) tries what any page can:
+    a no-cors POST, a JSON POST (needs a preflight), a cross-origin read, a form post, a frame."""
+    import http.server
+
+    app = create_app()
+    with serving(app) as target:
+        (tmp_path / "evil.html").write_text(EVIL_PAGE.replace("TARGET", target))
+        handler = lambda *a: http.server.SimpleHTTPRequestHandler(*a, directory=str(tmp_path))  # noqa: E731
+        handler.log_message = lambda *a: None  # type: ignore[attr-defined]
+        evil = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=evil.serve_forever, daemon=True).start()
+        try:
+            context = browser.new_context()
+            page = context.new_page()
+            page.goto(f"http://localhost:{evil.server_address[1]}/evil.html")
+            page.evaluate("attack()")
+            until(page, "window.results.includes('done')")
+            page.wait_for_timeout(1500)  # the form post and the frame
+            results = page.evaluate("window.results")
+            assert "json blocked" in results and "read blocked" in results, results
+            assert len(app.state.store.games) == 0
+            assert len(page.frames) == 3  # the page, the form's sink, the frame of the server's page...
+            loaded = [f for f in page.frames if f.parent_frame is not None and f.query_selector("#setup") is not None]
+            assert not loaded, [f.url for f in page.frames]  # ...which stays empty (frame-ancestors 'none')
+            context.close()
+        finally:
+            evil.shutdown()

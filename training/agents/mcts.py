@@ -39,7 +39,10 @@ game gets it by registration.
   created it.
 * **Budget**: a number of simulations (deterministic: the same rng gives the same move) or a time per
   move (``"0.5s"``; as many simulations as fit, so not repeatable). The move played is the most visited
-  root action (ties: higher mean return, then the lower action number).
+  root action (ties: higher mean return, then the lower action number). ``max_seconds`` (not part of the
+  name; ``gameshelf serve`` sets it) is a hard cap on top of either budget: once it is spent the search
+  stops and a rollout in progress is cut short and scored as it stands, so no move takes much longer,
+  however slow the game's rollouts.
 
 Pure Python, so strength per second depends on the engine's clone + mask + apply speed
 (``python -m gameshelf.training.bench --mcts`` measures simulations per second).
@@ -92,6 +95,7 @@ class MCTSAgent:
         name: str | None = None,
         prior: Any = None,
         c_puct: float = DEFAULT_C_PUCT,
+        max_seconds: float | None = None,
     ) -> None:
         if (simulations is None) == (seconds is None):
             raise ValueError("give exactly one budget: simulations or seconds")
@@ -99,8 +103,12 @@ class MCTSAgent:
             raise ValueError(f"simulations must be at least 1, got {simulations}")
         if seconds is not None and not seconds > 0:
             raise ValueError(f"seconds must be positive, got {seconds}")
+        if max_seconds is not None and not max_seconds > 0:
+            raise ValueError(f"max_seconds must be positive, got {max_seconds}")
         self.simulations = simulations
         self.seconds = seconds
+        self.max_seconds = max_seconds
+        self._cutoff: float | None = None  # the max_seconds deadline of the move being searched
         self.rollout_agent = rollout
         self.prior = prior
         self.c_puct = c_puct
@@ -131,13 +139,17 @@ class MCTSAgent:
         self.reused_visits = root.visits
         lo, span = info.min_return, (info.max_return - info.min_return) or 1.0
         self._top = info.max_return
-        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        now = time.perf_counter()
+        deadline = None if self.seconds is None else now + self.seconds
+        self._cutoff = None if self.max_seconds is None else now + self.max_seconds
         done = 0
         while True:
             if deadline is None:
                 if done >= (self.simulations or 0):
                     break
             elif done > 0 and time.perf_counter() >= deadline:
+                break
+            if done > 0 and self._cutoff is not None and time.perf_counter() >= self._cutoff:
                 break
             world = state.resample_hidden(seat, rng) if hidden else state.clone()
             self._simulate(root, world, rng, hidden, lo, span)
@@ -268,6 +280,7 @@ class MCTSAgent:
     def _rollout(self, world: State, rng: np.random.Generator) -> np.ndarray:
         cap = world.game.info.max_game_length
         decisions = 0
+        cutoff = self._cutoff
         agent = self.rollout_agent
         if agent is None and hasattr(world, "random_playout"):  # the game's compiled random playout
             world.random_playout(rng, cap)
@@ -276,6 +289,8 @@ class MCTSAgent:
             player = world.current_player()
             if player == TERMINAL:
                 break
+            if cutoff is not None and decisions % 16 == 0 and time.perf_counter() >= cutoff:
+                break  # the move's hard time cap is spent: score the rollout as it stands
             if player == CHANCE:
                 world.apply_checked_action(world.sample_chance(rng))
                 continue

@@ -9,17 +9,28 @@ Agents see ``observed_state`` (hidden information redealt), as in evaluation and
 
 Every change bumps ``version``; a move, undo or step names the version it was chosen at, and a stale one
 is refused (``Conflict``), so a second tab or a double click cannot play into a position it did not see.
+
+Agents that search (``mcts:...``) move on the server's agent workers (``store.Workers``), never in a
+request: while they do, ``thinking`` is true, the session lock is held only to read the position and to
+apply a move (never during a search), and views of the game answer at once. Other agents (random,
+heuristic, a model: a few milliseconds a move) reply within the request. Without workers (tests, scripts)
+every agent moves within the call.
+
+Limits: a game may last at most ``MAX_GAME_LENGTH`` moves (options that lengthen a game are refused
+beyond it), a record replayed here at most ``MAX_RECORD_ACTIONS`` actions.
 """
 
 from __future__ import annotations
 
 import base64
 import io
+import json
+import logging
 import secrets
 import threading
-from collections import OrderedDict
+from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from PIL import Image
@@ -29,27 +40,21 @@ from gameshelf.envs.core.episode import Episode, observed_state
 from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, IllegalActionError, State
 from gameshelf.envs.core.record import GameRecord, RecordError
 from gameshelf.envs.core.rendering import render_seat_image
-from gameshelf.training.agents import Agent, make_agent
+from gameshelf.training.agents.base import Agent
+from gameshelf.training.web.errors import Conflict, NotFound, WebError
+from gameshelf.training.web.seats import HUMAN, Players, Seat
 
-HUMAN = "human"
-AGENT_FORMS = ("human", "random", "heuristic", "mcts:N", "mcts:N:heuristic", "mcts:Ts", "model:PATH")
-MAX_SESSIONS = 256
-MAX_REPLAYS = 64
+if TYPE_CHECKING:
+    from gameshelf.training.web.store import Workers
+
+logger = logging.getLogger("gameshelf.web")
+
+MAX_GAME_LENGTH = 20_000
+"""The longest game (``info.max_game_length``, decisions) the server plays: the longest default of any game."""
+MAX_RECORD_ACTIONS = 20_000
+"""The most actions (chance included) in a record replayed by the server."""
+MAX_SEED = 2**63 - 1
 CHECKPOINT_EVERY = 32
-
-
-class WebError(Exception):
-    """A bad request: ``status`` is the HTTP status, the message names the problem. Nothing was changed."""
-
-    status = 400
-
-
-class NotFound(WebError):
-    status = 404
-
-
-class Conflict(WebError):
-    status = 409
 
 
 # ---- games on offer -----------------------------------------------------------------------------------
@@ -98,35 +103,57 @@ def png_data_url(image: np.ndarray) -> str:
 
 
 def make_game(env_id: Any, num_players: Any, options: Any) -> Game:
-    """The game for a setup request; unknown ids, player counts and options raise ``WebError``."""
-    if not isinstance(env_id, str) or env_id not in envs.registered_ids():
-        raise NotFound(f"unknown game {env_id!r}; known games: {', '.join(envs.registered_ids())}")
+    """The game for a setup request; unknown ids, player counts and options raise ``WebError``.
+
+    Options that would let a game last more than ``MAX_GAME_LENGTH`` moves are refused.
+    """
+    if not isinstance(env_id, str):
+        raise WebError(f"env_id must be the id of a game (a string), got {shown(env_id)}")
+    if env_id not in envs.registered_ids():
+        raise NotFound(f"unknown game {shown(env_id)}; known games: {', '.join(envs.registered_ids())}")
     counts = envs.spec(env_id).player_counts
     if num_players is None:
         num_players = counts[0]
     if not isinstance(num_players, int) or isinstance(num_players, bool) or num_players not in counts:
-        raise WebError(f"{env_id} is played by {', '.join(map(str, counts))} players, not {num_players!r}")
+        raise WebError(f"{env_id} is played by {', '.join(map(str, counts))} players, not {shown(num_players)}")
     if not isinstance(options, dict):
         raise WebError("options must be an object of option values")
     if "num_players" in options:
         raise WebError("give the player count as num_players, not as an option")
     try:
-        return envs.make_game(env_id, num_players=num_players, **options)
+        game = envs.make_game(env_id, num_players=num_players, **options)
     except (ValueError, TypeError) as err:
-        raise WebError(f"{env_id}: {err}") from None
+        raise WebError(f"{env_id}: {_short(str(err))}") from None
+    check_length(game, env_id, options)
+    return game
 
 
-def build_agent(name: Any, env_id: str, trust_model: bool) -> Agent:
-    if not isinstance(name, str) or not name.strip():
-        raise WebError(f"a seat needs a player: one of {', '.join(AGENT_FORMS)}")
-    name = name.strip()
-    uses_model = name.startswith("model:") or (name.startswith("mcts:") and ":model:" in name)
-    try:
-        return make_agent(name, env_id, **({"trust_model": True} if trust_model and uses_model else {}))
-    except (ValueError, FileNotFoundError, OSError) as err:
-        raise WebError(f"player {name!r}: {err}") from None
-    except ModuleNotFoundError as err:
-        raise WebError(f"player {name!r} needs the 'train' extra ({err.name} is not installed)") from None
+def check_length(game: Game, env_id: str, options: dict[str, Any]) -> None:
+    """Refuse a game that may last more than ``MAX_GAME_LENGTH`` moves, naming the options that lengthen it."""
+    length = game.info.max_game_length
+    if length > MAX_GAME_LENGTH:
+        known = type(game).OPTIONS
+        names = [k for k in options if k in known and known[k].choices is None and k != "num_players"]
+        which = f" (lower {', '.join(names)})" if names else ""
+        raise WebError(
+            f"{env_id}: with these options a game may last {shown(length)} moves; this server plays games of at most "
+            f"{MAX_GAME_LENGTH}{which}"
+        )
+
+
+def _short(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def shown(value: Any) -> str:
+    """A short ``repr`` of a value from a request, for an error message (long ones are cut, not echoed)."""
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    if isinstance(value, int):
+        return repr(value) if abs(value) < 10**15 else f"an integer of {len(str(abs(value)))} digits"
+    if isinstance(value, (float, str)):
+        return _short(repr(value), 60)
+    return f"a JSON {'list' if isinstance(value, list) else 'object' if isinstance(value, dict) else type(value).__name__}"
 
 
 # ---- the move log -----------------------------------------------------------------------------------
@@ -199,7 +226,7 @@ def _confusable(state: State, action: int, name: str, after: State, seat: int, s
 
 # ---- one game -----------------------------------------------------------------------------------------
 class Session:
-    """One game in the browser: ``seats[i]`` is ``"human"`` or an agent name."""
+    """One game in the browser: ``seats[i]`` is ``"human"`` or an agent name (``seats.Players`` reads it)."""
 
     def __init__(
         self,
@@ -207,31 +234,52 @@ class Session:
         game: Game,
         seats: list[str],
         seed: int | None = None,
-        trust_model: bool = False,
+        players: Players | None = None,
+        workers: Workers | None = None,
     ) -> None:
         n = game.info.num_players
         if not isinstance(seats, list) or len(seats) != n:
-            raise WebError(f"{env_id} with {n} players needs {n} seats, got {seats!r}")
+            got = f"{len(seats)}" if isinstance(seats, list) else shown(seats)
+            raise WebError(f"{env_id} with {n} players needs {n} seats, got {got}")
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED):
+            raise WebError(f"seed must be a non-negative integer below 2**63 or absent, got {shown(seed)}")
+        self.players = players or Players()
+        parsed: list[Seat] = [self.players.parse(name) for name in seats]
         self.env_id = env_id
         self.game = game
-        self.seats = [s.strip() if isinstance(s, str) else s for s in seats]
-        self.trust_model = trust_model
-        self.agents: dict[int, Agent] = {
-            seat: build_agent(name, env_id, trust_model) for seat, name in enumerate(self.seats) if name != HUMAN
-        }
-        self.humans = [seat for seat, name in enumerate(self.seats) if name == HUMAN]
+        self.seats = [s.name for s in parsed]
+        self.agents: dict[int, Agent] = {i: self.players.build(s, env_id) for i, s in enumerate(parsed) if s.kind != HUMAN}
+        self.humans = [i for i, s in enumerate(parsed) if s.kind == HUMAN]
+        self.slow = any(s.slow for s in parsed)
+        self.workers = workers if self.slow else None
         self.episode = Episode(game, env_id=env_id)
         self.episode.reset(np.random.default_rng(seed))
         self.lock = threading.Lock()
         self.version = 0
+        self.thinking = False
+        """Agents are moving on the workers (or queued to); moves, undos and steps wait until they are done."""
+        self.job: Future[None] | None = None
+        self.failure: str | None = None
+        self.closed = False
         self.undo_points: dict[int, list[int]] = {seat: [] for seat in self.humans}
         self.log: list[LogEntry] = []
         self._shadow = game.new_initial_state()
-        self._hint_agents: dict[str, Agent] = {}
         self._image_cache: dict[tuple[int, int | None], str] = {}
         self._sync_log()
-        if self.humans:
-            self._run_agents()
+        self._start()
+
+    def _start(self) -> None:
+        """Let the agents play up to the first person's turn (a game with no person waits for ``step``);
+        with a full queue of agent jobs the game is not made (``Busy``)."""
+        with self.lock:
+            if self.humans and self._agent_to_move():
+                if self.workers is not None:
+                    self.workers.check_room()
+                self._agents_move(None)
+
+    def close(self) -> None:
+        """The game was dropped from the store: a running agent job stops after its current move."""
+        self.closed = True
 
     @property
     def state(self) -> State:
@@ -239,23 +287,66 @@ class Session:
 
     # ---- moves ----------------------------------------------------------------------------------------
     def _check_version(self, version: Any) -> None:
+        if self.thinking:
+            raise Conflict("the agents are still moving; wait for them (the page shows each of their moves)")
         if version != self.version:
             raise Conflict(
-                f"the position changed since this page loaded it (version {version!r}, now {self.version}); "
+                f"the position changed since this page loaded it (version {shown(version)}, now {self.version}); "
                 "the page has been refreshed, choose again"
             )
 
-    def _run_agents(self) -> None:
-        """Let the agents move until a person is to move or the game is over."""
-        while not self.episode.done and self.state.current_player() not in self.humans:
-            self._agent_move()
+    def _agent_to_move(self) -> bool:
+        return not self.episode.done and self.state.current_player() not in self.humans
 
-    def _agent_move(self) -> None:
-        seat = self.state.current_player()
-        agent = self.agents[seat]
-        action = agent.act(observed_state(self.state, seat, self.episode.rng), seat, self.episode.rng)
-        self.episode.step(action)
-        self._sync_log()
+    def _agents_move(self, limit: int | None) -> None:
+        """Under the lock: agents move until a person is to move, the game is over or ``limit`` moves are made.
+
+        Searching agents run as a job on the workers (``thinking`` until it ends); others move right here.
+        """
+        if self.workers is None:
+            moved = 0
+            while self._agent_to_move() and (limit is None or moved < limit):
+                seat = self.state.current_player()
+                action = self.agents[seat].act(observed_state(self.state, seat, self.episode.rng), seat, self.episode.rng)
+                self.episode.step(action)
+                self._sync_log()
+                moved += 1
+            return
+        self.thinking = True
+        self.job = self.workers.submit(self._agent_job, limit)
+
+    def _agent_job(self, limit: int | None) -> None:
+        """Agents' moves on a worker: the lock is held to read the position and to apply, never to search."""
+        moved, seat = 0, -1
+        try:
+            while True:
+                with self.lock:
+                    if self.closed or not self._agent_to_move() or (limit is not None and moved >= limit):
+                        self.thinking = False
+                        self._changed()
+                        return
+                    seat = self.state.current_player()
+                    agent, rng = self.agents[seat], self.episode.rng
+                    seen = observed_state(self.state, seat, rng)
+                action = agent.act(seen, seat, rng)  # the search: the game's views answer meanwhile
+                with self.lock:
+                    if self.closed:
+                        self.thinking = False
+                        return
+                    self.episode.step(action)
+                    self._sync_log()
+                    moved += 1
+                    if not self._agent_to_move() or (limit is not None and moved >= limit):
+                        self.thinking = False
+                    self._changed()
+                    if not self.thinking:
+                        return
+        except Exception as err:  # an agent that fails stops the game with a message, not a dead thread
+            logger.exception("%s: player_%d (%s) failed", self.env_id, seat, self.seats[seat] if seat >= 0 else "?")
+            with self.lock:
+                self.failure = f"player_{seat} ({self.seats[seat]}) could not move: {type(err).__name__}"
+                self.thinking = False
+                self._changed()
 
     def move(self, seat: int, action: Any, version: Any) -> None:
         """``seat`` (a person) plays ``action``; then the agents play until a person is to move."""
@@ -266,9 +357,11 @@ class Session:
             if self.state.current_player() != seat:
                 raise WebError(f"it is not your turn (player_{self.state.current_player()} is to move)")
             if not isinstance(action, int) or isinstance(action, bool):
-                raise WebError(f"a move is an action number, got {action!r}")
+                raise WebError(f"a move is an action number, got {shown(action)}")
             if not 0 <= action < self.game.info.num_actions or not self.episode.legal_mask()[action]:
-                raise WebError(f"action {action} is not a legal move here; choose one of the buttons")
+                raise WebError(f"action {shown(action)} is not a legal move here; choose one of the buttons")
+            if self.workers is not None:
+                self.workers.check_room()  # before anything changes: a full queue refuses the move
             before = len(self.state.history)
             try:
                 self.episode.step(action)
@@ -276,7 +369,8 @@ class Session:
                 raise WebError(str(err)) from None
             self.undo_points[seat].append(before)
             self._sync_log()
-            self._run_agents()
+            if self._agent_to_move():
+                self._agents_move(None)
             self._changed()
 
     def step(self, version: Any) -> None:
@@ -287,7 +381,9 @@ class Session:
                 raise WebError("the game is over")
             if self.state.current_player() in self.humans:
                 raise WebError("a person is to move; agents step only in their own turns")
-            self._agent_move()
+            if self.workers is not None:
+                self.workers.check_room()
+            self._agents_move(1)
             self._changed()
 
     def undo(self, seat: int, version: Any) -> None:
@@ -306,21 +402,23 @@ class Session:
             self.episode.replay(history[:point])
             self.log = [e for e in self.log if e.index < point]
             self._shadow = self.game.state_from_history(history[:point])
+            self.failure = None
             self._changed()
 
     def hint(self, seat: int, agent_name: Any) -> dict[str, Any]:
-        """The move ``agent_name`` would choose for ``seat`` here (from the seat's own view)."""
+        """The move ``agent_name`` would choose for ``seat`` here (from the seat's own view).
+
+        The position is read under the lock; the agent thinks without it (a fresh agent each time).
+        """
+        spec = self.players.parse(agent_name, human=False)
+        agent = self.players.build(spec, self.env_id)
+        rng = np.random.default_rng(secrets.randbits(64))
         with self.lock:
-            if self.episode.done or self.state.current_player() != seat:
+            if self.episode.done or self.state.current_player() != seat or self.thinking:
                 raise WebError("a hint is given on your turn only")
-            name = agent_name.strip() if isinstance(agent_name, str) else agent_name
-            if name == HUMAN:
-                raise WebError("choose an agent for the hint, not 'human'")
-            if name not in self._hint_agents:
-                self._hint_agents[name] = build_agent(name, self.env_id, self.trust_model)
-            rng = np.random.default_rng(secrets.randbits(64))
-            action = self._hint_agents[name].act(observed_state(self.state, seat, rng), seat, rng)
-            return {"action": int(action), "name": self.state.action_to_string(action), "agent": name}
+            seen, version = observed_state(self.state, seat, rng), self.version
+        action = int(agent.act(seen, seat, rng))
+        return {"action": action, "name": seen.action_to_string(action), "agent": spec.name, "version": version}
 
     def record_json(self) -> str:
         """The finished game as a record (every action, chance included): only once the game is over."""
@@ -346,7 +444,7 @@ class Session:
         with self.lock:
             state, episode = self.state, self.episode
             to_move = episode.current_player
-            your_turn = seat is not None and to_move == seat
+            your_turn = seat is not None and to_move == seat and not self.thinking
             key = (self.version, seat)
             if key not in self._image_cache:
                 image = state.render_image() if seat is None else render_seat_image(state, seat)
@@ -361,13 +459,15 @@ class Session:
                 "options": _plain_options(self.game.options),
                 "to_move": None if to_move == TERMINAL else to_move,
                 "your_turn": your_turn,
+                "thinking": self.thinking,
+                "failure": self.failure,
                 "image": self._image_cache[key],
                 "text": state.to_text() if seat is None else state.seat_text(seat),
                 "moves": [{"action": a, "name": state.action_to_string(a)} for a in state.legal_actions()] if your_turn else [],
                 "log": log,
                 "over": episode.done,
-                "can_undo": seat is not None and bool(self.undo_points.get(seat)),
-                "can_step": seat is None and not episode.done and to_move not in self.humans,
+                "can_undo": seat is not None and bool(self.undo_points.get(seat)) and not self.thinking,
+                "can_step": seat is None and not episode.done and to_move not in self.humans and not self.thinking,
                 "result": self._result() if episode.done else None,
             }
             return view
@@ -390,6 +490,48 @@ def _plain_options(options: dict[str, Any]) -> dict[str, Any]:
 
 
 # ---- replays ----------------------------------------------------------------------------------------
+def parse_json(body: str | bytes, what: str) -> Any:
+    """JSON from a request body; any malformed text (not UTF-8, bad syntax, nesting too deep, an integer
+    too long for Python to read) is one ``WebError`` starting with ``what``."""
+    if isinstance(body, bytes):
+        try:
+            body = body.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise WebError(f"{what}: the text is not UTF-8 ({err.reason} at byte {err.start})") from None
+    try:
+        return json.loads(body)
+    except RecursionError:
+        raise WebError(f"{what}: the JSON is nested too deeply") from None
+    except json.JSONDecodeError as err:
+        raise WebError(f"{what}: invalid or truncated JSON ({err.msg} at line {err.lineno})") from None
+    except ValueError as err:  # e.g. an integer of more digits than int() reads
+        raise WebError(f"{what}: JSON this server does not read ({_short(str(err), 120)})") from None
+
+
+def check_record_limits(data: Any) -> None:
+    """Refuse, before any replay, a record longer than ``MAX_RECORD_ACTIONS`` or ``MAX_GAME_LENGTH``, or
+    whose ending names a seat the game does not have. Anything else is left to ``GameRecord.from_json``."""
+    if not isinstance(data, dict):
+        return
+    actions = data.get("actions")
+    if isinstance(actions, list) and len(actions) > MAX_RECORD_ACTIONS:
+        raise WebError(f"game record: {len(actions)} actions; this server replays records of at most {MAX_RECORD_ACTIONS}")
+    env_id, options = data.get("env_id"), data.get("options")
+    if not isinstance(env_id, str) or env_id not in envs.registered_ids() or not isinstance(options, dict):
+        return
+    try:
+        game = envs.make_game(env_id, **options)
+    except (ValueError, TypeError):
+        return  # from_json names the bad option
+    check_length(game, env_id, options)
+    ending = data.get("ending")
+    if isinstance(ending, dict) and ending.get("kind") == "illegal_action":
+        offender = ending.get("offender")
+        if isinstance(offender, int) and not isinstance(offender, bool) and not 0 <= offender < game.info.num_players:
+            seats = game.info.num_players
+            raise WebError(f"game record: the ending names player {shown(offender)}, and {env_id} has {seats} seats")
+
+
 class Replay:
     """A saved game record stepped through: the position after ``step`` actions (chance included)."""
 
@@ -412,10 +554,16 @@ class Replay:
 
     @classmethod
     def from_text(cls, text: str | bytes) -> Replay:
+        """Read, bound and replay a record; every way it can be bad is a ``WebError`` (400)."""
+        check_record_limits(parse_json(text, "not a game record"))
         try:
             return cls(GameRecord.from_json(text))
         except RecordError as err:
-            raise WebError(str(err)) from None
+            raise WebError(_short(str(err))) from None
+        except (ValueError, TypeError, KeyError, IndexError, IllegalActionError) as err:
+            # a record is data from anywhere: one that the loader does not catch is still just a bad record
+            logger.warning("a record upload was refused: %s: %s", type(err).__name__, _short(str(err), 200))
+            raise WebError(f"not a game record: it does not replay ({type(err).__name__})") from None
 
     @property
     def length(self) -> int:
@@ -430,10 +578,10 @@ class Replay:
     def view(self, step: Any, seat: Any = None) -> dict[str, Any]:
         """The replay at ``step`` (0..length), drawn as ``seat`` sees it or, by default, its public picture."""
         if not isinstance(step, int) or isinstance(step, bool) or not 0 <= step <= self.length:
-            raise WebError(f"step must be an integer in 0..{self.length}, got {step!r}")
+            raise WebError(f"step must be an integer in 0..{self.length}, got {shown(step)}")
         n = self.game.info.num_players
         if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < n):
-            raise WebError(f"seat must be one of 0..{n - 1} or absent (the public view), got {seat!r}")
+            raise WebError(f"seat must be one of 0..{n - 1} or absent (the public view), got {shown(seat)}")
         with self.lock:
             state = self.state_at(step)
         image = state.render_image() if seat is None else render_seat_image(state, seat)
@@ -456,65 +604,3 @@ class Replay:
             "over": over,
             "returns": [float(r) for r in state.returns()] if over else None,
         }
-
-
-# ---- the store ----------------------------------------------------------------------------------------
-class Store:
-    """Sessions and replays by unguessable token; each human seat and the spectator view has its own token.
-
-    At most ``MAX_SESSIONS`` games and ``MAX_REPLAYS`` replays are kept; the least recently used go first.
-    """
-
-    def __init__(self, trust_model: bool = False) -> None:
-        self.trust_model = trust_model
-        self.lock = threading.Lock()
-        self.tokens: OrderedDict[str, tuple[Session, int | None]] = OrderedDict()
-        self.replays: OrderedDict[str, Replay] = OrderedDict()
-
-    def create(self, request: Any) -> dict[str, Any]:
-        if not isinstance(request, dict):
-            raise WebError("expected a JSON object with env_id, num_players, options, seats and seed")
-        unknown = sorted(set(request) - {"env_id", "num_players", "options", "seats", "seed"})
-        if unknown:
-            raise WebError(f"unknown field(s) {unknown}; fields: env_id, num_players, options, seats, seed")
-        game = make_game(request.get("env_id"), request.get("num_players"), request.get("options") or {})
-        seed = request.get("seed")
-        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
-            raise WebError(f"seed must be a non-negative integer or absent, got {seed!r}")
-        seats = request.get("seats")
-        if seats is None:
-            seats = [HUMAN] + ["heuristic"] * (game.info.num_players - 1)
-        session = Session(request["env_id"], game, seats, seed, self.trust_model)
-        tokens = {str(seat): self._add(session, seat) for seat in session.humans}
-        return {"seats": tokens, "watch": self._add(session, None)}
-
-    def _add(self, session: Session, seat: int | None) -> str:
-        token = secrets.token_urlsafe(16)
-        with self.lock:
-            self.tokens[token] = (session, seat)
-            while len(self.tokens) > MAX_SESSIONS * 2:
-                self.tokens.popitem(last=False)
-        return token
-
-    def get(self, token: str) -> tuple[Session, int | None]:
-        with self.lock:
-            if token not in self.tokens:
-                raise NotFound("no such game (the link is wrong, or the server was restarted); start a new game")
-            self.tokens.move_to_end(token)
-            return self.tokens[token]
-
-    def add_replay(self, text: str | bytes) -> str:
-        replay = Replay.from_text(text)
-        token = secrets.token_urlsafe(16)
-        with self.lock:
-            self.replays[token] = replay
-            while len(self.replays) > MAX_REPLAYS:
-                self.replays.popitem(last=False)
-        return token
-
-    def replay(self, token: str) -> Replay:
-        with self.lock:
-            if token not in self.replays:
-                raise NotFound("no such replay (the link is wrong, or the server was restarted); open the record again")
-            self.replays.move_to_end(token)
-            return self.replays[token]

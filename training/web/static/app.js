@@ -132,8 +132,18 @@ async function openReplay(event) {
   } catch (err) { showError(err.message); }
 }
 
+function fillAgents(agents) {
+  // the names a seat or a hint may use: the built-in agents and the models this server offers
+  const names = ["human", "random", "heuristic", "mcts:200", "mcts:200:heuristic", "mcts:1s"];
+  for (const m of agents.models) names.push(`model:${m.name}`, `mcts:200:model:${m.name}`);
+  $("agent-names").replaceChildren(...names.map((n) => el("option", null, { value: n })));
+  $("agent-help").textContent = "A seat is " + agents.forms + ". Models on this server: " +
+    (agents.models.length ? agents.models.map((m) => `model:${m.name}` + (m.env_id ? ` (${m.env_id})` : "")).join(", ") : "none") + ".";
+}
+
 async function setup() {
   $("setup").hidden = false;
+  fillAgents(await api("GET", "/api/agents"));
   catalogue = await api("GET", "/api/games");
   $("game").replaceChildren(...catalogue.map((g) => el("option", g.id, { value: g.id })));
   $("game").addEventListener("change", fillPlayers);
@@ -157,7 +167,9 @@ function render(v) {
   let status;
   if (v.over) status = "The game is over.";
   else if (v.your_turn) status = "Your move.";
+  else if (v.thinking) status = `player_${v.to_move} (${v.seats[v.to_move]}) is thinking...`;
   else status = `player_${v.to_move} (${v.seats[v.to_move]}) is to move.`;
+  if (v.failure) status += ` ${v.failure}`;
   $("status").textContent = status;
   $("result").hidden = !v.result;
   if (v.result) $("result").textContent = `Result: ${v.result.summary}; returns ${JSON.stringify(v.result.returns)}`;
@@ -177,6 +189,18 @@ function render(v) {
   $("record").href = `/api/play/${token}/record`;
   document.body.dataset.version = v.version;
   document.body.dataset.over = v.over;
+  document.body.dataset.thinking = v.thinking;
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitForAgents() {
+  // searching agents move on the server's workers: look again until they are done
+  while (view && view.thinking) {
+    await sleep(300);
+    const v = await api("GET", `/api/play/${token}`);
+    if (v.version !== view.version || v.thinking !== view.thinking) render(v);
+  }
 }
 
 async function send(action, body) {
@@ -186,6 +210,7 @@ async function send(action, body) {
   for (const b of document.querySelectorAll("#play button")) b.disabled = true;
   try {
     render(await api("POST", `/api/play/${token}/${action}`, body));
+    await waitForAgents();
   } catch (err) {
     showError(err.message);
     autoPlay = false;
@@ -214,14 +239,16 @@ async function play() {
   $("auto").addEventListener("click", () => { autoPlay = true; send("step", { version: view.version }); });
   $("hint").addEventListener("click", hint);
   try { render(await api("GET", `/api/play/${token}`)); } catch (err) { showError(err.message); return; }
-  // another person (another tab) may be to move: look again every two seconds until it is our turn
-  setInterval(async () => {
-    if (busy || !view || view.over || view.your_turn || view.can_step) return;
+  // agents thinking, or another person (another tab) to move: look again (every 0.3 s while agents think,
+  // every two seconds while a person does) until it is our turn
+  for (;;) {
+    await sleep(view && view.thinking ? 300 : 2000);
+    if (busy || !view || view.over || view.your_turn || view.can_step) continue;
     try {
       const v = await api("GET", `/api/play/${token}`);
-      if (v.version !== view.version) render(v);
+      if (v.version !== view.version || v.thinking !== view.thinking) render(v);
     } catch (err) { /* the next look will tell */ }
-  }, 2000);
+  }
 }
 
 // ---- a replay ----------------------------------------------------------------------------------------
