@@ -2,10 +2,11 @@
 
 What a seat cannot see are the outcomes of the other players' draws: their transport cards, private city
 cards and goals (and, for a state built from a position, their hands, unshown city cards and goals in that
-position, with the decks). ``resample`` draws those outcomes again, keeps every other entry of the history
-(the player decisions, the public draws, the seat's own draws) and replays the history from its root (the
-initial state, or the position the state was built from). The result is a legal game: its history replays
-to it, its position rebuilds it, and its legal moves are the rules' moves for its own hands.
+position, with the decks). ``resample`` draws those outcomes again, writes them into the history (every
+other entry stays: the player decisions, the public draws, the seat's own draws) and gives the state that
+history replays to from its root (the initial state, or the position the state was built from, redealt
+likewise). The result is a legal game: its history replays to it, its position rebuilds it, and its legal
+moves are the rules' moves for its own hands.
 
 The redeal is conditioned on everything the seat has seen (and nothing else):
 
@@ -21,14 +22,20 @@ The redeal is conditioned on everything the seat has seen (and nothing else):
 * goals: the seat's own; at the end of the game the final VP of every player (so the VP of its
   fulfilled goals).
 
-Sampling: uniform over the redeals consistent with the above, each draw weighted as the deck gives it
+Sampling: uniform over the redeals consistent with the above, each draw weighted as the deck deals it
 (the players' choices are not modelled). City cards and goals are drawn exactly (a count over the
 assignments that are still possible). Transport cards are drawn by rejection from the deck's odds, which
-is exact; when ``EXACT_TRIES`` draws all break a condition (long games with many players, where every
+is exact; when ``EXACT_TRIES`` deals all break a condition (long games with 4 or 5 players, where every
 payment made by another player is a condition), a guided draw (each card drawn with the deck's odds among
 the cards that keep the later payments possible) is followed by ``POLISH_SWEEPS`` sweeps of swaps of two
 cards of the same deck, each kept iff every condition still holds: a Markov chain whose stationary
-distribution is the exact one, run for a bounded time, so this case is close to uniform but not exactly.
+distribution is the exact one, run for a bounded time, so this case is close to uniform but not exact.
+Should the guided draw meet a dead end ``GUIDED_TRIES`` times (never seen in random games), the transport
+cards are kept as they are.
+
+The history is read once per position (``_trace``, kept on the state while its history does not change)
+and the redeal is written into a copy of the state: its hidden fields are set to what replaying the
+rewritten history gives (the tests replay it).
 """
 
 from __future__ import annotations
@@ -48,8 +55,10 @@ from gameshelf.envs.cargo_empire.scoring import goal_fulfilled
 if TYPE_CHECKING:
     from gameshelf.envs.cargo_empire.rules import CargoEmpireState
 
-EXACT_TRIES = 64
-"""Draws from the deck's odds tried before the guided draw takes over."""
+EXACT_TRIES = 256
+"""Deals from the deck's odds tried before the guided draw takes over."""
+EXACT_BATCH = 64
+"""Deals checked at once."""
 GUIDED_TRIES = 200
 """Guided draws tried (one that runs into a dead end is started again)."""
 POLISH_SWEEPS = 4
@@ -105,75 +114,113 @@ def resample(state: CargoEmpireState, seat: int, rng: np.random.Generator) -> Ca
 
 
 # ---- reading the history --------------------------------------------------------------------------------
-def _root_state(state: CargoEmpireState) -> CargoEmpireState:
-    root = state._root
-    if root is None:
-        return state.game.new_initial_state()
-    return type(state)._load(state.game, root)
+TRANSPORT, CITY, GOAL, PAYMENT = range(4)
+"""Entries of a ``_Trace`` log."""
 
 
-def _read(state: CargoEmpireState, seat: int) -> _Script:
-    from gameshelf.envs.cargo_empire.rules import DEST
+class _Trace:
+    """The history read once for every seat (it holds every outcome: never shown to anyone)."""
+
+    def __init__(self, root: CargoEmpireState) -> None:
+        self.deck = list(root.deck)
+        self.hands = [list(h) for h in root.hands]
+        self.private = [list(h) for h in root.private]
+        self.revealed = [list(h) for h in root.revealed]
+        self.goals = [list(h) for h in root.goals]
+        self.reshuffles: list[list[int]] = []
+        """The deck each reshuffle formed (the discards of that moment)."""
+        self.log: list[tuple[Any, ...]] = []
+        """In the order of the history: ``(TRANSPORT, index, seat, vehicle, deck number)``, ``(CITY, index, seat,
+        card)``, ``(GOAL, index, seat, goal)``, ``(PAYMENT, index, seat, cards, cities whose card was not public,
+        cards shown)``."""
+
+
+def _trace(state: CargoEmpireState) -> _Trace:
+    """The history of ``state`` replayed from its root and logged; kept on the state while its history is."""
+    cached = state._trace
+    if cached is not None and cached[0] == len(state.history):
+        return cached[1]
     from gameshelf.envs.cargo_empire.rules import PAY as PAY_PHASE
 
-    sc = _Script()
-    s = _root_state(state)
+    s = state.game.new_initial_state() if state._root is None else type(state)._load(state.game, state._root)
+    tr = _Trace(s)
     n = state.n
-    others = [p for p in range(n) if p != seat]
-    sc.touches = {p: [] for p in others}
-    sc.shown = {p: {} for p in others}
-    deck0 = list(s.deck)
-    for p in others:
-        for v in range(3):
-            deck0[v] += s.hands[p][v]
-            for _ in range(s.hands[p][v]):
-                sc.events.append((SLOT, 0, p))
-                sc.t_index.append(-1)
-                sc.t_owner.append(p)
-                sc.t_epoch.append(0)
-                sc.t_true.append(v)
-        hidden = [c for c in s.private[p] if c not in s.revealed[p]]
-        sc.c_owner += [p] * len(hidden)
-        sc.c_time += [-1] * len(hidden)
-        sc.g_owner += [p] * len(s.goals[p])
-        sc.g_index += [-1] * len(s.goals[p])
-    sc.epochs.append(deck0)
-    root_shown = {c for p in others for c in s.revealed[p]}
-    epoch = 0
     for i, action in enumerate(state.history):
         if s.queue:
             kind, who = s.queue[0]
             if kind == D.DRAW_TRANSPORT:
                 if not sum(s.deck):  # this draw reshuffles the (public) discards into a new deck
-                    sc.epochs.append(list(s.discard))
-                    epoch += 1
-                if who == seat:
-                    sc.epochs[epoch][action] -= 1
-                else:
-                    sc.events.append((SLOT, epoch, who))
-                    sc.t_index.append(i)
-                    sc.t_owner.append(who)
-                    sc.t_epoch.append(epoch)
-                    sc.t_true.append(action)
-            elif kind == D.DRAW_CITY and who != seat:
-                sc.c_owner.append(who)
-                sc.c_time.append(i)
-            elif kind == D.DRAW_GOAL and who != seat:
-                sc.g_owner.append(who)
-                sc.g_index.append(i)
-        elif s.phase == PAY_PHASE and s.turn % n != seat:
+                    tr.reshuffles.append(list(s.discard))
+                tr.log.append((TRANSPORT, i, who, action, len(tr.reshuffles)))
+            elif kind == D.DRAW_CITY:
+                tr.log.append((CITY, i, who, action))
+            elif kind == D.DRAW_GOAL:
+                tr.log.append((GOAL, i, who, action))
+        elif s.phase == PAY_PHASE:
             p = s.turn % n
-            sc.events.append((PAY, p, ALL_PAYMENTS[action - PAY_BASE]))
-            for c in (s.sel_start, s.sel_dest):
-                if c not in s.public_cards:
-                    sc.touches[p].append((i, c))
+            touched = tuple(c for c in (s.sel_start, s.sel_dest) if c not in s.public_cards)
             before = len(s.revealed[p])
             s.apply_checked_action(action)
-            for c in s.revealed[p][before:]:
-                sc.shown[p][c] = i
+            tr.log.append((PAYMENT, i, p, ALL_PAYMENTS[action - PAY_BASE], touched, tuple(s.revealed[p][before:])))
             continue
         s.apply_checked_action(action)
-    # s is now the state itself, read from its history
+    state._trace = (len(state.history), tr)
+    return tr
+
+
+def _read(state: CargoEmpireState, seat: int) -> _Script:
+    """What ``seat`` knows: the trace of the history without the outcomes it has not seen."""
+    from gameshelf.envs.cargo_empire.rules import DEST
+    from gameshelf.envs.cargo_empire.rules import PAY as PAY_PHASE
+
+    tr = _trace(state)
+    sc = _Script()
+    n = state.n
+    others = [p for p in range(n) if p != seat]
+    sc.touches = {p: [] for p in others}
+    sc.shown = {p: {} for p in others}
+    deck0 = list(tr.deck)
+    for p in others:
+        for v in range(3):
+            deck0[v] += tr.hands[p][v]
+            for _ in range(tr.hands[p][v]):
+                sc.events.append((SLOT, 0, p))
+                sc.t_index.append(-1)
+                sc.t_owner.append(p)
+                sc.t_epoch.append(0)
+                sc.t_true.append(v)
+        hidden = [c for c in tr.private[p] if c not in tr.revealed[p]]
+        sc.c_owner += [p] * len(hidden)
+        sc.c_time += [-1] * len(hidden)
+        sc.g_owner += [p] * len(tr.goals[p])
+        sc.g_index += [-1] * len(tr.goals[p])
+    sc.epochs = [deck0] + [list(d) for d in tr.reshuffles]
+    for entry in tr.log:
+        kind, i, who = entry[0], entry[1], entry[2]
+        if kind == PAYMENT:
+            if who != seat:
+                sc.events.append((PAY, who, entry[3]))
+                sc.touches[who] += [(i, c) for c in entry[4]]
+                for c in entry[5]:
+                    sc.shown[who][c] = i
+        elif kind == TRANSPORT:
+            epoch = entry[4]
+            if who == seat:
+                sc.epochs[epoch][entry[3]] -= 1
+            else:
+                sc.events.append((SLOT, epoch, who))
+                sc.t_index.append(i)
+                sc.t_owner.append(who)
+                sc.t_epoch.append(epoch)
+                sc.t_true.append(entry[3])
+        elif who != seat:
+            if kind == CITY:
+                sc.c_owner.append(who)
+                sc.c_time.append(i)
+            else:
+                sc.g_owner.append(who)
+                sc.g_index.append(i)
+    s = state
     player = s.turn % n
     if not s.over and player != seat and s.phase in (DEST, PAY_PHASE):
         start = s.sel_start
@@ -185,6 +232,7 @@ def _read(state: CargoEmpireState, seat: int) -> _Script:
             payments = list(legal_payments(start, s.sel_dest))
         if _payable(s.hands[player], payments):  # else the position was built so (no move is legal)
             sc.final = (player, tuple(payments))
+    root_shown = {c for p in others for c in tr.revealed[p]}
     sc.c_pool = [c for c in range(D.NUM_CITIES) if c not in s.public_cards and c not in s.private[seat] and c not in root_shown]
     sc.g_pool = [g for g in range(D.NUM_GOALS) if g not in s.goals[seat]]
     if s.is_terminal():  # the final VP shows what the goals of every player give it
@@ -208,12 +256,9 @@ def _sample_transport(sc: _Script, n: int, rng: np.random.Generator) -> list[int
     """A vehicle for each hidden transport card (``SLOT`` order)."""
     if not sc.t_owner:
         return []
-    pools = [np.repeat(np.arange(3), e) for e in sc.epochs]
-    for _ in range(EXACT_TRIES):
-        order = [rng.permutation(pool).tolist() for pool in pools]
-        cards = _try_exact(sc, n, order)
-        if cards is not None:
-            return cards
+    cards = _exact(sc, rng)
+    if cards is not None:
+        return cards
     plan = _Plan(sc, n)
     for _ in range(GUIDED_TRIES):
         guided = plan.guided(rng)
@@ -223,27 +268,50 @@ def _sample_transport(sc: _Script, n: int, rng: np.random.Generator) -> list[int
     return list(sc.t_true)  # last resort, not met in random games of any size: the cards as they are
 
 
-def _try_exact(sc: _Script, n: int, order: list[list[int]]) -> list[int] | None:
-    """Deal each deck's shuffled cards to the hidden draws in turn; None if a payment or the delivery in
-    progress cannot be made with the hands this gives."""
-    pos = [0] * len(order)
-    hands = [[0, 0, 0] for _ in range(n)]
-    cards = []
+def _exact(sc: _Script, rng: np.random.Generator) -> list[int] | None:
+    """Rejection from the deck's odds: each deck shuffled, its cards dealt to its hidden draws in turn, until
+    every payment and the delivery in progress can be made with the hands this gives (``EXACT_TRIES`` deals,
+    checked ``EXACT_BATCH`` at a time; the first that passes is the one kept). None if none passes."""
+    slots = len(sc.t_owner)
+    epochs = np.array(sc.t_epoch)
+    owners = np.array(sc.t_owner)
+    pools = [np.repeat(np.arange(3), e) for e in sc.epochs]
+    where = [np.flatnonzero(epochs == e) for e in range(len(pools))]
+    # one row per payment of another player: its slots before the payment, and what it paid so far
+    before: list[np.ndarray] = []
+    paid: list[list[int]] = []
+    total = {p: [0, 0, 0] for p in set(sc.t_owner) | {a for kind, a, _ in sc.events if kind == PAY}}
+    seen = np.zeros(slots, dtype=bool)
+    slot = 0
     for kind, a, b in sc.events:
         if kind == SLOT:
-            v = order[a][pos[a]]
-            pos[a] += 1
-            hands[b][v] += 1
-            cards.append(v)
-        else:
-            hand = hands[a]
-            for v in range(3):
-                hand[v] -= b[v]
-                if hand[v] < 0:
-                    return None
-    if sc.final is not None and not _payable(hands[sc.final[0]], sc.final[1]):
-        return None
-    return cards
+            seen[slot] = True
+            slot += 1
+            continue
+        total[a] = [total[a][v] + b[v] for v in range(3)]
+        before.append(seen & (owners == a))
+        paid.append(total[a])
+    rows = np.array(before, dtype=np.float32).reshape(len(before), slots)
+    need = np.array(paid, dtype=np.float32).reshape(len(paid), 3)
+    final = None
+    if sc.final is not None:
+        p = sc.final[0]
+        final = ((owners == p).astype(np.float32), np.array(total.get(p, [0, 0, 0])), np.array(sc.final[1]))
+    for _ in range(EXACT_TRIES // EXACT_BATCH):
+        cards = np.empty((EXACT_BATCH, slots), dtype=np.int64)
+        for e, pool in enumerate(pools):
+            if len(where[e]):
+                deals = rng.permuted(np.broadcast_to(pool, (EXACT_BATCH, len(pool))), axis=1)
+                cards[:, where[e]] = deals[:, : len(where[e])]
+        held = (cards[:, None, :] == np.arange(3)[None, :, None]).astype(np.float32)  # batch x vehicle x slot
+        ok = (held @ rows.T >= need.T[None]).all(axis=(1, 2))
+        if final is not None:
+            hand = held @ final[0] - final[1][None]
+            ok &= (hand[:, None, :] >= final[2][None]).all(axis=2).any(axis=1)
+        passed = np.flatnonzero(ok)
+        if len(passed):
+            return cards[passed[0]].tolist()
+    return None
 
 
 class _Plan:
@@ -496,33 +564,57 @@ def _sample_goals(sc: _Script, rng: np.random.Generator) -> list[int]:
 def _build(
     state: CargoEmpireState, seat: int, sc: _Script, cards: list[int], cities: list[int], goals: list[int]
 ) -> CargoEmpireState:
-    outcome: dict[int, int] = {}
-    root_cards: dict[int, list[int]] = {}
-    for i, v in zip(sc.t_index, cards, strict=True):
+    """``state`` with the redealt outcomes written into its history and its hidden fields set to what
+    replaying that history from the (redealt) root gives; the tests check both agree."""
+    new = state.clone()
+    new._mask = None
+    new._trace = None
+    history = new.history
+    others = [p for p in range(state.n) if p != seat]
+    hands = {p: [0, 0, 0] for p in others}
+    root_hands = {p: [0, 0, 0] for p in others}
+    deck = list(sc.epochs[-1])
+    last = len(sc.epochs) - 1
+    for p, i, e, v in zip(sc.t_owner, sc.t_index, sc.t_epoch, cards, strict=True):
+        hands[p][v] += 1
         if i >= 0:
-            outcome[i] = v
-    for p, i, v in zip(sc.t_owner, sc.t_index, cards, strict=True):
-        if i < 0:
-            root_cards.setdefault(p, [0, 0, 0])[v] += 1
-    root_cities: dict[int, list[int]] = {}
+            history[i] = v
+        else:
+            root_hands[p][v] += 1
+        if e == last:
+            deck[v] -= 1
+    for kind, a, b in sc.events:
+        if kind == PAY:
+            for v in range(3):
+                hands[a][v] -= b[v]
+    root_cities: dict[int, list[int]] = {p: [] for p in others}
+    drawn_cities: dict[int, list[int]] = {p: [] for p in others}
     for p, t, c in zip(sc.c_owner, sc.c_time, cities, strict=True):
         if t >= 0:
-            outcome[t] = c
+            history[t] = c
+            drawn_cities[p].append(c)
         else:
-            root_cities.setdefault(p, []).append(c)
-    root_goals: dict[int, list[int]] = {}
+            root_cities[p].append(c)
+    root_goals: dict[int, list[int]] = {p: [] for p in others}
+    drawn_goals: dict[int, list[int]] = {p: [] for p in others}
     for p, i, g in zip(sc.g_owner, sc.g_index, goals, strict=True):
         if i >= 0:
-            outcome[i] = g
+            history[i] = g
+            drawn_goals[p].append(g)
         else:
-            root_goals.setdefault(p, []).append(g)
-    cls = type(state)
-    if state._root is None:
-        new = state.game.new_initial_state()
-    else:
-        new = cls._load(state.game, _redealt_root(state._root, seat, root_cards, root_cities, root_goals))
-    for i, action in enumerate(state.history):
-        new.apply_checked_action(outcome.get(i, action))
+            root_goals[p].append(g)
+    tr = _trace(state)
+    for p in others:
+        new.hands[p] = hands[p]
+        new.private[p] = [c for c in tr.private[p] if c in tr.revealed[p]] + root_cities[p] + drawn_cities[p]
+        new.goals[p] = root_goals[p] + drawn_goals[p]
+    new.deck = deck
+    held = set(new.public_cards) | {c for h in new.private for c in h}
+    new.city_deck = [c for c in range(D.NUM_CITIES) if c not in held]
+    dealt = {g for h in new.goals for g in h}
+    new.goal_deck = [g for g in range(D.NUM_GOALS) if g not in dealt]
+    if state._root is not None:
+        new._root = _redealt_root(state._root, seat, root_hands, root_cities, root_goals)
     return new
 
 

@@ -127,6 +127,8 @@ class CargoEmpireState(State):
         self._root: dict[str, Any] | None = None
         """The position ``history`` starts from (``position()`` of a state built by ``state_from_position``);
         None for the initial state. Never changed in place (clones share it)."""
+        self._trace: tuple[int, Any] | None = None
+        """``hidden``'s reading of ``history`` (with its length), kept for the next redeal of this position."""
         self.round = 0
         """0-based round."""
         self.turn = 0

@@ -663,6 +663,11 @@ def check_redeal(state: CargoEmpireState, seat: int, rng: np.random.Generator, c
         assert all(a == b for a, b, c in zip(state.history, other.history, chance_at, strict=True) if not c)
         # 3. its history replays to it
         assert testing.fingerprint(game.state_from_history(other.history)) == testing.fingerprint(other)
+    else:  # built from a position: its history replays from its (redealt) root position to it
+        replayed = game.state_from_position(other._root)
+        for action in other.history:
+            replayed.apply_action(action)
+        assert testing.fingerprint(replayed) == testing.fingerprint(other)
     # 3. its position rebuilds it (a rebuilt state has no cached legality)
     assert position_view(game.state_from_position(other.position())) == position_view(other)
     # 4. playable with the rules' mask of its own hands
@@ -744,6 +749,29 @@ def test_resample_hidden_keeps_every_promise_at_every_kind_of_node(n, seed, ever
     assert phases == ({"start", "dest", "pay", "bonus", "own"} if n > 1 else {"own"})
     assert changed > 10 or n == 1  # a real redeal (nothing is hidden in a solo game)
     assert reshuffles or n < 4
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_redeal_at_the_end_keeps_every_final_score(n):
+    """At the end the final VP shows what each player's goals give it: the goals are redealt among those
+    that give the same VP (and the hands, which no score shows, are redealt)."""
+    rng = np.random.default_rng(7)
+    goals_changed = hands_changed = 0
+    for seed in range(4):
+        state = CargoEmpireGame(num_players=n).new_initial_state()
+        random_playout(state, np.random.default_rng(seed))
+        chance_at = []
+        replay = state.game.new_initial_state()
+        for action in state.history:
+            chance_at.append(replay.is_chance_node())
+            replay.apply_action(action)
+        for k in range(10):
+            other = check_redeal(state, k % n, rng, chance_at)
+            assert [other.vp(p) for p in range(n)] == [state.vp(p) for p in range(n)]
+            assert other.returns().tolist() == state.returns().tolist()
+            goals_changed += other.goals != state.goals
+            hands_changed += other.hands != state.hands
+    assert goals_changed and hands_changed
 
 
 def rome_to_vienna(phase: str, hand: list[int]) -> CargoEmpireState:
