@@ -101,6 +101,8 @@ class _Script:
         self.g_index: list[int] = []
         self.g_pool: list[int] = []
         self.goal_vp: dict[int, tuple[int, list[int]]] | None = None
+        self.cache: dict[str, Any] = {}
+        """What the samplers prepare from the script (kept for the next redeal of the same position)."""
         """At the end: per other player, the VP of its fulfilled goals and the VP each goal would give it."""
 
 
@@ -127,6 +129,8 @@ class _Trace:
         self.private = [list(h) for h in root.private]
         self.revealed = [list(h) for h in root.revealed]
         self.goals = [list(h) for h in root.goals]
+        self.scripts: dict[int, _Script] = {}
+        """Per seat, what it knows (``_read``)."""
         self.reshuffles: list[list[int]] = []
         """The deck each reshuffle formed (the discards of that moment)."""
         self.log: list[tuple[Any, ...]] = []
@@ -174,6 +178,9 @@ def _read(state: CargoEmpireState, seat: int) -> _Script:
     from gameshelf.envs.cargo_empire.rules import PAY as PAY_PHASE
 
     tr = _trace(state)
+    known = tr.scripts.get(seat)
+    if known is not None:
+        return known
     sc = _Script()
     n = state.n
     others = [p for p in range(n) if p != seat]
@@ -244,6 +251,7 @@ def _read(state: CargoEmpireState, seat: int) -> _Script:
                 D.GOALS[g][2] if goal_fulfilled(g, cities, lv3, s.tracks[p], s.perfect[p]) else 0 for g in range(D.NUM_GOALS)
             ]
             sc.goal_vp[p] = (sum(worth[g] for g in s.goals[p]), worth)
+    tr.scripts[seat] = sc
     return sc
 
 
@@ -259,7 +267,9 @@ def _sample_transport(sc: _Script, n: int, rng: np.random.Generator) -> list[int
     cards = _exact(sc, rng)
     if cards is not None:
         return cards
-    plan = _Plan(sc, n)
+    plan = sc.cache.get("plan")
+    if plan is None:
+        plan = sc.cache["plan"] = _Plan(sc, n)
     for _ in range(GUIDED_TRIES):
         guided = plan.guided(rng)
         if guided is not None:
@@ -272,6 +282,30 @@ def _exact(sc: _Script, rng: np.random.Generator) -> list[int] | None:
     """Rejection from the deck's odds: each deck shuffled, its cards dealt to its hidden draws in turn, until
     every payment and the delivery in progress can be made with the hands this gives (``EXACT_TRIES`` deals,
     checked ``EXACT_BATCH`` at a time; the first that passes is the one kept). None if none passes."""
+    setup = sc.cache.get("exact")
+    if setup is None:
+        setup = sc.cache["exact"] = _exact_setup(sc)
+    slots, pools, where, rows, need, final = setup
+    for _ in range(EXACT_TRIES // EXACT_BATCH):
+        cards = np.empty((EXACT_BATCH, slots), dtype=np.int64)
+        for e, pool in enumerate(pools):
+            if len(where[e]):
+                deals = rng.permuted(np.broadcast_to(pool, (EXACT_BATCH, len(pool))), axis=1)
+                cards[:, where[e]] = deals[:, : len(where[e])]
+        held = (cards[:, None, :] == np.arange(3)[None, :, None]).astype(np.float32)  # batch x vehicle x slot
+        ok = (held @ rows.T >= need.T[None]).all(axis=(1, 2))
+        if final is not None:
+            hand = held @ final[0] - final[1][None]
+            ok &= (hand[:, None, :] >= final[2][None]).all(axis=2).any(axis=1)
+        passed = np.flatnonzero(ok)
+        if len(passed):
+            return cards[passed[0]].tolist()
+    return None
+
+
+def _exact_setup(sc: _Script) -> tuple[Any, ...]:
+    """The decks, where their cards go, and one row per payment of another player: its hidden cards before
+    the payment and what it has paid so far (with the delivery in progress, if any)."""
     slots = len(sc.t_owner)
     epochs = np.array(sc.t_epoch)
     owners = np.array(sc.t_owner)
@@ -297,21 +331,7 @@ def _exact(sc: _Script, rng: np.random.Generator) -> list[int] | None:
     if sc.final is not None:
         p = sc.final[0]
         final = ((owners == p).astype(np.float32), np.array(total.get(p, [0, 0, 0])), np.array(sc.final[1]))
-    for _ in range(EXACT_TRIES // EXACT_BATCH):
-        cards = np.empty((EXACT_BATCH, slots), dtype=np.int64)
-        for e, pool in enumerate(pools):
-            if len(where[e]):
-                deals = rng.permuted(np.broadcast_to(pool, (EXACT_BATCH, len(pool))), axis=1)
-                cards[:, where[e]] = deals[:, : len(where[e])]
-        held = (cards[:, None, :] == np.arange(3)[None, :, None]).astype(np.float32)  # batch x vehicle x slot
-        ok = (held @ rows.T >= need.T[None]).all(axis=(1, 2))
-        if final is not None:
-            hand = held @ final[0] - final[1][None]
-            ok &= (hand[:, None, :] >= final[2][None]).all(axis=2).any(axis=1)
-        passed = np.flatnonzero(ok)
-        if len(passed):
-            return cards[passed[0]].tolist()
-    return None
+    return slots, pools, where, rows, need, final
 
 
 class _Plan:
@@ -485,6 +505,24 @@ def _sample_cities(sc: _Script, rng: np.random.Generator) -> list[int]:
     m = len(sc.c_owner)
     if not m:
         return []
+    setup = sc.cache.get("cities")
+    if setup is None:
+        setup = sc.cache["cities"] = _cities_setup(sc)
+    pool, bit, masks, ways = setup
+    out = []
+    used = 0
+    for j in range(m):
+        options = [(c, ways(j + 1, used | bit[c])) for c in pool if masks[j] & bit[c] and not used & bit[c]]
+        weights = np.array([w for _, w in options], dtype=np.float64)
+        c = options[int(rng.choice(len(options), p=weights / weights.sum()))][0]
+        out.append(c)
+        used |= bit[c]
+    return out
+
+
+def _cities_setup(sc: _Script) -> tuple[Any, ...]:
+    """The pool of cards, the cards each draw may be, and the count of the assignments still possible."""
+    m = len(sc.c_owner)
     pool = sc.c_pool
     bit = {c: 1 << i for i, c in enumerate(pool)}
     shown_by = {c: p for p, cards in sc.shown.items() for c in cards}
@@ -513,15 +551,7 @@ def _sample_cities(sc: _Script, rng: np.random.Generator) -> list[int]:
 
     if not ways(0, 0):
         raise RuntimeError("resample_hidden: no redeal of the city cards meets what the seat has seen")
-    out = []
-    used = 0
-    for j in range(m):
-        options = [(c, ways(j + 1, used | bit[c])) for c in pool if masks[j] & bit[c] and not used & bit[c]]
-        weights = np.array([w for _, w in options], dtype=np.float64)
-        c = options[int(rng.choice(len(options), p=weights / weights.sum()))][0]
-        out.append(c)
-        used |= bit[c]
-    return out
+    return pool, bit, masks, ways
 
 
 def _sample_goals(sc: _Script, rng: np.random.Generator) -> list[int]:
