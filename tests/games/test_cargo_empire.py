@@ -751,6 +751,19 @@ def test_resample_hidden_keeps_every_promise_at_every_kind_of_node(n, seed, ever
     assert reshuffles or n < 4
 
 
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.sampled_from([2, 3, 4, 5]), stride=st.integers(5, 9))
+def test_resample_hidden_keeps_every_promise_in_any_game(seed, n, stride):
+    """Promises 1-5 (and the deck after a reshuffle) at every ``stride``-th node of any random game."""
+    rng = np.random.default_rng(seed + 1)
+    for k, (state, chance_at, drawers) in enumerate(played_nodes(n, seed)):
+        if k % stride == 0 or state.is_terminal():
+            seat = int(rng.integers(n))
+            other = check_redeal(state, seat, rng, chance_at)
+            if drawers == {seat}:
+                assert other.deck == state.deck
+
+
 @pytest.mark.parametrize("n", [2, 4])
 def test_redeal_at_the_end_keeps_every_final_score(n):
     """At the end the final VP shows what each player's goals give it: the goals are redealt among those
