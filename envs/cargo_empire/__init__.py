@@ -112,12 +112,22 @@ Chance outcomes are listed under Actions; the engine draws no random numbers.
 
 Transport hands, private city cards and goals are private; hand sizes and card counts, the discards
 and the whole board are public. A private city card that gives a bonus move is shown (and stays public).
-`resample_hidden(seat, rng)` redeals the other players' transport cards (with the deck), their unshown
-private city cards (with the city deck) and their goals (with the goal deck), keeping every count.
-The redeal pools the deck with the other hands, so it ignores the one thing a reshuffle reveals (the new
-deck's make-up, known to a player who counted the discards); `history` is left as it was (the
-resampled state does not replay from it). With one player nothing is hidden from the only seat
-(`has_hidden_info` is False).
+`resample_hidden(seat, rng)` draws again the outcomes of the other players' draws (transport cards,
+private city cards, goals; for a state built by `state_from_position`, also their hands, unshown city
+cards and goals in that position, with the decks) and replays the history with them: the new state's
+`history` replays to it (never to the true state), its position rebuilds it, and its legal moves are the
+rules' moves for its own hands. The redeal is uniform (each draw weighted as the deck deals it) among the
+ones consistent with what the seat has seen: its own cards; the make-up of every deck formed by a
+reshuffle (the discards were public, so after a reshuffle only the seat has drawn from, it knows the
+deck); every payment another player made (the cards were in its hand); a delivery in progress can be
+completed (its start has a payable destination, its destination a payment in the hand); the shown cards
+and the bonus moves (a shown card was drawn before it was shown and shown at the next delivery from or to
+its city; a card is not in a hand that delivered from or to its city after drawing it without showing it);
+at the end, every player's final VP (so what its goals give). City cards and goals are drawn exactly;
+transport cards by rejection from the deck's odds (exact) or, when many payments condition them (long
+games with 4 or 5 players), by a guided draw polished by a chain of swaps (close to uniform, not exact).
+The players' choices are not modelled (a card is as likely whatever the player did with it). With one
+player nothing is hidden from the only seat (`has_hidden_info` is False).
 `to_text()` is the public view; `seat_text(seat)` adds the seat's hand, private cards and goals (with
 which are fulfilled now). `render_image()` draws the map, the cards and the players' boards.
 

@@ -124,6 +124,11 @@ class CargoEmpireState(State):
         self.n = n
         self._mask: np.ndarray | None = None
         """Cached legal-action mask of this position (cleared by every action)."""
+        self._root: dict[str, Any] | None = None
+        """The position ``history`` starts from (``position()`` of a state built by ``state_from_position``);
+        None for the initial state. Never changed in place (clones share it)."""
+        self._trace: tuple[int, Any] | None = None
+        """``hidden``'s reading of ``history`` (with its length), kept for the next redeal of this position."""
         self.round = 0
         """0-based round."""
         self.turn = 0
@@ -578,50 +583,23 @@ class CargoEmpireState(State):
 
     # ---- hidden information ---------------------------------------------------------------------
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> CargoEmpireState:
-        """A state ``seat`` cannot tell apart: the other players' transport hands, unshown private city
-        cards and goals are redealt from what ``seat`` cannot see (the deck, the city deck, the goal deck
-        and those hands), keeping every count and every shown card. ``history`` is kept as it was (it no
-        longer replays to the new state)."""
-        new = self.clone()
-        others = [p for p in range(self.n) if p != seat]
-        if not others or self.current_player() == TERMINAL:  # final scoring reveals every card and goal
-            return new
-        # transport cards
-        pool = list(self.deck)
-        for p in others:
-            for v in range(3):
-                pool[v] += self.hands[p][v]
-        cards = np.repeat(np.arange(3), pool)
-        rng.shuffle(cards)
-        pos = 0
-        for p in others:
-            size = sum(self.hands[p])
-            new.hands[p] = [int(x) for x in np.bincount(cards[pos : pos + size], minlength=3)]
-            pos += size
-        new.deck = [int(x) for x in np.bincount(cards[pos:], minlength=3)]
-        # private city cards (shown ones stay)
-        city_pool = list(self.city_deck)
-        for p in others:
-            city_pool += [c for c in self.private[p] if c not in self.revealed[p]]
-        city_pool.sort()  # the pool's order must not tell where its cards were
-        order = [city_pool[i] for i in rng.permutation(len(city_pool))]
-        for p in others:
-            hidden = len(self.private[p]) - len(self.revealed[p])
-            new.private[p] = list(self.revealed[p]) + order[:hidden]
-            order = order[hidden:]
-        new.city_deck = sorted(order)
-        # goals
-        goal_pool = list(self.goal_deck)
-        for p in others:
-            goal_pool += self.goals[p]
-        goal_pool.sort()
-        order = [goal_pool[i] for i in rng.permutation(len(goal_pool))]
-        for p in others:
-            k = len(self.goals[p])
-            new.goals[p] = order[:k]
-            order = order[k:]
-        new.goal_deck = sorted(order)
-        return new
+        """A state ``seat`` cannot tell apart from this one, drawn uniformly among those consistent with what
+        it has seen: the outcomes of the other players' draws (transport cards, private city cards, goals;
+        and their hands, unshown city cards and goals in the position the state was built from) are drawn
+        again and the history is replayed with them, so the new state's history (and its position) rebuild
+        it and its legal moves are the rules' moves for its own hands. Conditioned on: the seat's own cards;
+        the make-up of every deck formed by a reshuffle; every payment another player made (it held the
+        cards); a player in the middle of a delivery can complete it; the cards shown and the bonus moves
+        (a shown card was drawn before it was shown, an unshown one is not in a hand that delivered from or
+        to its city after drawing it); at the end, every player's final VP. See ``hidden`` for the sampler
+        (exact, except a close approximation for transport cards when many payments condition them)."""
+        if not 0 <= seat < self.n:
+            raise ValueError(f"seat {seat} is not one of 0..{self.n - 1}")
+        if self.n == 1:
+            return self.clone()
+        from gameshelf.envs.cargo_empire.hidden import resample
+
+        return resample(self, seat, rng)
 
     # ---- copying and positions ------------------------------------------------------------------
     def clone(self) -> CargoEmpireState:
@@ -651,14 +629,20 @@ class CargoEmpireState(State):
     def from_position(cls, game: CargoEmpireGame, position: Mapping[str, Any]) -> CargoEmpireState:
         from gameshelf.envs.cargo_empire.position import validate
 
-        state = cls(game)
         validate(game, position)
+        return cls._load(game, position)
+
+    @classmethod
+    def _load(cls, game: CargoEmpireGame, position: Mapping[str, Any]) -> CargoEmpireState:
+        """The state of a valid position, with an empty history and the position as its root."""
+        state = cls(game)
         for name in cls.FIELDS:
             value = position[name]
-            if isinstance(value, list):
+            if isinstance(value, (list, tuple)):
                 value = [list(x) if isinstance(x, (list, tuple)) else x for x in value]
             setattr(state, name, value)
         state.history = []
+        state._root = state.position()
         return state
 
 

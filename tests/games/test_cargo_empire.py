@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gameshelf import envs
+from gameshelf.envs import testing
 from gameshelf.envs.cargo_empire import data as D
 from gameshelf.envs.cargo_empire import routes as R
 from gameshelf.envs.cargo_empire.actions import BONUS_BASE, DEST_BASE, NUM_ACTIONS, PASS, PAY_BASE
@@ -628,6 +629,285 @@ def test_resample_hidden_depends_only_on_what_the_seat_sees(n):
             ra, rb = (x.resample_hidden(seat, np.random.default_rng(9)) for x in (a, b))
             assert ra.global_observation().tobytes() == rb.global_observation().tobytes()
             assert ra.goal_deck == rb.goal_deck and ra.city_deck == rb.city_deck and ra.deck == rb.deck
+
+
+# ---- resample_hidden: every promise ----------------------------------------------------------------
+
+
+def position_view(state: CargoEmpireState) -> tuple[Any, ...]:
+    """What ``testing.check_positions`` compares of a state rebuilt from its position."""
+    n = state.n
+    return (
+        state.current_player(),
+        state.legal_action_mask().tobytes(),
+        state.returns().tobytes(),
+        state.scores().tobytes(),
+        state.to_text(),
+        tuple(state.observation(s).tobytes() for s in range(n)),
+    )
+
+
+def check_redeal(state: CargoEmpireState, seat: int, rng: np.random.Generator, chance_at: list[bool] | None = None):
+    """Promises 1-5 of ``resample_hidden`` for one redeal (``chance_at``: which history entries are chance
+    outcomes, when the state was played from the start); returns the redeal."""
+    game = state.game
+    before, before_pos = testing.fingerprint(state), state.position()
+    other = state.resample_hidden(seat, rng)
+    # 1. a new object; the state is unchanged
+    assert other is not state
+    assert testing.fingerprint(state) == before and state.position() == before_pos
+    # 2. same player to move, same length of history, the same decisions
+    assert other.current_player() == state.current_player()
+    assert len(other.history) == len(state.history)
+    if chance_at is not None:
+        assert all(a == b for a, b, c in zip(state.history, other.history, chance_at, strict=True) if not c)
+        # 3. its history replays to it
+        assert testing.fingerprint(game.state_from_history(other.history)) == testing.fingerprint(other)
+    else:  # built from a position: its history replays from its (redealt) root position to it
+        replayed = game.state_from_position(other._root)
+        for action in other.history:
+            replayed.apply_action(action)
+        assert testing.fingerprint(replayed) == testing.fingerprint(other)
+    # 3. its position rebuilds it (a rebuilt state has no cached legality)
+    assert position_view(game.state_from_position(other.position())) == position_view(other)
+    # 4. playable with the rules' mask of its own hands
+    player = other.current_player()
+    if player >= 0:
+        mask = other.legal_action_mask()
+        assert mask.any()
+        for action in np.flatnonzero(mask):
+            after = other.clone()
+            after.apply_action(int(action))
+            game.state_from_position(after.position())  # a valid position (no negative hand)
+    elif player == CHANCE:
+        outcomes = other.chance_outcomes()
+        assert outcomes and abs(sum(p for _, p in outcomes) - 1.0) < 1e-9
+        after = other.clone()
+        after.apply_action(outcomes[-1][0])
+    # 5. what the seat sees is kept
+    assert other.observation(seat).tobytes() == state.observation(seat).tobytes()
+    assert other.seat_text(seat) == state.seat_text(seat)
+    if player == seat:
+        assert mask.tobytes() == state.legal_action_mask().tobytes()
+    # 6 (what is always deducible): every count, the seat's own cards, the shown cards, the public board
+    assert other.hands[seat] == state.hands[seat] and other.private[seat] == state.private[seat]
+    assert other.goals[seat] == state.goals[seat] and other.revealed == state.revealed
+    assert [sum(h) for h in other.hands] == [sum(h) for h in state.hands] and other.discard == state.discard
+    assert sum(other.deck) == sum(state.deck) and len(other.city_deck) == len(state.city_deck)
+    assert [len(h) for h in other.private] == [len(h) for h in state.private]
+    assert [len(h) for h in other.goals] == [len(h) for h in state.goals]
+    return other
+
+
+def played_nodes(n: int, seed: int):
+    """Every node (decision, chance, the end) of a seeded random game, with which history entries are
+    chance outcomes and the seats that drew transport cards since the last reshuffle (None before one)."""
+    game = CargoEmpireGame(num_players=n)
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state()
+    chance_at: list[bool] = []
+    drawers: set[int] | None = None
+    while True:
+        yield state, chance_at, drawers
+        if state.is_terminal():
+            return
+        chance = state.is_chance_node()
+        if chance:
+            kind, who = state.queue[0]
+            if kind == D.DRAW_TRANSPORT:
+                if not sum(state.deck):
+                    drawers = set()
+                if drawers is not None:
+                    drawers.add(who)
+            action = state.sample_chance(rng)
+        else:
+            legal = state.legal_actions()
+            action = legal[rng.integers(len(legal))]
+        state.apply_action(action)
+        chance_at.append(chance)
+
+
+@pytest.mark.parametrize(("n", "seed", "every"), [(1, 4, 2), (2, 0, 1), (3, 1, 2), (4, 2, 3), (5, 3, 3)])
+def test_resample_hidden_keeps_every_promise_at_every_kind_of_node(n, seed, every):
+    """Promises 1-6 at the nodes of a random game: decisions (start, destination, payment, bonus steps,
+    also of another seat in the middle of a delivery), chance nodes, right after a reshuffle, the end."""
+    rng = np.random.default_rng(100 + n)
+    phases: set[str] = set()
+    changed = reshuffles = 0
+    for k, (state, chance_at, drawers) in enumerate(played_nodes(n, seed)):
+        fresh = drawers is not None and len(drawers) == 1  # right after a reshuffle, one seat drew since
+        if k % every and not fresh and not state.is_terminal():
+            continue
+        seat = next(iter(drawers)) if fresh else k % n
+        other = check_redeal(state, seat, rng, chance_at)
+        if fresh:  # the seat alone drew from the new deck: it knows what is left in it
+            assert other.deck == state.deck
+            reshuffles += 1
+        if state.current_player() >= 0:
+            phases.add(state.phase if state.current_player() != seat else "own")
+        changed += testing.fingerprint(other) != testing.fingerprint(state)
+    assert phases == ({"start", "dest", "pay", "bonus", "own"} if n > 1 else {"own"})
+    assert changed > 10 or n == 1  # a real redeal (nothing is hidden in a solo game)
+    assert reshuffles or n < 4
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.sampled_from([2, 3, 4, 5]), stride=st.integers(5, 9))
+def test_resample_hidden_keeps_every_promise_in_any_game(seed, n, stride):
+    """Promises 1-5 (and the deck after a reshuffle) at every ``stride``-th node of any random game."""
+    rng = np.random.default_rng(seed + 1)
+    for k, (state, chance_at, drawers) in enumerate(played_nodes(n, seed)):
+        if k % stride == 0 or state.is_terminal():
+            seat = int(rng.integers(n))
+            other = check_redeal(state, seat, rng, chance_at)
+            if drawers == {seat}:
+                assert other.deck == state.deck
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_redeal_at_the_end_keeps_every_final_score(n):
+    """At the end the final VP shows what each player's goals give it: the goals are redealt among those
+    that give the same VP (and the hands, which no score shows, are redealt)."""
+    rng = np.random.default_rng(7)
+    goals_changed = hands_changed = 0
+    for seed in range(4):
+        state = CargoEmpireGame(num_players=n).new_initial_state()
+        random_playout(state, np.random.default_rng(seed))
+        chance_at = []
+        replay = state.game.new_initial_state()
+        for action in state.history:
+            chance_at.append(replay.is_chance_node())
+            replay.apply_action(action)
+        for k in range(10):
+            other = check_redeal(state, k % n, rng, chance_at)
+            assert [other.vp(p) for p in range(n)] == [state.vp(p) for p in range(n)]
+            assert other.returns().tolist() == state.returns().tolist()
+            goals_changed += other.goals != state.goals
+            hands_changed += other.hands != state.hands
+    assert goals_changed and hands_changed
+
+
+def rome_to_vienna(phase: str, hand: list[int]) -> CargoEmpireState:
+    """Seat 1 in the middle of a delivery Rome (Orange) -> Vienna (wants Orange), holding ``hand``."""
+    rome, vienna = CITY["Rome"], CITY["Vienna"]
+    tiles = [t for t in range(12) if t not in (tile_of(ORANGE, (BROWN, WHITE)), tile_of(BROWN, (WHITE, ORANGE)))]
+    tiles[vienna:vienna] = [tile_of(BROWN, (WHITE, ORANGE))]
+    tiles.append(tile_of(ORANGE, (BROWN, WHITE)))
+    state = setup_state(2, tiles=tiles, starts=[("Lisbon", "Madrid"), ("Rome", "London")])
+    pos = state.position()
+    pos["hands"][1] = list(hand)
+    pos["deck"] = [D.TRANSPORT_DECK[v] - pos["hands"][0][v] - hand[v] for v in range(3)]
+    pos.update(turn=1, phase=phase, sel_start=rome, sel_dest=vienna if phase == "pay" else -1)
+    return state.game.state_from_position(pos)
+
+
+def test_regression_redeal_has_no_stale_legal_moves():
+    """Seat 1 pays Rome -> Vienna with Train + Ship in hand: only ``pay 1 Train``. The redeal for seat 0
+    used to keep that cached list while giving seat 1 other cards (then paying left it with -1 Train)."""
+    state = rome_to_vienna("pay", [0, 1, 1])
+    assert state.legal_actions() == [PAY_BASE + R.ALL_PAYMENTS.index(pay(trains=1))]
+    rng = np.random.default_rng(1)
+    hands = set()
+    for _ in range(200):
+        other = check_redeal(state, 0, rng)
+        hand = other.hands[1]
+        hands.add(tuple(hand))
+        assert other.legal_actions() == [PAY_BASE + i for i in other.affordable(1, CITY["Rome"], CITY["Vienna"])]
+    assert len(hands) > 3
+
+
+def test_regression_redeal_in_a_delivery_keeps_it_possible():
+    """What the chosen start and destination revealed (the hand can pay for them) is kept: the player to
+    move always has a legal move, at the destination and at the payment step."""
+    rng = np.random.default_rng(2)
+    for phase in ("dest", "pay"):
+        state = rome_to_vienna(phase, [0, 1, 1])
+        for _ in range(150):
+            other = check_redeal(state, 0, rng)
+            assert other.legal_actions()
+            if phase == "pay":
+                assert other.hands[1] != [0, 0, 2]  # Ships do not pay Rome -> Vienna (they do pay other routes)
+
+
+def test_redeal_in_a_delivery_is_uniform_among_the_hands_that_can_pay():
+    """Seat 1 holds 2 of the 43 cards seat 0 has not seen, one of them a Truck or a Train (Rome -> Vienna
+    is paid by one of those): each hand as often as the deck deals it, given that."""
+    from math import comb
+
+    state = rome_to_vienna("pay", [0, 1, 1])
+    unseen = [D.TRANSPORT_DECK[v] - state.hands[0][v] for v in range(3)]
+    hands = [(a, b, 2 - a - b) for a in range(3) for b in range(3 - a) if (a, b) != (0, 0)]
+    weight = {h: np.prod([comb(unseen[v], h[v]) for v in range(3)]) for h in hands}
+    total = sum(weight.values())
+    rng = np.random.default_rng(3)
+    draws = 3000
+    seen = {h: 0 for h in hands}
+    for _ in range(draws):
+        seen[tuple(state.resample_hidden(0, rng).hands[1])] += 1
+    distance = sum(abs(seen[h] / draws - weight[h] / total) for h in hands) / 2
+    assert distance < 0.03, (seen, {h: round(draws * weight[h] / total) for h in hands})
+
+
+def test_regression_history_replays_to_the_redeal():
+    """The redeal's history (deals and draws rewritten) replays to the redeal, not to the true state."""
+    state = setup_state(2, hands=[[TRUCK] * 5, [SHIP] * 5], goals=[0, 1])
+    game = state.game
+    rng = np.random.default_rng(4)
+    truth = testing.fingerprint(state)
+    for _ in range(20):
+        other = state.resample_hidden(0, rng)
+        replayed = game.state_from_history(other.history)
+        assert testing.fingerprint(replayed) == testing.fingerprint(other) != truth
+        assert replayed.hands == other.hands and replayed.goals == other.goals and replayed.deck == other.deck
+        assert other.history[: 12 + 4] == state.history[: 12 + 4]  # tiles and public cards are public
+
+
+def test_regression_deck_after_a_reshuffle_only_the_seat_drew_from_is_kept():
+    """The deck runs out; seat 0 passes and draws twice from the reshuffled discards. It knows the new
+    deck's make-up (the discards were public), hence seat 1's hand too: the redeal keeps both."""
+    state = setup_state(2)
+    pos = state.position()
+    pos["discard"] = [D.TRANSPORT_DECK[v] - pos["hands"][0][v] - pos["hands"][1][v] for v in range(3)]
+    pos["deck"] = [0, 0, 0]
+    state = state.game.state_from_position(pos)
+    do(state, "pass")
+    rng = np.random.default_rng(5)
+    for outcome in (SHIP, TRAIN):
+        state.apply_action(outcome)  # the first draw reshuffles
+        for _ in range(30):
+            other = check_redeal(state, 0, rng)
+            assert other.deck == state.deck and other.hands == state.hands
+    # seat 1 did not see seat 0's draws: for it, they are any two cards of the new deck
+    assert len({tuple(state.resample_hidden(1, rng).hands[0]) for _ in range(40)}) > 2
+
+
+def test_redeal_of_city_cards_follows_the_bonus_moves():
+    """Seat 1 holds one unshown city card and delivers Rome -> Vienna without a card bonus: its card is
+    neither Rome nor Vienna, and any of the other six unseen cards equally often."""
+    state = rome_to_vienna("pay", [1, 1, 1])
+    pos = state.position()
+    pos["city_deck"].remove(CITY["Madrid"])
+    pos["private"][1] = [CITY["Madrid"]]
+    state = state.game.state_from_position(pos)
+    do(state, "pay 1 Truck")
+    assert state.tracks[1] == [1, 0, 0] and not state.revealed[1]  # no bonus move: no card shown
+    rng = np.random.default_rng(6)
+    seen = dict.fromkeys(range(12), 0)
+    for k in range(1200):
+        other = check_redeal(state, 0, rng) if k < 10 else state.resample_hidden(0, rng)
+        seen[other.private[1][0]] += 1
+    unseen = [c for c in range(12) if c not in state.public_cards]
+    assert seen[CITY["Rome"]] == seen[CITY["Vienna"]] == 0
+    assert all(150 < seen[c] < 250 for c in unseen if c not in (CITY["Rome"], CITY["Vienna"]))
+    # had the card been Rome's, the delivery would have shown it, and every redeal keeps it
+    state = rome_to_vienna("pay", [1, 1, 1])
+    pos = state.position()
+    pos["city_deck"].remove(CITY["Rome"])
+    pos["private"][1] = [CITY["Rome"]]
+    state = state.game.state_from_position(pos)
+    do(state, "pay 1 Truck")
+    assert state.revealed[1] == [CITY["Rome"]] and state.tracks[1] == [2, 0, 0]
+    assert all(check_redeal(state, 0, rng).private[1] == [CITY["Rome"]] for _ in range(20))
 
 
 def test_observation_shows_only_own_private_things():
