@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from gameshelf.envs.core.game import CHANCE
 from gameshelf.envs.testing import ConformanceError, check_env, check_game, check_hidden_information, check_masks
 from tests.toy_kuhn import ToyKuhnGame, ToyKuhnState
 from tests.toy_nim import NimGame, NimState
@@ -26,6 +27,9 @@ class WrongMaskState(NimState):
         if self.current_player() >= 0:
             mask[:] = True  # claims taking 2 and passing are always legal
         return mask
+
+    def _is_legal(self, player: int, action: int) -> bool:  # the rules refuse them
+        return player == CHANCE or bool(NimState.legal_action_mask(self)[action])
 
 
 class WrongMaskGame(NimGame):
