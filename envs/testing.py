@@ -101,11 +101,11 @@ after a chance node: after a deal, a draw, a reshuffle), a chance node (a deal i
 @dataclass(frozen=True)
 class Node:
     """One node of a random game: the state, its kind (``NODE_KINDS``) and, for each entry of its history,
-    whether that entry was a chance outcome (found while playing the game from its initial state)."""
+    who made it: a seat, or ``CHANCE`` for a chance outcome (noted while playing the game from its start)."""
 
     state: State
     kind: str
-    chance_at: tuple[bool, ...]
+    movers: tuple[int, ...]
 
 
 def _node_kind(state: State, last_decider: int | None, after_chance: bool) -> str:
@@ -123,15 +123,15 @@ def random_nodes(game: Game, seed: int, games: int = 2, per_kind: int | None = 8
     """Nodes of every kind (``NODE_KINDS``) along random legal games (moves and chance drawn from ``seed``).
 
     Each game is played out first, then replayed: of each kind of node met, up to ``per_kind`` are
-    yielded, evenly spread over the game, its first and last included (``per_kind=None``: every node).
-    The last node of a game (its end, or where ``max_game_length`` stopped it) is always yielded. The
+    yielded, evenly spread over the game, its first and last included (``per_kind=None``: every node),
+    so the last node of a game (its end, or where ``max_game_length`` stopped it) is always yielded. The
     state is the live one: use it before asking for the next node (clone it to keep it), never change it.
     """
     rng = np.random.default_rng(seed)
     for _ in range(games):
         state = game.new_initial_state()
         kinds: list[str] = []
-        chance_at: list[bool] = []
+        movers: list[int] = []
         last_decider: int | None = None
         after_chance = False
         decisions = 0
@@ -141,10 +141,11 @@ def random_nodes(game: Game, seed: int, games: int = 2, per_kind: int | None = 8
                 break
             if state.is_chance_node():
                 state.apply_action(state.sample_chance(rng))
-                chance_at.append(True)
+                movers.append(CHANCE)
                 after_chance = True
                 continue
-            last_decider, after_chance = state.current_player(), False
+            player = last_decider = state.current_player()
+            after_chance = False
             legal = state.legal_actions()
             action = legal[rng.integers(len(legal))]
             try:
@@ -152,22 +153,22 @@ def random_nodes(game: Game, seed: int, games: int = 2, per_kind: int | None = 8
             except IllegalActionError as err:
                 where = _where(game, state, kinds[-1], seed=seed)
                 raise ConformanceError(f"masks: action {action} is in the mask but refused: {err} [{where}]") from None
-            chance_at.append(False)
+            movers.append(player)
             decisions += 1
         history = list(state.history)
-        chosen: set[int] = {len(kinds) - 1}
+        chosen: set[int] = set()
         for kind in NODE_KINDS:
             where = [i for i, k in enumerate(kinds) if k == kind]
             if per_kind is None or len(where) <= per_kind:
                 chosen.update(where)
-            elif per_kind > 0:
-                chosen.update(where[int(j)] for j in np.linspace(0, len(where) - 1, per_kind).round())
+            else:
+                chosen.update(where[int(j)] for j in np.linspace(0, len(where) - 1, max(per_kind, 1)).round())
         state = game.new_initial_state()
         for i, kind in enumerate(kinds):
             if i:
                 state.apply_action(history[i - 1])
             if i in chosen:
-                yield Node(state, kind, tuple(chance_at[:i]))
+                yield Node(state, kind, tuple(movers[:i]))
 
 
 def history_tail(state: State, length: int = 8) -> str:
@@ -442,19 +443,18 @@ def check_positions(game: Game, seed: int = 6, games: int = 2, per_kind: int | N
             _require(what is None, f"positions: after action {action} the rebuilt position differs in its {what} [{where}]")
 
 
-def _content(state: State) -> tuple[Any, ...]:
-    """What a redeal may change: the whole text, every seat's observation and text view, the position."""
-    n = state.game.info.num_players
+def _exported(state: State) -> str | None:
+    """The position as JSON text, None where there is none (whether that is allowed is ``check_positions``')."""
     try:
-        position: Any = json.dumps(state.position(), sort_keys=True, default=repr)
-    except Exception:  # no position here (the checks of positions say whether that is allowed)
-        position = None
-    return (
-        state.to_text(),
-        tuple(state.observation(s).tobytes() for s in range(n)),
-        tuple(state.seat_text(s) for s in range(n)),
-        position,
-    )
+        return json.dumps(state.position(), sort_keys=True, default=repr)
+    except Exception:
+        return None
+
+
+def _content(state: State) -> tuple[Any, ...]:
+    """What a redeal may change: every query but the history, the exported position, every seat's text view."""
+    n = state.game.info.num_players
+    return fingerprint(state)[1:], _exported(state), tuple(state.seat_text(s) for s in range(n))
 
 
 def _view(state: State, seat: int) -> tuple[Any, ...]:
@@ -465,44 +465,48 @@ def _view(state: State, seat: int) -> tuple[Any, ...]:
 
 
 def hidden_alternative(
-    game: Game, history: Sequence[int], chance_at: Sequence[bool], seat: int, tries: int = 200
+    game: Game, history: Sequence[int], movers: Sequence[int], seat: int, tries: int = 100
 ) -> list[int] | None:
     """Another history, differing only in chance outcomes, that ``seat`` cannot tell from ``history`` at
     any step (same player to move, observation, text view, and mask when it moves) but that leads to a
     different state (``_content``): proof that something is hidden from ``seat`` there. None when none of
-    ``tries`` candidates (two chance outcomes swapped, or one replaced, the latest first) is one.
+    ``tries`` candidates is one: two of the last dozen chance outcomes swapped, or one of them replaced.
     """
     history = [int(a) for a in history]
-    state = game.new_initial_state()
-    views = [_view(state, seat)]
-    outcomes: dict[int, list[int]] = {}
-    for i, action in enumerate(history):
-        if chance_at[i]:
-            outcomes[i] = [int(o) for o, _ in state.chance_outcomes()]
-        state.apply_action(action)
-        views.append(_view(state, seat))
-    target = _content(state)
-    chance = sorted(outcomes, reverse=True)
+    prefix = [game.new_initial_state()]  # the state after each number of actions
+    for action in history:
+        prefix.append(prefix[-1].clone())
+        prefix[-1].apply_action(action)
+    views: dict[int, tuple[Any, ...]] = {}
 
-    def candidates() -> Iterator[tuple[int, list[int]]]:
-        for k, i in enumerate(chance):
-            for j in chance[k + 1 :]:
+    def view(k: int) -> tuple[Any, ...]:
+        if k not in views:
+            views[k] = _view(prefix[k], seat)
+        return views[k]
+
+    target = _content(prefix[-1])
+    recent = [i for i in range(len(history) - 1, -1, -1) if movers[i] == CHANCE][:12]
+
+    def candidates() -> Iterator[list[int]]:
+        for k, i in enumerate(recent):
+            for j in recent[k + 1 :]:
                 if history[i] != history[j]:
                     alt = history[:]
                     alt[i], alt[j] = alt[j], alt[i]
-                    yield j, alt
-            for o in outcomes[i]:
-                if o != history[i]:
+                    yield alt
+            for outcome, _ in prefix[i].chance_outcomes():
+                if outcome != history[i]:
                     alt = history[:]
-                    alt[i] = o
-                    yield i, alt
+                    alt[i] = int(outcome)
+                    yield alt
 
-    for first, alt in itertools.islice(candidates(), tries):
-        state = game.new_initial_state()
+    for alt in itertools.islice(candidates(), tries):
+        first = next(i for i, (a, b) in enumerate(zip(alt, history, strict=True)) if a != b)
+        state = prefix[first].clone()
         try:
-            for i, action in enumerate(alt):
-                state.apply_action(action)
-                if i >= first and _view(state, seat) != views[i + 1]:
+            for k in range(first, len(alt)):
+                state.apply_action(alt[k])
+                if _view(state, seat) != view(k + 1):
                     break
             else:
                 if _content(state) != target:
@@ -512,18 +516,24 @@ def hidden_alternative(
     return None
 
 
-def _check_resample(game: Game, node: Node, seat: int, other: State, before: tuple[Any, ...], where: str) -> None:
-    """Checks b to e of ``check_hidden_information`` on one resampled state ``other`` of ``node.state``."""
+def _check_resample(game: Game, node: Node, seat: int, other: State, where: str) -> None:
+    """Checks b to e of ``check_hidden_information`` on ``other``, a redeal of ``node.state`` for ``seat``."""
     state = node.state
-    # the same game so far: whose turn, the length of the history, every player decision
+    # the same game so far: whose turn, the length of the history, every decision the seat saw
     _require(other.current_player() == state.current_player(), f"resample (turn): the redeal changed whose turn it is [{where}]")
     _require(
         len(other.history) == len(state.history),
         f"resample (history): the redeal's history has {len(other.history)} entries, not {len(state.history)} [{where}]",
     )
-    for i, (a, b) in enumerate(zip(state.history, other.history, strict=True)):
-        if a != b and not node.chance_at[i]:
-            raise ConformanceError(f"resample (history): the redeal changed player decision {i} from {a} to {b} [{where}]")
+    changed = [
+        i for i, (a, b) in enumerate(zip(state.history, other.history, strict=True)) if a != b and node.movers[i] != CHANCE
+    ]
+    for i in changed:
+        _require(
+            node.movers[i] != seat,
+            f"resample (history): the redeal changed seat {seat}'s own decision {i} from {state.history[i]} to "
+            f"{other.history[i]} [{where}]",
+        )
     # playable
     if other.is_chance_node():
         outcomes = other.chance_outcomes()
@@ -545,86 +555,111 @@ def _check_resample(game: Game, node: Node, seat: int, other: State, before: tup
             f"leak: seat {seat}'s legal moves changed with a redeal [{where}]",
         )
     # the redeal is a state of the game: its history replays to it, its position rebuilds it
+    mine = fingerprint(other)
     try:
         replayed = game.state_from_history(other.history)
     except IllegalActionError as err:
         raise ConformanceError(f"resample (replay): the redeal's history does not replay: {err} [{where}]") from None
-    if fingerprint(replayed) != fingerprint(other):
+    if fingerprint(replayed) != mine:
         what = position_difference(replayed, other)
-        to_truth = fingerprint(replayed) == before
+        to_truth = fingerprint(replayed) == fingerprint(state)
         _require(
             not to_truth,
             f"resample (replay): the redeal's history replays to the original state, not to the redeal "
             f"(they differ in its {what}) [{where}]",
         )
         _require(to_truth, f"resample (replay): the redeal's history replays to another state (its {what} differs) [{where}]")
+    if changed:  # another seat's decision may differ only where the seat did not see it
+        _check_unseen(game, state.history, other.history, changed, seat, where)
     if has_position_builder(game):
         data = _position_data(other, where, "resample (position)")
         if data is None:
             _require(node.kind == "chance", f"resample (position): position() is not implemented at a {node.kind} node [{where}]")
         else:
-            what = position_difference(_rebuild(game, data, where, "resample (position)"), other)
-            _require(what is None, f"resample (position): the redeal's rebuilt position differs in its {what} [{where}]")
+            rebuilt = _rebuild(game, data, where, "resample (position)")
+            if fingerprint(rebuilt)[1:] != mine[1:]:  # a rebuilt state has no history
+                what = position_difference(rebuilt, other)
+                _require(False, f"resample (position): the redeal's rebuilt position differs in its {what} [{where}]")
+
+
+def _check_unseen(game: Game, truth: Sequence[int], redeal: Sequence[int], changed: list[int], seat: int, where: str) -> None:
+    """Decisions of other seats that a redeal changed were unseen by ``seat``: its view just after is the same."""
+    a, b = game.new_initial_state(), game.new_initial_state()
+    for i in range(max(changed) + 1):
+        player = a.current_player()
+        a.apply_action(truth[i])
+        b.apply_action(redeal[i])
+        if i in changed:
+            _require(
+                _view(a, seat) == _view(b, seat),
+                f"resample (history): the redeal changed seat {player}'s decision {i} from {truth[i]} to {redeal[i]}, "
+                f"which seat {seat} saw [{where}]",
+            )
+
+
+def _redealt(state: State, other: State, n: int) -> bool:
+    """Whether a redeal changed anything: a query, the exported position, a seat's text view (``_content``, lazily)."""
+    if fingerprint(other)[1:] != fingerprint(state)[1:] or _exported(other) != _exported(state):
+        return True
+    return any(other.seat_text(s) != state.seat_text(s) for s in range(n))
 
 
 def check_hidden_information(game: Game, seed: int = 8, games: int = 2, per_kind: int = 6) -> None:
-    """The resample test (with the leak test), at nodes of every kind (``random_nodes``), for every seat.
+    """The resample test (with the leak test), for every seat at nodes of every kind (``random_nodes``).
 
     For a state S and R = S.resample_hidden(seat, rng): R is a new object and S is unchanged (also by acting
-    on R); R has the same player to move, history length and player decisions (only chance outcomes
-    differ); R's history replays to R and, with a position builder, its position rebuilds it; R is playable
-    (a legal action, or chance outcomes that are a distribution); the seat's observation, text view and
-    (when it moves) mask are unchanged. Over the run some redeal changes something hidden, and, unless no
-    chance node hides anything (``hidden_alternative``), some redeal at a chance node does.
+    on R); R has the same player to move and history length, the seat's own decisions and the chance
+    outcomes and decisions it saw (only what it could not see may differ); R's history replays to R and,
+    with a position builder, its position rebuilds it; R is playable (a legal action, or chance outcomes
+    that are a distribution); the seat's observation, text view and (when it moves) mask are unchanged.
+    Over the run some redeal changes something, and some redeal at a chance node does unless no chance
+    node hides anything (``hidden_alternative`` finds no deal the seat cannot tell from the true one).
     """
     if not game.info.has_hidden_info:
         return
     rng = np.random.default_rng(seed + 9)
     n = game.info.num_players
     changed = chance_changed = False
-    copies: list[tuple[tuple[int, ...], tuple[bool, ...], int]] = []  # chance nodes where a redeal changed nothing
+    copies: list[tuple[tuple[int, ...], tuple[int, ...], int]] = []  # chance nodes where a redeal changed nothing
     for node in random_nodes(game, seed, games, per_kind):
         state = node.state
         before = fingerprint(state)
-        content = _content(state)
         for seat in range(n):
             where = _where(game, state, node.kind, seat, seed)
             other = state.resample_hidden(seat, rng)
             _require(other is not state, f"resample (new object): resample_hidden returned the state itself [{where}]")
-            _require(
-                fingerprint(state) == before,
-                f"resample (new object): resample_hidden changed the state it was called on [{where}]",
-            )
-            _check_resample(game, node, seat, other, before, where)
-            differs = _content(other) != content
+            _check_resample(game, node, seat, other, where)
+            differs = _redealt(state, other, n)
             changed |= differs
             if node.kind == "chance":
                 chance_changed |= differs
                 if not differs:
-                    copies.append((tuple(state.history), node.chance_at, seat))
-            if not other.is_terminal():  # the redeal is independent of the original
+                    copies.append((tuple(state.history), node.movers, seat))
+            if not other.is_terminal():  # acting on the redeal leaves the original as it was
                 action = other.sample_chance(rng) if other.is_chance_node() else other.legal_actions()[0]
                 try:
                     other.apply_action(action)
                 except IllegalActionError as err:
                     raise ConformanceError(
-                        f"resample (playable): the redeal refuses its own legal action {action}: {err} [{where}]"
+                        f"resample (playable): the redeal refuses its legal action {action}: {err} [{where}]"
                     ) from None
-                _require(
-                    fingerprint(state) == before, f"resample (new object): acting on the redeal changed the original [{where}]"
-                )
-    _require(changed, f"resample (redeal): resample_hidden never changed anything hidden ({game.info.name} {n}p, seed {seed})")
+            _require(
+                fingerprint(state) == before,
+                f"resample (new object): resample_hidden, or acting on its redeal, changed the original [{where}]",
+            )
+    _require(changed, f"resample (redeal): resample_hidden never changed anything hidden [{game.info.name} {n}p, seed {seed}]")
     if chance_changed:
         return
-    for history, chance_at, seat in copies[:: max(1, len(copies) // 6)]:
-        alternative = hidden_alternative(game, history, chance_at, seat)
+    copies.sort(key=lambda c: -len(c[0]))  # the latest first: the most is dealt there
+    for history, movers, seat in copies[:6]:
+        alternative = hidden_alternative(game, history, movers, seat, tries=50)
         if alternative is not None:
             diff = [i for i, (a, b) in enumerate(zip(history, alternative, strict=True)) if a != b]
             raise ConformanceError(
                 f"resample (redeal): at chance nodes resample_hidden always returned a plain copy, though seat {seat} "
                 f"cannot tell this chance node from another deal (chance outcomes {[history[i] for i in diff]} at "
-                f"{diff} swapped for {[alternative[i] for i in diff]}) [{game.info.name} {n}p, seed {seed}, seat {seat}, "
-                f"chance node, history {list(history[-8:])} ({len(history)} actions)]"
+                f"{diff} replaced by {[alternative[i] for i in diff]}) [{game.info.name} {n}p, seed {seed}, "
+                f"seat {seat}, chance node, history [..., {', '.join(map(str, history[-8:]))}] ({len(history)} actions)]"
             )
 
 

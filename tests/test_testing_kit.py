@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
 import pytest
 
 from gameshelf.envs import make_game
-from gameshelf.envs.core.game import CHANCE
+from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameInfo, Option, State, rank_returns
 from gameshelf.envs.testing import (
     NODE_KINDS,
     ConformanceError,
@@ -258,8 +259,85 @@ class DecisionChangedGame(ToyKuhnGame):
 
 
 def test_a_redeal_that_changes_a_decision_is_caught():
-    with pytest.raises(ConformanceError, match=r"resample \(history\): the redeal changed player decision 2"):
+    with pytest.raises(ConformanceError, match=r"resample \(history\): the redeal changed seat 0's own decision 2"):
         check_hidden_information(DecisionChangedGame())
+
+
+class PenniesGame(Game):
+    """Matching pennies in three decisions: seat 0 picks a side in secret, seat 1 picks one, seat 0 shows.
+
+    Seat 1 never sees seat 0's pick before the end: a redeal for seat 1 may change that decision.
+    """
+
+    name = "toy_pennies"
+    OPTIONS = {"num_players": Option(2, choices=(2,))}
+
+    def _make_info(self) -> GameInfo:
+        return GameInfo("toy_pennies", 2, 2, (4,), np.float32, 3, has_chance=False, has_hidden_info=True)
+
+    def new_initial_state(self) -> PenniesState:
+        return PenniesState(self)
+
+
+class PenniesState(State):
+    def current_player(self) -> int:
+        return (0, 1, 0)[len(self.history)] if len(self.history) < 3 else TERMINAL
+
+    def legal_action_mask(self) -> np.ndarray:
+        return np.full(2, self.current_player() >= 0)
+
+    def _apply(self, action: int) -> None:
+        pass  # the history is the state
+
+    def returns(self) -> np.ndarray:
+        if not self.is_terminal():
+            return np.zeros(2)
+        return rank_returns([int(self.history[0] == self.history[1]), int(self.history[0] != self.history[1])])
+
+    def shown(self, seat: int) -> bool:
+        """Whether ``seat`` sees seat 0's pick."""
+        return seat == 0 or self.is_terminal()
+
+    def observation(self, seat: int) -> np.ndarray:
+        obs = np.zeros(4, dtype=np.float32)
+        if self.history and self.shown(seat):
+            obs[self.history[0]] = 1.0
+        obs[2] = len(self.history) / 3
+        obs[3] = self.history[1] if len(self.history) > 1 else -0.5
+        return obs
+
+    def action_to_string(self, action: int) -> str:
+        return ("heads", "tails")[action]
+
+    def to_text(self) -> str:
+        return f"picks={self.history[:2]}"
+
+    def seat_text(self, seat: int) -> str:
+        return f"{self.observation(seat).tolist()}"
+
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> PenniesState:
+        out = copy.deepcopy(self)
+        if self.history and not self.shown(seat):
+            out.history[0] = int(rng.integers(2))
+        return out
+
+
+class PeekState(PenniesState):
+    def shown(self, seat: int) -> bool:
+        return super().shown(seat) or len(self.history) == 1  # seat 1 glimpses the pick before it moves
+
+
+class PeekGame(PenniesGame):
+    def new_initial_state(self):
+        return PeekState(self)
+
+
+def test_a_redeal_may_change_decisions_the_seat_did_not_see_but_not_those_it_saw():
+    check_hidden_information(PenniesGame(), games=8)
+    with pytest.raises(
+        ConformanceError, match=r"resample \(history\): the redeal changed seat 0's decision 0 .*, which seat 1 saw"
+    ):
+        check_hidden_information(PeekGame(), games=8)
 
 
 class SelfState(ToyKuhnState):
@@ -290,7 +368,7 @@ class SharedMovesGame(ToyKuhnGame):
 
 
 def test_a_redeal_sharing_state_with_the_original_is_caught():
-    with pytest.raises(ConformanceError, match=r"resample \(new object\): acting on the redeal changed the original"):
+    with pytest.raises(ConformanceError, match=r"resample \(new object\): .*acting on its redeal, changed the original"):
         check_hidden_information(SharedMovesGame())
 
 
@@ -354,4 +432,4 @@ def test_random_nodes_meet_every_kind_of_node():
     kinds = {node.kind for node in random_nodes(make_game("cargo_empire-v0", num_players=2), seed=0, games=1)}
     assert kinds == set(NODE_KINDS)
     nodes = list(random_nodes(NimGame(chance=True, hidden=True), seed=1, games=1, per_kind=None))
-    assert nodes[-1].kind == "terminal" and [n.chance_at for n in nodes][-1][:2] == (True, True)
+    assert nodes[-1].kind == "terminal" and nodes[-1].movers[:3] == (CHANCE, CHANCE, 0)
