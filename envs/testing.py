@@ -516,8 +516,9 @@ def hidden_alternative(
     return None
 
 
-def _check_resample(game: Game, node: Node, seat: int, other: State, where: str) -> None:
-    """Checks b to e of ``check_hidden_information`` on ``other``, a redeal of ``node.state`` for ``seat``."""
+def _check_resample(game: Game, node: Node, seat: int, other: State, before: tuple[Any, ...], where: str) -> tuple[Any, ...]:
+    """Checks b to e of ``check_hidden_information`` on ``other``, a redeal of ``node.state`` (whose
+    fingerprint is ``before``) for ``seat``; returns the redeal's fingerprint."""
     state = node.state
     # the same game so far: whose turn, the length of the history, every decision the seat saw
     _require(other.current_player() == state.current_player(), f"resample (turn): the redeal changed whose turn it is [{where}]")
@@ -562,7 +563,7 @@ def _check_resample(game: Game, node: Node, seat: int, other: State, where: str)
         raise ConformanceError(f"resample (replay): the redeal's history does not replay: {err} [{where}]") from None
     if fingerprint(replayed) != mine:
         what = position_difference(replayed, other)
-        to_truth = fingerprint(replayed) == fingerprint(state)
+        to_truth = fingerprint(replayed) == before
         _require(
             not to_truth,
             f"resample (replay): the redeal's history replays to the original state, not to the redeal "
@@ -575,11 +576,12 @@ def _check_resample(game: Game, node: Node, seat: int, other: State, where: str)
         data = _position_data(other, where, "resample (position)")
         if data is None:
             _require(node.kind == "chance", f"resample (position): position() is not implemented at a {node.kind} node [{where}]")
-        else:
+        else:  # the rebuilt state computes its mask afresh (the replay compares every query)
             rebuilt = _rebuild(game, data, where, "resample (position)")
-            if fingerprint(rebuilt)[1:] != mine[1:]:  # a rebuilt state has no history
+            if (rebuilt.current_player(), rebuilt.legal_action_mask().tobytes()) != (mine[1], mine[4]):
                 what = position_difference(rebuilt, other)
                 _require(False, f"resample (position): the redeal's rebuilt position differs in its {what} [{where}]")
+    return mine
 
 
 def _check_unseen(game: Game, truth: Sequence[int], redeal: Sequence[int], changed: list[int], seat: int, where: str) -> None:
@@ -597,14 +599,15 @@ def _check_unseen(game: Game, truth: Sequence[int], redeal: Sequence[int], chang
             )
 
 
-def _redealt(state: State, other: State, n: int) -> bool:
-    """Whether a redeal changed anything: a query, the exported position, a seat's text view (``_content``, lazily)."""
-    if fingerprint(other)[1:] != fingerprint(state)[1:] or _exported(other) != _exported(state):
+def _redealt(state: State, other: State, before: tuple[Any, ...], after: tuple[Any, ...], exported: str | None) -> bool:
+    """Whether a redeal changed anything (``_content``, lazily): given both fingerprints and the original's
+    exported position."""
+    if after[1:] != before[1:] or _exported(other) != exported:
         return True
-    return any(other.seat_text(s) != state.seat_text(s) for s in range(n))
+    return any(other.seat_text(s) != state.seat_text(s) for s in range(state.game.info.num_players))
 
 
-def check_hidden_information(game: Game, seed: int = 8, games: int = 2, per_kind: int = 6) -> None:
+def check_hidden_information(game: Game, seed: int = 8, games: int = 2, per_kind: int | None = None) -> None:
     """The resample test (with the leak test), for every seat at nodes of every kind (``random_nodes``).
 
     For a state S and R = S.resample_hidden(seat, rng): R is a new object and S is unchanged (also by acting
@@ -614,28 +617,31 @@ def check_hidden_information(game: Game, seed: int = 8, games: int = 2, per_kind
     that are a distribution); the seat's observation, text view and (when it moves) mask are unchanged.
     Over the run some redeal changes something, and some redeal at a chance node does unless no chance
     node hides anything (``hidden_alternative`` finds no deal the seat cannot tell from the true one).
+    ``per_kind`` nodes of each kind per game (``random_nodes``); by default ``max(3, 16 // num_players)``,
+    so that the number of redeals hardly grows with the player count.
     """
     if not game.info.has_hidden_info:
         return
     rng = np.random.default_rng(seed + 9)
     n = game.info.num_players
+    if per_kind is None:
+        per_kind = max(3, 16 // n)
     changed = chance_changed = False
     copies: list[tuple[tuple[int, ...], tuple[int, ...], int]] = []  # chance nodes where a redeal changed nothing
     for node in random_nodes(game, seed, games, per_kind):
         state = node.state
-        before = fingerprint(state)
+        before, exported = fingerprint(state), _exported(state)
         for seat in range(n):
             where = _where(game, state, node.kind, seat, seed)
             other = state.resample_hidden(seat, rng)
             _require(other is not state, f"resample (new object): resample_hidden returned the state itself [{where}]")
-            _check_resample(game, node, seat, other, where)
-            differs = _redealt(state, other, n)
+            differs = _redealt(state, other, before, _check_resample(game, node, seat, other, before, where), exported)
             changed |= differs
             if node.kind == "chance":
                 chance_changed |= differs
                 if not differs:
                     copies.append((tuple(state.history), node.movers, seat))
-            if not other.is_terminal():  # acting on the redeal leaves the original as it was
+            if not other.is_terminal():  # acting on the redeal must leave the original as it was
                 action = other.sample_chance(rng) if other.is_chance_node() else other.legal_actions()[0]
                 try:
                     other.apply_action(action)
@@ -643,10 +649,15 @@ def check_hidden_information(game: Game, seed: int = 8, games: int = 2, per_kind
                     raise ConformanceError(
                         f"resample (playable): the redeal refuses its legal action {action}: {err} [{where}]"
                     ) from None
-            _require(
-                fingerprint(state) == before,
+            _require(  # the history, whose turn and the text for each seat; every query once per node, below
+                (tuple(state.history), state.current_player(), state.to_text()) == before[:3],
                 f"resample (new object): resample_hidden, or acting on its redeal, changed the original [{where}]",
             )
+        _require(
+            fingerprint(state) == before,
+            f"resample (new object): resample_hidden, or acting on a redeal, changed the original "
+            f"[{_where(game, state, node.kind, seed=seed)}]",
+        )
     _require(changed, f"resample (redeal): resample_hidden never changed anything hidden [{game.info.name} {n}p, seed {seed}]")
     if chance_changed:
         return
