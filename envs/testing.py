@@ -9,11 +9,13 @@ Each check is also a function of its own (``GAME_CHECKS``, ``ENV_CHECKS``), so a
 them one by one. Model: ``pettingzoo.test``; PettingZoo's ``api_test``, ``seed_test`` and ``render_test``
 run inside ``check_env``.
 
-Engine checks: static facts, exact masks (every masked action accepted, every other one refused with the
-state unchanged), chance outcomes are distributions drawn only from the generator given, random games
-end within ``max_game_length`` with returns in range and zero before the end, clone and replay from the
-history reproduce the state, action names parse back, the position builder round-trips, and hidden
-information does not leak (``resample_hidden`` changes what a seat cannot see and nothing it can).
+Engine checks, at nodes of every kind along random games (``random_nodes``: decisions, the same player
+again, the first decision after chance, chance nodes, the end): static facts, exact masks (every masked
+action accepted, every other one refused with the state unchanged, at chance nodes and after the end
+too), chance outcomes are distributions drawn only from the generator given, random games end within
+``max_game_length`` with returns in range and zero before the end, clone and replay from the history
+reproduce the state, action names parse back, the position builder round-trips, and ``resample_hidden``
+gives a real redeal that the seat cannot tell apart, whose history replays to it (the resample test).
 
 Environment checks: PettingZoo's own tests, observations inside their spaces at every step for every
 agent, read-only calls change nothing, pickling mid-game, determinism with the global ``random`` and
@@ -158,11 +160,11 @@ def random_nodes(game: Game, seed: int, games: int = 2, per_kind: int | None = 8
         history = list(state.history)
         chosen: set[int] = set()
         for kind in NODE_KINDS:
-            where = [i for i, k in enumerate(kinds) if k == kind]
-            if per_kind is None or len(where) <= per_kind:
-                chosen.update(where)
+            met = [i for i, k in enumerate(kinds) if k == kind]
+            if per_kind is None or len(met) <= per_kind:
+                chosen.update(met)
             else:
-                chosen.update(where[int(j)] for j in np.linspace(0, len(where) - 1, max(per_kind, 1)).round())
+                chosen.update(met[int(j)] for j in np.linspace(0, len(met) - 1, max(per_kind, 1)).round())
         state = game.new_initial_state()
         for i, kind in enumerate(kinds):
             if i:
@@ -281,9 +283,9 @@ def check_masks(game: Game, seed: int = 11, per_kind: int = 10) -> None:
         mask = state.legal_action_mask()
         _require(mask.dtype == np.bool_ and mask.shape == (n_actions,), f"masks: a mask is bool[num_actions] [{where}]")
         _require(mask.any(), f"masks: no legal action at a decision node [{where}]")
-        for action in np.flatnonzero(mask):
+        for action in np.flatnonzero(mask).tolist():
             try:
-                state.clone().apply_action(int(action))
+                state.clone().apply_action(action)
             except IllegalActionError as err:
                 raise ConformanceError(f"masks: action {action} is in the mask but refused: {err} [{where}]") from None
         refused = [-1, *np.flatnonzero(~mask).tolist(), n_actions]
@@ -396,7 +398,7 @@ def _rebuild(game: Game, data: dict[str, Any], where: str, check: str) -> State:
         raise ConformanceError(f"{check}: state_from_position refuses the state's own position: {err} [{where}]") from None
 
 
-def check_positions(game: Game, seed: int = 6, games: int = 2, per_kind: int | None = 20) -> None:
+def check_positions(game: Game, seed: int = 6, games: int = 3, per_kind: int | None = 25) -> None:
     """``game.state_from_position(state.position())`` rebuilds the position at nodes of every kind
     (``random_nodes``), the ends included, when the game has a builder.
 
