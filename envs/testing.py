@@ -173,14 +173,14 @@ def random_nodes(game: Game, seed: int, games: int = 2, per_kind: int | None = 8
                 yield Node(state, kind, tuple(movers[:i]))
 
 
-def history_tail(state: State, length: int = 8) -> str:
-    """The last ``length`` entries of the history, for messages."""
-    tail = state.history[-length:]
-    more = "..., " if len(state.history) > length else ""
-    return f"history [{more}{', '.join(map(str, tail))}] ({len(state.history)} actions)"
-
-
 def _where(game: Game, state: State, kind: str | None = None, seat: int | None = None, seed: int | None = None) -> str:
+    """Where a check failed, for its message: the game, the seed, the seat, the kind of node, the history's tail."""
+    return _where_history(game, state.history, kind, seat, seed)
+
+
+def _where_history(
+    game: Game, history: Sequence[int], kind: str | None = None, seat: int | None = None, seed: int | None = None
+) -> str:
     info = game.info
     parts = [f"{info.name} {info.num_players}p"]
     if seed is not None:
@@ -189,7 +189,8 @@ def _where(game: Game, state: State, kind: str | None = None, seat: int | None =
         parts.append(f"seat {seat}")
     if kind is not None:
         parts.append(f"{kind} node")
-    parts.append(history_tail(state))
+    more = "..., " if len(history) > 8 else ""
+    parts.append(f"history [{more}{', '.join(map(str, history[-8:]))}] ({len(history)} actions)")
     return ", ".join(parts)
 
 
@@ -453,12 +454,6 @@ def _exported(state: State) -> str | None:
         return None
 
 
-def _content(state: State) -> tuple[Any, ...]:
-    """What a redeal may change: every query but the history, the exported position, every seat's text view."""
-    n = state.game.info.num_players
-    return fingerprint(state)[1:], _exported(state), tuple(state.seat_text(s) for s in range(n))
-
-
 def _view(state: State, seat: int) -> tuple[Any, ...]:
     """What ``seat`` sees of a state: whose turn, its observation and text view, its mask when it moves."""
     player = state.current_player()
@@ -471,7 +466,7 @@ def hidden_alternative(
 ) -> list[int] | None:
     """Another history, differing only in chance outcomes, that ``seat`` cannot tell from ``history`` at
     any step (same player to move, observation, text view, and mask when it moves) but that leads to a
-    different state (``_content``): proof that something is hidden from ``seat`` there. None when none of
+    different state (``_redealt``): proof that something is hidden from ``seat`` there. None when none of
     ``tries`` candidates is one: two of the last dozen chance outcomes swapped, or one of them replaced.
     """
     history = [int(a) for a in history]
@@ -486,7 +481,8 @@ def hidden_alternative(
             views[k] = _view(prefix[k], seat)
         return views[k]
 
-    target = _content(prefix[-1])
+    truth = prefix[-1]
+    truth_fingerprint, truth_exported = fingerprint(truth), _exported(truth)
     recent = [i for i in range(len(history) - 1, -1, -1) if movers[i] == CHANCE][:12]
 
     def candidates() -> Iterator[list[int]]:
@@ -511,7 +507,7 @@ def hidden_alternative(
                 if _view(state, seat) != view(k + 1):
                     break
             else:
-                if _content(state) != target:
+                if _redealt(truth, state, truth_fingerprint, fingerprint(state), truth_exported):
                     return alt
         except IllegalActionError:
             continue
@@ -580,7 +576,7 @@ def _check_resample(game: Game, node: Node, seat: int, other: State, before: tup
             _require(node.kind == "chance", f"resample (position): position() is not implemented at a {node.kind} node [{where}]")
         else:  # the rebuilt state computes its mask afresh (the replay compares every query)
             rebuilt = _rebuild(game, data, where, "resample (position)")
-            if (rebuilt.current_player(), rebuilt.legal_action_mask().tobytes()) != (mine[1], mine[4]):
+            if (rebuilt.current_player(), rebuilt.legal_action_mask().tobytes()) != (mine[1], mine[4]):  # player, mask
                 what = position_difference(rebuilt, other)
                 _require(False, f"resample (position): the redeal's rebuilt position differs in its {what} [{where}]")
     return mine
@@ -602,8 +598,8 @@ def _check_unseen(game: Game, truth: Sequence[int], redeal: Sequence[int], chang
 
 
 def _redealt(state: State, other: State, before: tuple[Any, ...], after: tuple[Any, ...], exported: str | None) -> bool:
-    """Whether a redeal changed anything (``_content``, lazily): given both fingerprints and the original's
-    exported position."""
+    """Whether ``other`` differs from ``state`` in anything but the history: a query (given both fingerprints),
+    the exported position (given the original's), a seat's text view."""
     if after[1:] != before[1:] or _exported(other) != exported:
         return True
     return any(other.seat_text(s) != state.seat_text(s) for s in range(state.game.info.num_players))
@@ -671,8 +667,7 @@ def check_hidden_information(game: Game, seed: int = 8, games: int = 2, per_kind
             raise ConformanceError(
                 f"resample (redeal): at chance nodes resample_hidden always returned a plain copy, though seat {seat} "
                 f"cannot tell this chance node from another deal (chance outcomes {[history[i] for i in diff]} at "
-                f"{diff} replaced by {[alternative[i] for i in diff]}) [{game.info.name} {n}p, seed {seed}, "
-                f"seat {seat}, chance node, history [..., {', '.join(map(str, history[-8:]))}] ({len(history)} actions)]"
+                f"{diff} replaced by {[alternative[i] for i in diff]}) [{_where_history(game, history, 'chance', seat, seed)}]"
             )
 
 

@@ -3,7 +3,9 @@
 A pile of stones; in turn each player takes 1 (action 0) or 2 (action 1) stones, or passes (action 2,
 only with ``allow_pass``); whoever takes the last stone wins (+1, the others share the rest). Score: the
 stones a player took. ``chance``: after every move a chance node adds 0 or 1 stone. ``hidden``: each seat
-gets a private coin at the start (chance) that only it sees. Perfect play leaves a multiple of 3.
+gets a private coin at the start (chance) that only it sees; ``resample_hidden`` redeals the other coins
+and rewrites them in the history. ``position()`` / ``state_from_position`` round-trip any state.
+Perfect play leaves a multiple of 3.
 """
 
 from __future__ import annotations
