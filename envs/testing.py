@@ -574,9 +574,9 @@ def _check_resample(game: Game, node: Node, seat: int, other: State, before: tup
         data = _position_data(other, where, "resample (position)")
         if data is None:
             _require(node.kind == "chance", f"resample (position): position() is not implemented at a {node.kind} node [{where}]")
-        else:  # the rebuilt state computes its mask afresh (the replay compares every query)
+        else:  # every query but the history (a rebuilt state has none); position_difference names the first
             rebuilt = _rebuild(game, data, where, "resample (position)")
-            if (rebuilt.current_player(), rebuilt.legal_action_mask().tobytes()) != (mine[1], mine[4]):  # player, mask
+            if fingerprint(rebuilt)[1:] != mine[1:]:
                 what = position_difference(rebuilt, other)
                 _require(False, f"resample (position): the redeal's rebuilt position differs in its {what} [{where}]")
     return mine
