@@ -609,8 +609,8 @@ def check_hidden_information(game: Game, seed: int = 8, games: int = 2, per_kind
     """The resample test (with the leak test), for every seat at nodes of every kind (``random_nodes``).
 
     For a state S and R = S.resample_hidden(seat, rng): R is a new object and S is unchanged (also by acting
-    on R); R has the same player to move and history length, the seat's own decisions and the chance
-    outcomes and decisions it saw (only what it could not see may differ); R's history replays to R and,
+    on R); R has the same player to move, history length and own decisions of the seat (chance outcomes
+    may differ, and other seats' decisions that the seat did not see just after them); R's history replays to R and,
     with a position builder, its position rebuilds it; R is playable (a legal action, or chance outcomes
     that are a distribution); the seat's observation, text view and (when it moves) mask are unchanged.
     Over the run some redeal changes something, and some redeal at a chance node does unless no chance
