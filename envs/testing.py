@@ -9,11 +9,13 @@ Each check is also a function of its own (``GAME_CHECKS``, ``ENV_CHECKS``), so a
 them one by one. Model: ``pettingzoo.test``; PettingZoo's ``api_test``, ``seed_test`` and ``render_test``
 run inside ``check_env``.
 
-Engine checks: static facts, exact masks (every masked action accepted, every other one refused with the
-state unchanged), chance outcomes are distributions drawn only from the generator given, random games
-end within ``max_game_length`` with returns in range and zero before the end, clone and replay from the
-history reproduce the state, action names parse back, the position builder round-trips, and hidden
-information does not leak (``resample_hidden`` changes what a seat cannot see and nothing it can).
+Engine checks, at nodes of every kind along random games (``random_nodes``: decisions, the same player
+again, the first decision after chance, chance nodes, the end): static facts, exact masks (every masked
+action accepted, every other one refused with the state unchanged, at chance nodes and after the end
+too), chance outcomes are distributions drawn only from the generator given, random games end within
+``max_game_length`` with returns in range and zero before the end, clone and replay from the history
+reproduce the state, action names parse back, the position builder round-trips, and ``resample_hidden``
+gives a real redeal that the seat cannot tell apart, whose history replays to it (the resample test).
 
 Environment checks: PettingZoo's own tests, observations inside their spaces at every step for every
 agent, read-only calls change nothing, pickling mid-game, determinism with the global ``random`` and
@@ -24,9 +26,12 @@ flags, agent selection, record), the penalize mode, rewards add up to the return
 from __future__ import annotations
 
 import copy
+import itertools
+import json
 import pickle
 import random
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -89,6 +94,143 @@ def random_states(game: Game, seed: int, games: int = 2, every: int = 1) -> Iter
         yield state
 
 
+NODE_KINDS = ("decision", "again", "after chance", "chance", "terminal")
+"""Kinds of node ``random_nodes`` tells apart: a decision node (another player decided last), ``again`` (the
+player who decided last decides again: the middle of a multi-step move), ``after chance`` (a decision right
+after a chance node: after a deal, a draw, a reshuffle), a chance node (a deal in progress, a draw), the end."""
+
+
+@dataclass(frozen=True)
+class Node:
+    """One node of a random game: the state, its kind (``NODE_KINDS``) and, for each entry of its history,
+    who made it: a seat, or ``CHANCE`` for a chance outcome (noted while playing the game from its start)."""
+
+    state: State
+    kind: str
+    movers: tuple[int, ...]
+
+
+def _node_kind(state: State, last_decider: int | None, after_chance: bool) -> str:
+    player = state.current_player()
+    if player == TERMINAL:
+        return "terminal"
+    if player == CHANCE:
+        return "chance"
+    if after_chance:
+        return "after chance"
+    return "again" if player == last_decider else "decision"
+
+
+def random_nodes(game: Game, seed: int, games: int = 2, per_kind: int | None = 8) -> Iterator[Node]:
+    """Nodes of every kind (``NODE_KINDS``) along random legal games (moves and chance drawn from ``seed``).
+
+    Each game is played out first, then replayed: of each kind of node met, up to ``per_kind`` are
+    yielded, evenly spread over the game, its first and last included (``per_kind=None``: every node),
+    so the last node of a game (its end, or where ``max_game_length`` stopped it) is always yielded. The
+    state is the live one: use it before asking for the next node (clone it to keep it), never change it.
+    """
+    rng = np.random.default_rng(seed)
+    for _ in range(games):
+        state = game.new_initial_state()
+        kinds: list[str] = []
+        movers: list[int] = []
+        last_decider: int | None = None
+        after_chance = False
+        decisions = 0
+        while True:
+            kinds.append(_node_kind(state, last_decider, after_chance))
+            if state.is_terminal() or decisions > game.info.max_game_length:
+                break
+            if state.is_chance_node():
+                state.apply_action(state.sample_chance(rng))
+                movers.append(CHANCE)
+                after_chance = True
+                continue
+            player = last_decider = state.current_player()
+            after_chance = False
+            legal = state.legal_actions()
+            action = legal[rng.integers(len(legal))]
+            try:
+                state.apply_action(action)
+            except IllegalActionError as err:
+                where = _where(game, state, kinds[-1], seed=seed)
+                raise ConformanceError(f"masks: action {action} is in the mask but refused: {err} [{where}]") from None
+            movers.append(player)
+            decisions += 1
+        history = list(state.history)
+        chosen: set[int] = set()
+        for kind in NODE_KINDS:
+            met = [i for i, k in enumerate(kinds) if k == kind]
+            if per_kind is None or len(met) <= per_kind:
+                chosen.update(met)
+            else:
+                chosen.update(met[int(j)] for j in np.linspace(0, len(met) - 1, max(per_kind, 1)).round())
+        state = game.new_initial_state()
+        for i, kind in enumerate(kinds):
+            if i:
+                state.apply_action(history[i - 1])
+            if i in chosen:
+                yield Node(state, kind, tuple(movers[:i]))
+
+
+def _where(game: Game, state: State, kind: str | None = None, seat: int | None = None, seed: int | None = None) -> str:
+    """Where a check failed, for its message: the game, the seed, the seat, the kind of node, the history's tail."""
+    return _where_history(game, state.history, kind, seat, seed)
+
+
+def _where_history(
+    game: Game, history: Sequence[int], kind: str | None = None, seat: int | None = None, seed: int | None = None
+) -> str:
+    info = game.info
+    parts = [f"{info.name} {info.num_players}p"]
+    if seed is not None:
+        parts.append(f"seed {seed}")
+    if seat is not None:
+        parts.append(f"seat {seat}")
+    if kind is not None:
+        parts.append(f"{kind} node")
+    more = "..., " if len(history) > 8 else ""
+    parts.append(f"history [{more}{', '.join(map(str, history[-8:]))}] ({len(history)} actions)")
+    return ", ".join(parts)
+
+
+def has_position_builder(game: Game) -> bool:
+    """Whether the game overrides ``Game.state_from_position``."""
+    return type(game).state_from_position is not Game.state_from_position
+
+
+def _outcomes(state: State) -> list[tuple[int, float]]:
+    return sorted((int(o), round(float(p), 12)) for o, p in state.chance_outcomes())
+
+
+def position_difference(a: State, b: State) -> str | None:
+    """The first query in which two states differ as positions (the history aside), or None.
+
+    Compared: the player to move, the mask, the chance outcomes, returns, scores, the text, every seat's
+    observation and text view.
+    """
+    n = a.game.info.num_players
+    queries: list[tuple[str, Callable[[State], Any]]] = [
+        ("current player", lambda s: s.current_player()),
+        ("mask", lambda s: s.legal_action_mask().tobytes()),
+        ("chance outcomes", _outcomes),
+        ("returns", lambda s: np.asarray(s.returns()).tobytes()),
+        ("scores", lambda s: np.asarray(s.scores()).tobytes()),
+        ("text", lambda s: s.to_text()),
+        ("observations", lambda s: [s.observation(seat).tobytes() for seat in range(n)]),
+        ("seat texts", lambda s: [s.seat_text(seat) for seat in range(n)]),
+    ]
+    for what, query in queries:
+        if query(a) != query(b):
+            return what
+    return None
+
+
+def same_position(a: State, b: State) -> bool:
+    """Whether two states are the same position (``position_difference`` finds nothing)."""
+    return position_difference(a, b) is None
+
+
 def random_legal(obs: dict[str, np.ndarray], rng: np.random.Generator) -> int:
     return int(rng.choice(np.flatnonzero(obs["action_mask"])))
 
@@ -115,24 +257,44 @@ def check_info(game: Game) -> None:
     _require(obs.dtype == np.dtype(info.observation_dtype), f"info: observation dtype {obs.dtype} != declared")
 
 
-def check_masks(game: Game, seed: int = 11) -> None:
-    """Every masked action is accepted; every other one raises ``IllegalActionError`` and changes nothing."""
-    for state in random_states(game, seed, games=1, every=3):
+def check_masks(game: Game, seed: int = 11, per_kind: int = 10) -> None:
+    """Every masked action is accepted; every other one (and every impossible chance outcome, and every action
+    after the end) raises ``IllegalActionError`` and changes nothing: history, returns and every query."""
+    n_actions = game.info.num_actions
+    for node in random_nodes(game, seed, games=1, per_kind=per_kind):
+        state = node.state
+        where = _where(game, state, node.kind, seed=seed)
+        before = fingerprint(state)
+        if node.kind == "chance":
+            possible = {int(o) for o, _ in state.chance_outcomes()}
+            impossible = [a for a in range(-1, max([n_actions, *possible]) + 2) if a not in possible]
+            for action in impossible[:: max(1, len(impossible) // 50)]:
+                _raises(
+                    IllegalActionError,
+                    partial(state.apply_action, action),
+                    f"masks: impossible chance outcome {action} [{where}]",
+                )
+            _require(fingerprint(state) == before, f"masks: a refused chance outcome changed the state [{where}]")
+            continue
         if state.is_terminal():
-            _raises(IllegalActionError, partial(state.apply_action, 0), "masks: acting after the end")
+            for action in range(-1, n_actions + 1):
+                _raises(IllegalActionError, partial(state.apply_action, action), f"masks: acting after the end [{where}]")
+            _require(fingerprint(state) == before, f"masks: a refused action after the end changed the state [{where}]")
             continue
         mask = state.legal_action_mask()
-        _require(mask.dtype == np.bool_ and mask.shape == (game.info.num_actions,), "masks: a mask is bool[num_actions]")
-        _require(mask.any(), f"masks: no legal action at a decision node (history {state.history[-10:]})")
-        before = fingerprint(state)
-        for action in np.flatnonzero(mask):
+        _require(mask.dtype == np.bool_ and mask.shape == (n_actions,), f"masks: a mask is bool[num_actions] [{where}]")
+        _require(mask.any(), f"masks: no legal action at a decision node [{where}]")
+        for action in np.flatnonzero(mask).tolist():
             try:
-                state.clone().apply_action(int(action))
+                state.clone().apply_action(action)
             except IllegalActionError as err:
-                raise ConformanceError(f"masks: action {action} is in the mask but refused: {err}") from None
-        for action in np.flatnonzero(~mask):
-            _raises(IllegalActionError, partial(state.apply_action, int(action)), f"masks: unmasked action {action}")
-        _require(fingerprint(state) == before, "masks: a refused action changed the state")
+                raise ConformanceError(f"masks: action {action} is in the mask but refused: {err} [{where}]") from None
+        refused = [-1, *np.flatnonzero(~mask).tolist(), n_actions]
+        for k, action in enumerate(refused):
+            _raises(IllegalActionError, partial(state.apply_action, int(action)), f"masks: unmasked action {action} [{where}]")
+            if k < 8 or k == len(refused) - 1:  # each of the first few, then all of them together
+                what = f"refusing action {action}" if k < 8 else f"one of the {len(refused)} refused actions"
+                _require(fingerprint(state) == before, f"masks: {what} changed the state [{where}]")
 
 
 def check_chance(game: Game, seed: int = 3) -> None:
@@ -212,55 +374,301 @@ def check_action_names(game: Game, seed: int = 13) -> None:
             _require(game.string_to_action(state, name) == action, f"names: {name!r} does not parse back to {action}")
 
 
-def check_positions(game: Game, seed: int = 6) -> None:
-    """``game.state_from_position(state.position())`` rebuilds the position (when the game has a builder)."""
-    for state in random_states(game, seed, games=1, every=3):
+def _position_data(state: State, where: str, check: str) -> dict[str, Any] | None:
+    """``state.position()`` through JSON; None where it raises ``NotImplementedError``."""
+    try:
+        data = state.position()
+    except NotImplementedError:
+        return None
+    except Exception as err:
+        raise ConformanceError(
+            f"{check}: position() raised {type(err).__name__}: {err} "
+            f"(only NotImplementedError is allowed, at chance nodes) [{where}]"
+        ) from None
+    try:
+        text = json.dumps(data, sort_keys=True)
+    except (TypeError, ValueError) as err:
+        raise ConformanceError(f"{check}: position() is not plain JSON data: {err} [{where}]") from None
+    return json.loads(text)  # type: ignore[no-any-return]
+
+
+def _rebuild(game: Game, data: dict[str, Any], where: str, check: str) -> State:
+    try:
+        return game.state_from_position(data)
+    except ValueError as err:
+        raise ConformanceError(f"{check}: state_from_position refuses the state's own position: {err} [{where}]") from None
+
+
+def check_positions(game: Game, seed: int = 6, games: int = 3, per_kind: int | None = 25) -> None:
+    """``game.state_from_position(state.position())`` rebuilds the position at nodes of every kind
+    (``random_nodes``), the ends included, when the game has a builder.
+
+    The rebuilt state is the same position (``position_difference``), exports the same position and,
+    after the same next action, is still the same position as the original (same exported position,
+    player to move and mask). ``position()`` is plain JSON data; it may raise ``NotImplementedError`` at
+    chance nodes, nothing else anywhere.
+    """
+    if not has_position_builder(game):
+        return
+    rng = np.random.default_rng(seed + 1)
+    for node in random_nodes(game, seed, games, per_kind):
+        state = node.state
+        where = _where(game, state, node.kind, seed=seed)
+        data = _position_data(state, where, "positions")
+        if data is None:
+            _require(node.kind == "chance", f"positions: position() is not implemented at a {node.kind} node [{where}]")
+            continue
+        rebuilt = _rebuild(game, data, where, "positions")
+        what = position_difference(rebuilt, state)
+        _require(what is None, f"positions: the rebuilt position differs in its {what} [{where}]")
+        _require(
+            _position_data(rebuilt, where, "positions") == data,
+            f"positions: the rebuilt state exports another position [{where}]",
+        )
+        if state.is_terminal():
+            continue
+        action = state.sample_chance(rng) if state.is_chance_node() else int(rng.choice(state.legal_actions()))
+        ahead = state.clone()
+        ahead.apply_action(action)
         try:
-            data = state.position()
-        except NotImplementedError:
-            return  # the game has no position builder
-        rebuilt = game.state_from_position(data)
-        n = game.info.num_players
-        for what, a, b in [
-            ("current player", rebuilt.current_player(), state.current_player()),
-            ("mask", rebuilt.legal_action_mask().tobytes(), state.legal_action_mask().tobytes()),
-            ("returns", np.asarray(rebuilt.returns()).tobytes(), np.asarray(state.returns()).tobytes()),
-            ("scores", np.asarray(rebuilt.scores()).tobytes(), np.asarray(state.scores()).tobytes()),
-            ("text", rebuilt.to_text(), state.to_text()),
-            (
-                "observations",
-                [rebuilt.observation(s).tobytes() for s in range(n)],
-                [state.observation(s).tobytes() for s in range(n)],
-            ),
-        ]:
-            _require(a == b, f"positions: the rebuilt position differs in its {what} (history {state.history[-8:]})")
+            rebuilt.apply_action(action)
+        except IllegalActionError as err:
+            raise ConformanceError(f"positions: the rebuilt position refuses action {action}: {err} [{where}]") from None
+        exported = _position_data(ahead, where, "positions")
+        same = (
+            exported is not None
+            and _position_data(rebuilt, where, "positions") == exported
+            and rebuilt.current_player() == ahead.current_player()
+            and rebuilt.legal_action_mask().tobytes() == ahead.legal_action_mask().tobytes()
+        )
+        if not same:  # without a position to compare (a chance node), compare every query
+            what = position_difference(rebuilt, ahead) or ("exported position" if exported is not None else None)
+            _require(what is None, f"positions: after action {action} the rebuilt position differs in its {what} [{where}]")
 
 
-def check_hidden_information(game: Game, seed: int = 8) -> None:
-    """The leak test: redealing what a seat cannot see changes something, and nothing that seat observes."""
+def _exported(state: State) -> str | None:
+    """The position as JSON text, None where there is none (whether that is allowed is ``check_positions``')."""
+    try:
+        return json.dumps(state.position(), sort_keys=True, default=repr)
+    except Exception:
+        return None
+
+
+def _view(state: State, seat: int) -> tuple[Any, ...]:
+    """What ``seat`` sees of a state: whose turn, its observation and text view, its mask when it moves."""
+    player = state.current_player()
+    mask = state.legal_action_mask().tobytes() if player == seat else b""
+    return (player, state.observation(seat).tobytes(), state.seat_text(seat), mask)
+
+
+def hidden_alternative(
+    game: Game, history: Sequence[int], movers: Sequence[int], seat: int, tries: int = 100
+) -> list[int] | None:
+    """Another history, differing only in chance outcomes, that ``seat`` cannot tell from ``history`` at
+    any step (same player to move, observation, text view, and mask when it moves) but that leads to a
+    different state (``_redealt``): proof that something is hidden from ``seat`` there. None when none of
+    ``tries`` candidates is one: two of the last dozen chance outcomes swapped, or one of them replaced.
+    """
+    history = [int(a) for a in history]
+    prefix = [game.new_initial_state()]  # the state after each number of actions
+    for action in history:
+        prefix.append(prefix[-1].clone())
+        prefix[-1].apply_action(action)
+    views: dict[int, tuple[Any, ...]] = {}
+
+    def view(k: int) -> tuple[Any, ...]:
+        if k not in views:
+            views[k] = _view(prefix[k], seat)
+        return views[k]
+
+    truth = prefix[-1]
+    truth_fingerprint, truth_exported = fingerprint(truth), _exported(truth)
+    recent = [i for i in range(len(history) - 1, -1, -1) if movers[i] == CHANCE][:12]
+
+    def candidates() -> Iterator[list[int]]:
+        for k, i in enumerate(recent):
+            for j in recent[k + 1 :]:
+                if history[i] != history[j]:
+                    alt = history[:]
+                    alt[i], alt[j] = alt[j], alt[i]
+                    yield alt
+            for outcome, _ in prefix[i].chance_outcomes():
+                if outcome != history[i]:
+                    alt = history[:]
+                    alt[i] = int(outcome)
+                    yield alt
+
+    for alt in itertools.islice(candidates(), tries):
+        first = next(i for i, (a, b) in enumerate(zip(alt, history, strict=True)) if a != b)
+        state = prefix[first].clone()
+        try:
+            for k in range(first, len(alt)):
+                state.apply_action(alt[k])
+                if _view(state, seat) != view(k + 1):
+                    break
+            else:
+                if _redealt(truth, state, truth_fingerprint, fingerprint(state), truth_exported):
+                    return alt
+        except IllegalActionError:
+            continue
+    return None
+
+
+def _check_resample(game: Game, node: Node, seat: int, other: State, before: tuple[Any, ...], where: str) -> tuple[Any, ...]:
+    """Checks b to e of ``check_hidden_information`` on ``other``, a redeal of ``node.state`` (whose
+    fingerprint is ``before``) for ``seat``; returns the redeal's fingerprint."""
+    state = node.state
+    # the same game so far: whose turn, the length of the history, every decision the seat saw
+    _require(other.current_player() == state.current_player(), f"resample (turn): the redeal changed whose turn it is [{where}]")
+    _require(
+        len(other.history) == len(state.history),
+        f"resample (history): the redeal's history has {len(other.history)} entries, not {len(state.history)} [{where}]",
+    )
+    changed = [
+        i for i, (a, b) in enumerate(zip(state.history, other.history, strict=True)) if a != b and node.movers[i] != CHANCE
+    ]
+    for i in changed:
+        _require(
+            node.movers[i] != seat,
+            f"resample (history): the redeal changed seat {seat}'s own decision {i} from {state.history[i]} to "
+            f"{other.history[i]} [{where}]",
+        )
+    # playable
+    if other.is_chance_node():
+        outcomes = other.chance_outcomes()
+        _require(
+            outcomes and all(p > 0 for _, p in outcomes) and abs(sum(p for _, p in outcomes) - 1.0) < 1e-9,
+            f"resample (playable): the redeal's chance outcomes are not a distribution: {outcomes[:10]} [{where}]",
+        )
+    elif not other.is_terminal():
+        _require(other.legal_action_mask().any(), f"resample (playable): the redeal has no legal action [{where}]")
+    # what the seat knows
+    _require(
+        other.observation(seat).tobytes() == state.observation(seat).tobytes(),
+        f"leak: seat {seat}'s observation changed when only what it cannot see was redealt [{where}]",
+    )
+    _require(other.seat_text(seat) == state.seat_text(seat), f"leak: seat {seat}'s text view changed with a redeal [{where}]")
+    if state.current_player() == seat:
+        _require(
+            other.legal_action_mask().tobytes() == state.legal_action_mask().tobytes(),
+            f"leak: seat {seat}'s legal moves changed with a redeal [{where}]",
+        )
+    # the redeal is a state of the game: its history replays to it, its position rebuilds it
+    mine = fingerprint(other)
+    try:
+        replayed = game.state_from_history(other.history)
+    except IllegalActionError as err:
+        raise ConformanceError(f"resample (replay): the redeal's history does not replay: {err} [{where}]") from None
+    if fingerprint(replayed) != mine:
+        what = position_difference(replayed, other)
+        to_truth = fingerprint(replayed) == before
+        _require(
+            not to_truth,
+            f"resample (replay): the redeal's history replays to the original state, not to the redeal "
+            f"(they differ in its {what}) [{where}]",
+        )
+        _require(to_truth, f"resample (replay): the redeal's history replays to another state (its {what} differs) [{where}]")
+    if changed:  # another seat's decision may differ only where the seat did not see it
+        _check_unseen(game, state.history, other.history, changed, seat, where)
+    if has_position_builder(game):
+        data = _position_data(other, where, "resample (position)")
+        if data is None:
+            _require(node.kind == "chance", f"resample (position): position() is not implemented at a {node.kind} node [{where}]")
+        else:  # every query but the history (a rebuilt state has none); position_difference names the first
+            rebuilt = _rebuild(game, data, where, "resample (position)")
+            if fingerprint(rebuilt)[1:] != mine[1:]:
+                what = position_difference(rebuilt, other)
+                _require(False, f"resample (position): the redeal's rebuilt position differs in its {what} [{where}]")
+    return mine
+
+
+def _check_unseen(game: Game, truth: Sequence[int], redeal: Sequence[int], changed: list[int], seat: int, where: str) -> None:
+    """Decisions of other seats that a redeal changed were unseen by ``seat``: its view just after is the same."""
+    a, b = game.new_initial_state(), game.new_initial_state()
+    for i in range(max(changed) + 1):
+        player = a.current_player()
+        a.apply_action(truth[i])
+        b.apply_action(redeal[i])
+        if i in changed:
+            _require(
+                _view(a, seat) == _view(b, seat),
+                f"resample (history): the redeal changed seat {player}'s decision {i} from {truth[i]} to {redeal[i]}, "
+                f"which seat {seat} saw [{where}]",
+            )
+
+
+def _redealt(state: State, other: State, before: tuple[Any, ...], after: tuple[Any, ...], exported: str | None) -> bool:
+    """Whether ``other`` differs from ``state`` in anything but the history: a query (given both fingerprints),
+    the exported position (given the original's), a seat's text view."""
+    if after[1:] != before[1:] or _exported(other) != exported:
+        return True
+    return any(other.seat_text(s) != state.seat_text(s) for s in range(state.game.info.num_players))
+
+
+def check_hidden_information(game: Game, seed: int = 8, games: int = 2, per_kind: int | None = None) -> None:
+    """The resample test (with the leak test), for every seat at nodes of every kind (``random_nodes``).
+
+    For a state S and R = S.resample_hidden(seat, rng): R is a new object and S is unchanged (also by acting
+    on R); R has the same player to move, history length and own decisions of the seat (chance outcomes
+    may differ, and other seats' decisions that the seat did not see just after them); R's history replays to R and,
+    with a position builder, its position rebuilds it; R is playable (a legal action, or chance outcomes
+    that are a distribution); the seat's observation, text view and (when it moves) mask are unchanged.
+    Over the run some redeal changes something, and some redeal at a chance node does unless no chance
+    node hides anything (``hidden_alternative`` finds no deal the seat cannot tell from the true one).
+    ``per_kind`` nodes of each kind per game (``random_nodes``); by default ``max(3, 16 // num_players)``,
+    so that the number of redeals hardly grows with the player count.
+    """
     if not game.info.has_hidden_info:
         return
     rng = np.random.default_rng(seed + 9)
-    changed = False
     n = game.info.num_players
-    # every decision: a stride that is a multiple of the player count would never see a round in progress
-    for state in random_states(game, seed, games=2, every=1):
+    if per_kind is None:
+        per_kind = max(3, 16 // n)
+    changed = chance_changed = False
+    copies: list[tuple[tuple[int, ...], tuple[int, ...], int]] = []  # chance nodes where a redeal changed nothing
+    for node in random_nodes(game, seed, games, per_kind):
+        state = node.state
+        before, exported = fingerprint(state), _exported(state)
         for seat in range(n):
+            where = _where(game, state, node.kind, seat, seed)
             other = state.resample_hidden(seat, rng)
-            _require(
-                other.observation(seat).tobytes() == state.observation(seat).tobytes(),
-                f"leak: seat {seat}'s observation changed when only what it cannot see was redealt",
+            _require(other is not state, f"resample (new object): resample_hidden returned the state itself [{where}]")
+            differs = _redealt(state, other, before, _check_resample(game, node, seat, other, before, where), exported)
+            changed |= differs
+            if node.kind == "chance":
+                chance_changed |= differs
+                if not differs:
+                    copies.append((tuple(state.history), node.movers, seat))
+            if not other.is_terminal():  # acting on the redeal must leave the original as it was
+                action = other.sample_chance(rng) if other.is_chance_node() else other.legal_actions()[0]
+                try:
+                    other.apply_action(action)
+                except IllegalActionError as err:
+                    raise ConformanceError(
+                        f"resample (playable): the redeal refuses its legal action {action}: {err} [{where}]"
+                    ) from None
+            _require(  # the history, whose turn and the text for each seat; every query once per node, below
+                (tuple(state.history), state.current_player(), state.to_text()) == before[:3],
+                f"resample (new object): resample_hidden, or acting on its redeal, changed the original [{where}]",
             )
-            _require(other.current_player() == state.current_player(), "leak: a redeal changed whose turn it is")
-            _require(other.seat_text(seat) == state.seat_text(seat), f"leak: seat {seat}'s text view changed with a redeal")
-            if state.current_player() == seat:
-                _require(
-                    other.legal_action_mask().tobytes() == state.legal_action_mask().tobytes(),
-                    f"leak: seat {seat}'s legal moves changed with a redeal",
-                )
-            changed |= any(other.observation(s).tobytes() != state.observation(s).tobytes() for s in range(n))
-            changed |= other.to_text() != state.to_text()
-    _require(changed, "leak: resample_hidden never changed anything hidden (has_hidden_info is True)")
+        _require(
+            fingerprint(state) == before,
+            f"resample (new object): resample_hidden, or acting on a redeal, changed the original "
+            f"[{_where(game, state, node.kind, seed=seed)}]",
+        )
+    _require(changed, f"resample (redeal): resample_hidden never changed anything hidden [{game.info.name} {n}p, seed {seed}]")
+    if chance_changed:
+        return
+    copies.sort(key=lambda c: -len(c[0]))  # the latest first: the most is dealt there
+    for history, movers, seat in copies[:6]:
+        alternative = hidden_alternative(game, history, movers, seat, tries=50)
+        if alternative is not None:
+            diff = [i for i, (a, b) in enumerate(zip(history, alternative, strict=True)) if a != b]
+            raise ConformanceError(
+                f"resample (redeal): at chance nodes resample_hidden always returned a plain copy, though seat {seat} "
+                f"cannot tell this chance node from another deal (chance outcomes {[history[i] for i in diff]} at "
+                f"{diff} replaced by {[alternative[i] for i in diff]}) [{_where_history(game, history, 'chance', seat, seed)}]"
+            )
 
 
 GAME_CHECKS: tuple[Callable[[Game], None], ...] = (

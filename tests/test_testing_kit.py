@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
+import copy
+from typing import Any
+
 import numpy as np
 import pytest
 
-from gameshelf.envs.testing import ConformanceError, check_env, check_game, check_hidden_information, check_masks
+from gameshelf.envs import make_game
+from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameInfo, Option, State, rank_returns
+from gameshelf.envs.testing import (
+    NODE_KINDS,
+    ConformanceError,
+    check_env,
+    check_game,
+    check_hidden_information,
+    check_masks,
+    check_positions,
+    random_nodes,
+)
 from tests.toy_kuhn import ToyKuhnGame, ToyKuhnState
 from tests.toy_nim import NimGame, NimState
 
@@ -26,6 +40,9 @@ class WrongMaskState(NimState):
         if self.current_player() >= 0:
             mask[:] = True  # claims taking 2 and passing are always legal
         return mask
+
+    def _is_legal(self, player: int, action: int) -> bool:  # the rules refuse them
+        return player == CHANCE or bool(NimState.legal_action_mask(self)[action])
 
 
 class WrongMaskGame(NimGame):
@@ -70,3 +87,349 @@ class GlobalRandomGame(ToyKuhnGame):
 def test_a_nondeterministic_chance_draw_is_caught():
     with pytest.raises(ConformanceError, match=r"chance|determinism"):
         check_env(GlobalRandomGame())
+
+
+# ---- the resample test ------------------------------------------------------------------------------
+class HistoryKeptState(ToyKuhnState):
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
+        out = super().resample_hidden(seat, rng)
+        out.history = self.history[:]  # the redeal forgets to rewrite the deal in the history
+        return out
+
+
+class HistoryKeptGame(ToyKuhnGame):
+    def new_initial_state(self):
+        return HistoryKeptState(self)
+
+
+def test_a_redeal_whose_history_replays_to_the_truth_is_caught():
+    with pytest.raises(ConformanceError, match=r"resample \(replay\): the redeal's history replays to the original state"):
+        check_hidden_information(HistoryKeptGame())
+
+
+class CoinPassState(NimState):
+    """Nim where a seat whose coin is 1 may also pass: the mask of the seat to move depends on its hidden coin."""
+
+    def legal_action_mask(self) -> np.ndarray:
+        mask = super().legal_action_mask()
+        player = self.current_player()
+        if player >= 0 and self.coins[player] == 1:
+            mask[2] = True
+        return mask
+
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> NimState:
+        out = super().resample_hidden(seat, rng)
+        replay = self.game.new_initial_state()
+        for action in self.history:  # a seat that passed has shown its coin is 1
+            if action == 2 and replay.current_player() >= 0:
+                out.coins[replay.current_player()] = out.history[replay.current_player()] = 1
+            replay.apply_action(action)
+        return out
+
+
+class CoinPassGame(NimGame):
+    def new_initial_state(self):
+        return CoinPassState(self)
+
+
+class StaleMaskState(CoinPassState):
+    def legal_action_mask(self) -> np.ndarray:
+        cached = getattr(self, "cached", None)
+        if cached is None or cached[0] != len(self.history):
+            self.cached = (len(self.history), super().legal_action_mask())
+        return self.cached[1].copy()
+
+    def clone(self):
+        out = super().clone()
+        out.cached = getattr(self, "cached", None)  # a redeal keeps the mask computed for the old coins
+        return out
+
+
+class StaleMaskGame(NimGame):
+    def new_initial_state(self):
+        return StaleMaskState(self)
+
+
+def test_a_redeal_with_a_stale_mask_is_caught():
+    check_hidden_information(CoinPassGame(hidden=True, pile=9))  # the same game without the stale mask passes
+    with pytest.raises(ConformanceError, match=r"resample \(replay\): .*\(its mask differs\)"):
+        check_hidden_information(StaleMaskGame(hidden=True, pile=9))
+
+
+class NoMoveState(NimState):
+    def legal_action_mask(self) -> np.ndarray:
+        return np.zeros(3, dtype=bool) if getattr(self, "stuck", False) else super().legal_action_mask()
+
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> NimState:
+        out = super().resample_hidden(seat, rng)
+        out.stuck = True  # type: ignore[attr-defined]  # the redeal has no legal action
+        return out
+
+
+class NoMoveGame(NimGame):
+    def new_initial_state(self):
+        return NoMoveState(self)
+
+
+def test_a_redeal_without_a_legal_action_is_caught():
+    with pytest.raises(ConformanceError, match=r"resample \(playable\): the redeal has no legal action"):
+        check_hidden_information(NoMoveGame(hidden=True))
+
+
+class OwnCoinState(NimState):
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> NimState:
+        out = super().resample_hidden(seat, rng)
+        if len(out.coins) > seat:  # redeals the seat's own coin too
+            out.coins[seat] = out.history[seat] = int(rng.integers(2))
+        return out
+
+
+class OwnCoinGame(NimGame):
+    def new_initial_state(self):
+        return OwnCoinState(self)
+
+
+def test_a_redeal_that_changes_what_the_seat_sees_is_caught():
+    with pytest.raises(ConformanceError, match=r"leak: seat \d's observation changed"):
+        check_hidden_information(OwnCoinGame(hidden=True))
+
+
+class CopyAtChanceState(ToyKuhnState):
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
+        if self.is_chance_node():
+            return self.clone()  # nothing redealt while the deal is under way
+        return super().resample_hidden(seat, rng)
+
+
+class CopyAtChanceGame(ToyKuhnGame):
+    def new_initial_state(self):
+        return CopyAtChanceState(self)
+
+
+def test_a_plain_copy_at_chance_nodes_is_caught():
+    with pytest.raises(
+        ConformanceError, match=r"resample \(redeal\): at chance nodes resample_hidden always returned a plain copy"
+    ):
+        check_hidden_information(CopyAtChanceGame())
+
+
+PAIRS = [(a, b) for a in range(3) for b in range(3) if a != b]
+
+
+class OneDealState(ToyKuhnState):
+    """Kuhn dealt in one chance outcome (a pair of cards): its only chance node comes before anything is hidden."""
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return [(k, 1 / len(PAIRS)) for k in range(len(PAIRS))]
+
+    def _apply(self, action: int) -> None:
+        if self.cards:
+            self.moves.append(action)
+        else:
+            self.cards = list(PAIRS[action])
+
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
+        out = self.clone()
+        if self.cards:
+            out.cards[1 - seat] = int(rng.choice([c for c in range(3) if c != self.cards[seat]]))
+            out.history[0] = PAIRS.index((out.cards[0], out.cards[1]))
+        return out
+
+
+class OneDealGame(ToyKuhnGame):
+    def new_initial_state(self):
+        return OneDealState(self)
+
+
+def test_a_copy_at_chance_nodes_that_hide_nothing_passes():
+    check_hidden_information(OneDealGame())
+
+
+class DecisionChangedState(ToyKuhnState):
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
+        out = super().resample_hidden(seat, rng)
+        if out.moves:  # rewrites a player's decision in the history, not only the deal
+            out.history[2] = 1 - out.history[2]
+        return out
+
+
+class DecisionChangedGame(ToyKuhnGame):
+    def new_initial_state(self):
+        return DecisionChangedState(self)
+
+
+def test_a_redeal_that_changes_a_decision_is_caught():
+    with pytest.raises(ConformanceError, match=r"resample \(history\): the redeal changed seat 0's own decision 2"):
+        check_hidden_information(DecisionChangedGame())
+
+
+class PenniesGame(Game):
+    """Matching pennies in three decisions: seat 0 picks a side in secret, seat 1 picks one, seat 0 shows.
+
+    Seat 1 never sees seat 0's pick before the end: a redeal for seat 1 may change that decision.
+    """
+
+    name = "toy_pennies"
+    OPTIONS = {"num_players": Option(2, choices=(2,))}
+
+    def _make_info(self) -> GameInfo:
+        return GameInfo("toy_pennies", 2, 2, (4,), np.float32, 3, has_chance=False, has_hidden_info=True)
+
+    def new_initial_state(self) -> PenniesState:
+        return PenniesState(self)
+
+
+class PenniesState(State):
+    def current_player(self) -> int:
+        return (0, 1, 0)[len(self.history)] if len(self.history) < 3 else TERMINAL
+
+    def legal_action_mask(self) -> np.ndarray:
+        return np.full(2, self.current_player() >= 0)
+
+    def _apply(self, action: int) -> None:
+        pass  # the history is the state
+
+    def returns(self) -> np.ndarray:
+        if not self.is_terminal():
+            return np.zeros(2)
+        return rank_returns([int(self.history[0] == self.history[1]), int(self.history[0] != self.history[1])])
+
+    def shown(self, seat: int) -> bool:
+        """Whether ``seat`` sees seat 0's pick."""
+        return seat == 0 or self.is_terminal()
+
+    def observation(self, seat: int) -> np.ndarray:
+        obs = np.zeros(4, dtype=np.float32)
+        if self.history and self.shown(seat):
+            obs[self.history[0]] = 1.0
+        obs[2] = len(self.history) / 3
+        obs[3] = self.history[1] if len(self.history) > 1 else -0.5
+        return obs
+
+    def action_to_string(self, action: int) -> str:
+        return ("heads", "tails")[action]
+
+    def to_text(self) -> str:
+        return f"picks={self.history[:2]}"
+
+    def seat_text(self, seat: int) -> str:
+        return f"{self.observation(seat).tolist()}"
+
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> PenniesState:
+        out = copy.deepcopy(self)
+        if self.history and not self.shown(seat):
+            out.history[0] = int(rng.integers(2))
+        return out
+
+
+class PeekState(PenniesState):
+    def shown(self, seat: int) -> bool:
+        return super().shown(seat) or len(self.history) == 1  # seat 1 glimpses the pick before it moves
+
+
+class PeekGame(PenniesGame):
+    def new_initial_state(self):
+        return PeekState(self)
+
+
+def test_a_redeal_may_change_decisions_the_seat_did_not_see_but_not_those_it_saw():
+    check_hidden_information(PenniesGame(), games=8)
+    with pytest.raises(
+        ConformanceError, match=r"resample \(history\): the redeal changed seat 0's decision 0 .*, which seat 1 saw"
+    ):
+        check_hidden_information(PeekGame(), games=8)
+
+
+class SelfState(ToyKuhnState):
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
+        return self
+
+
+class SelfGame(ToyKuhnGame):
+    def new_initial_state(self):
+        return SelfState(self)
+
+
+def test_a_redeal_that_returns_the_state_itself_is_caught():
+    with pytest.raises(ConformanceError, match=r"resample \(new object\): resample_hidden returned the state itself"):
+        check_hidden_information(SelfGame())
+
+
+class SharedMovesState(ToyKuhnState):
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
+        out = super().resample_hidden(seat, rng)
+        out.moves = self.moves  # shared with the original: acting on the redeal changes it
+        return out
+
+
+class SharedMovesGame(ToyKuhnGame):
+    def new_initial_state(self):
+        return SharedMovesState(self)
+
+
+def test_a_redeal_sharing_state_with_the_original_is_caught():
+    with pytest.raises(ConformanceError, match=r"resample \(new object\): .*acting on its redeal, changed the original"):
+        check_hidden_information(SharedMovesGame())
+
+
+# ---- positions and refusals ---------------------------------------------------------------------------
+class ForgetfulState(NimState):
+    def position(self) -> dict[str, Any]:
+        return {**super().position(), "winner": -1}  # forgets who won: wrong only at the end
+
+
+class ForgetfulGame(NimGame):
+    def new_initial_state(self):
+        return ForgetfulState(self)
+
+
+def test_a_position_that_does_not_round_trip_at_the_end_is_caught():
+    check_positions(NimGame(chance=True, hidden=True))
+    with pytest.raises(
+        ConformanceError, match=r"positions: the rebuilt position differs in its current player \[.*terminal node"
+    ):
+        check_positions(ForgetfulGame(chance=True, hidden=True))
+
+
+class NoDecisionPositionState(NimState):
+    def position(self) -> dict[str, Any]:
+        if self.current_player() >= 0 and self.pile == 1:
+            raise NotImplementedError("no position with one stone left")
+        return super().position()
+
+
+class NoDecisionPositionGame(NimGame):
+    def new_initial_state(self):
+        return NoDecisionPositionState(self)
+
+
+def test_a_position_missing_at_a_decision_node_is_caught():
+    with pytest.raises(
+        ConformanceError, match=r"positions: position\(\) is not implemented at a (decision|again|after chance) node"
+    ):
+        check_positions(NoDecisionPositionGame(pile=12), per_kind=None)
+
+
+class RefusalPassesState(NimState):
+    def _is_legal(self, player: int, action: int) -> bool:
+        legal = super()._is_legal(player, action)
+        if not legal and player >= 0:
+            self.player = (self.player + 1) % self.n  # a refused move still passes the turn
+        return legal
+
+
+class RefusalPassesGame(NimGame):
+    def new_initial_state(self):
+        return RefusalPassesState(self)
+
+
+def test_a_refusal_that_changes_the_state_is_caught():
+    with pytest.raises(ConformanceError, match=r"masks: refusing action -1 changed the state"):
+        check_masks(RefusalPassesGame())
+
+
+def test_random_nodes_meet_every_kind_of_node():
+    kinds = {node.kind for node in random_nodes(make_game("cargo_empire-v0", num_players=2), seed=0, games=1)}
+    assert kinds == set(NODE_KINDS)
+    nodes = list(random_nodes(NimGame(chance=True, hidden=True), seed=1, games=1, per_kind=None))
+    assert nodes[-1].kind == "terminal" and nodes[-1].movers[:3] == (CHANCE, CHANCE, 0)

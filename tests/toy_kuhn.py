@@ -92,15 +92,18 @@ class ToyKuhnState(State):
         return f"your card={own} moves={self.moves}"
 
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
+        """Redeal the other seat's card (once dealt) from the cards ``seat`` does not hold; the deal in
+        ``history`` is rewritten to match."""
         out = self.clone()
-        if len(self.cards) == 2:
-            other = 1 - seat
-            choices = [c for c in range(3) if c != self.cards[seat]]
+        other = 1 - seat
+        if len(self.cards) > other:
+            choices = [c for c in range(3) if len(self.cards) <= seat or c != self.cards[seat]]
             out.cards[other] = int(rng.choice(choices))
+            out.history[other] = out.cards[other]
         return out
 
     def clone(self) -> ToyKuhnState:
-        out = ToyKuhnState(self.game)  # type: ignore[arg-type]
+        out = type(self)(self.game)  # type: ignore[arg-type]
         out.cards = self.cards[:]
         out.moves = self.moves[:]
         out.history = self.history[:]

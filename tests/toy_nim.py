@@ -3,15 +3,21 @@
 A pile of stones; in turn each player takes 1 (action 0) or 2 (action 1) stones, or passes (action 2,
 only with ``allow_pass``); whoever takes the last stone wins (+1, the others share the rest). Score: the
 stones a player took. ``chance``: after every move a chance node adds 0 or 1 stone. ``hidden``: each seat
-gets a private coin at the start (chance) that only it sees. Perfect play leaves a multiple of 3.
+gets a private coin at the start (chance) that only it sees; ``resample_hidden`` redeals the other coins
+and rewrites them in the history. ``position()`` / ``state_from_position`` round-trip any state.
+Perfect play leaves a multiple of 3.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
 from gameshelf import envs
 from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameInfo, Option, State, int_at_least, rank_returns
+from gameshelf.envs.core.position import PositionReader
 
 NIM = "toy_nim-v0"
 OBS = 16
@@ -63,6 +69,21 @@ class NimGame(Game):
 
     def new_initial_state(self) -> NimState:
         return NimState(self)
+
+    def state_from_position(self, position: Mapping[str, Any]) -> NimState:
+        read = PositionReader(position, game=self.name)
+        n = self.info.num_players
+        state = self.new_initial_state()
+        state.pile = read.integer("pile", 0, 10**6)
+        state.player = read.integer("to_move", 0, n - 1)
+        state.taken = read.int_list("taken", 0, 10**6, length=n)
+        state.coins = read.int_list("coins", 0, 1)
+        state.pending_chance = read.flag("pending_chance")
+        state.winner = read.integer("winner", -1, n - 1)
+        read.done()
+        if len(state.coins) > n or (state.coins and not self.options["hidden"]):
+            raise ValueError(f"toy_nim position: 'coins' holds one coin per seat dealt so far (hidden={self.options['hidden']})")
+        return state
 
 
 class NimState(State):
@@ -142,13 +163,26 @@ class NimState(State):
         return f"pile={self.pile} to_move={self.current_player()} taken={self.taken}"
 
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> NimState:
+        """Redeal the other seats' coins; they are the first chance outcomes of ``history``, rewritten to match."""
         out = self.clone()
         out.coins = [c if s == seat else int(rng.integers(2)) for s, c in enumerate(self.coins)]
+        if len(out.history) >= len(out.coins):  # a position built from data has no history to rewrite
+            out.history[: len(out.coins)] = out.coins
         out.resampled_for = seat
         return out
 
+    def position(self) -> dict[str, Any]:
+        return {
+            "pile": self.pile,
+            "to_move": self.player,
+            "taken": list(self.taken),
+            "coins": list(self.coins),
+            "pending_chance": self.pending_chance,
+            "winner": self.winner,
+        }
+
     def clone(self) -> NimState:
-        out = NimState.__new__(NimState)
+        out = type(self).__new__(type(self))
         out.game = self.game
         out.history = self.history[:]
         out.pile = self.pile
