@@ -534,7 +534,7 @@ class KoPlusState(State):
         return ["".join(str(v) if v else "." for v in grid[r, :width].tolist()) for r in range(height)]
 
     def position(self) -> dict[str, Any]:
-        position = {
+        position: dict[str, Any] = {
             "layout": [list(p) for p in self.layout],
             "pending_section": self.pending_section,
             "tiles": [[seat, action] for seat, _shape, action in self.tiles],
