@@ -115,7 +115,13 @@ None: no chance nodes, everything is public.
 ``state.position()`` / ``game.state_from_position(data)`` (validated; unknown keys refused): ``board`` (9
 strings of 9 cells: ``W``, ``B``, ``R``, ``.``), ``to_move``, ``red_lock`` (bit ``s``: seat ``s`` may not move
 Red now), ``ply``, ``passes``, ``winner``, ``end``, ``last_move`` and ``seen`` (``[board, to_move, red_lock,
-count]`` of every position so far, for repetition; it must count the current one).
+count]`` of every position so far, for repetition; it must count the current one, the final position of a
+win included). The builder refuses what the rules cannot reach: a player's stone on the crown unless that
+player has just won (``end`` ``crown``), an ``end`` other than the first end test that holds (win, two passes,
+third occurrence, ``max_plies``) or a game going on past one, a Red lock the rules never leave (under
+``red_lock="ply"`` only the side to move is frozen, exactly after a Red move), a ``last_move`` that did not
+move the stone on its square, and ``seen`` entries counted 0 or 3+ times (but the current one of a
+repetition draw), with other stones than the board, or more of them than ``ply + 1``.
 ``game.state_from_board(rows, to_move=0, red_frozen=False)`` is the short form for a fresh position.
 
 ## Version history

@@ -122,7 +122,16 @@ class AmoriaxGame(Game):
         return AmoriaxState(self, bytes(cells), to_move, (1 << to_move) if red_frozen else 0)
 
     def state_from_position(self, position: Mapping[str, Any]) -> AmoriaxState:
-        """A position from plain data (``state.position()`` gives one; keys in the card), validated."""
+        """A position from plain data (``state.position()`` gives one; keys in the card), validated.
+
+        Besides the type of every value, the rules are checked: a stone of a player stands on the crown
+        exactly when that player has just won; the Red lock is one the rules can leave (under
+        ``red_lock="ply"`` only the side to move can be frozen, and only after a Red move); ``last_move``
+        moved the stone it names; ``end`` is the first end test that holds (win, two passes, third
+        occurrence, ``max_plies``) and a game that goes on meets none of them; ``seen`` counts the current
+        position, every entry at least once and below three (the third occurrence ends the game), no
+        more positions than plies played plus the start, each with the stones of the board.
+        """
         read = PositionReader(position, self.name)
         board = read.get("board")
         if not isinstance(board, (list, str)):
@@ -136,8 +145,6 @@ class AmoriaxGame(Game):
         state.passes = read.integer("passes", 0, 2)
         state.winner = read.integer("winner", -1, 1)
         state.end = read.choice("end", ("", *END_REASONS))
-        if bool(state.end) != (state.end in ("passes", "repetition", "max_plies") or state.winner >= 0):
-            raise read.fail("winner", "is a seat exactly when the game ended with a win")
         last = read.get("last_move")
         if last is not None:
             state.last_move = tuple(read.check_int_list("last_move", last, 0, NUM_SQUARES - 1, 2))  # type: ignore[assignment]
@@ -145,16 +152,82 @@ class AmoriaxGame(Game):
         if not isinstance(seen, list):
             raise read.fail("seen", "must be a list of [board, to_move, red_lock, count]")
         counts: dict[bytes, int] = {}
+        stones = sorted(state.board)
         for entry in seen:
             if not (isinstance(entry, list) and len(entry) == 4 and _is_count(entry[1:])):
                 raise read.fail("seen", f"entries are [board, to_move, red_lock, count], got {entry!r}")
-            cells = self.state_from_board(entry[0]).board
-            counts[bytes(cells) + bytes((entry[1], entry[2]))] = entry[3]
-        if counts.get(state.position_key(), 0) < 1:
-            raise read.fail("seen", "must count the current position at least once")
-        state.counts = counts
+            try:
+                cells = self.state_from_board(entry[0]).board
+            except ValueError as err:
+                raise read.fail("seen", str(err)) from None
+            if sorted(cells) != stones:
+                raise read.fail("seen", "holds a board with other stones than the current one (no stone ever leaves the board)")
+            if not self._lock_possible(entry[1], entry[2]):
+                raise read.fail("seen", f"holds a Red lock {entry[2]} that the rules never leave with seat {entry[1]} to move")
+            if entry[3] < 1:
+                raise read.fail("seen", f"counts a position {entry[3]} times: list only positions that occurred")
+            key = bytes(cells) + bytes((entry[1], entry[2]))
+            if key in counts:
+                raise read.fail("seen", "lists a position twice")
+            counts[key] = entry[3]
         read.done()
+        state.counts = counts
+        self._check_position(state, read)
         return state
+
+    def _lock_possible(self, to_move: int, lock: int) -> bool:
+        """Whether the rules can leave this Red lock with ``to_move`` to move (``red_lock="ply"``: only the side to
+        move is ever frozen; ``"own_turns"``: any seat may be locked)."""
+        return not self.lock_per_ply or lock in (0, 1 << to_move)
+
+    def _check_position(self, state: AmoriaxState, read: PositionReader) -> None:
+        """Refuse a built position that the rules cannot reach (see ``state_from_position``)."""
+        mover = 1 - state.player  # the seat that played the last ply
+        crown = state.board[CENTRE]
+        if not self._lock_possible(state.player, state.lock):
+            raise read.fail("red_lock", f"{state.lock}: only the side to move can be frozen (red_lock='ply')")
+        if state.last_move is not None:
+            src, dest = state.last_move
+            stone = state.board[dest]
+            if state.board[src] != EMPTY or stone not in (mover + 1, RED):
+                raise read.fail("last_move", f"must take a stone of seat {mover} or Red from an empty square to its square")
+            if (stone == RED) != bool(state.lock >> state.player & 1 if self.lock_per_ply else state.lock >> mover & 1):
+                raise read.fail("red_lock", "must be set exactly when the last move moved Red")
+            if state.passes:
+                raise read.fail("last_move", "is null after a pass")
+        elif state.passes and state.lock >> (state.player if self.lock_per_ply else mover) & 1:
+            raise read.fail("red_lock", "a pass moves no Red: it lifts the lock")
+        count = state.counts.get(state.position_key(), 0)
+        if count < 1:
+            raise read.fail("seen", "must count the current position at least once")
+        if any(n >= 3 for key, n in state.counts.items() if key != state.position_key()):
+            raise read.fail("seen", "counts an earlier position 3 times: its third occurrence ended the game")
+        if sum(state.counts.values()) > state.ply + 1:
+            raise read.fail("seen", f"counts more positions than the start and {state.ply} plies can give")
+        if state.end == "crown":
+            if state.winner != mover or crown != mover + 1:
+                raise read.fail("winner", f"a win on the crown is seat {mover}'s, the last mover, whose stone is on (4,4)")
+            if state.last_move is None or state.last_move[1] != CENTRE:
+                raise read.fail("last_move", "a win on the crown ends with the winner's move onto (4,4)")
+            return
+        if state.winner != -1:
+            raise read.fail("winner", "is a seat exactly when the game ended on the crown")
+        if crown in (WHITE, BLACK):
+            raise read.fail("board", "a stone of a player on the crown has won: the game is over with end 'crown'")
+        if state.end == "passes":
+            if state.passes != 2:
+                raise read.fail("passes", "must be 2 when the game ended by two passes")
+            return
+        if state.passes > 1:
+            raise read.fail("passes", "two consecutive passes end the game (end 'passes')")
+        if state.end == "repetition":
+            if count < 3:
+                raise read.fail("seen", "must count the current position 3 times when the game ended by repetition")
+            return
+        if count >= 3:
+            raise read.fail("end", "the third occurrence of a position ends the game: end must be 'repetition'")
+        if (state.end == "max_plies") != (state.ply >= self.max_plies):
+            raise read.fail("end", f"is 'max_plies' exactly when ply reaches {self.max_plies}")
 
 
 def _is_count(values: list[Any]) -> bool:
@@ -310,11 +383,11 @@ class AmoriaxState(State):
         self.ply += 1
         self._legal = None
         self._mask = None
-        if self.end:
-            return
-        key = self.position_key()
+        key = self.position_key()  # every position counts, the final one of a win too (``seen`` lists it)
         count = self.counts.get(key, 0) + 1
         self.counts[key] = count
+        if self.end:
+            return
         if self.passes >= 2:
             self.end = "passes"
         elif count >= 3:

@@ -94,7 +94,11 @@ first turn; standard boards have no chance node. The engine draws no random numb
 ``pending_section``, ``tiles`` (``[seat, action]`` in the order placed, each checked against the placement
 rules), ``points`` (optional: the running placement points, else those of the tiles), ``bonus_left``,
 ``bonus_turn``, ``skipped``, ``to_move`` (a seat that can place, -1 while the board is drawn, -4 when nobody
-can place), and ``aliens`` (optional: a made-up board, rows of digits, ``.`` = 0, for puzzles).
+can place: the game is over, with its final scoring), and ``aliens`` (a made-up board, for puzzles: one
+string per row of alien values 1..5, ``.`` or ``0`` for none; ``position()`` writes it whenever the board
+is not the one its layout gives). ``skipped`` seats cannot place (nothing was placed since they were passed
+over) and a ``bonus_turn`` belongs to the seat that placed the last tile, at 20, 40 or 60 points, with one
+of its bonus turns used.
 
 ## Version history
 

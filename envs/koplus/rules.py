@@ -176,8 +176,20 @@ class KoPlusGame(Game):
                 raise read.fail("to_move", "is -4 (game over) only when no seat can place")
         elif to_move < 0 or not state.can_place(to_move):
             raise read.fail("to_move", f"seat {to_move} cannot place a tile")
-        state.player = to_move
-        if to_move != TERMINAL:
+        if len(set(state.skipped)) != len(state.skipped) or to_move in state.skipped:
+            raise read.fail("skipped", "lists each passed-over seat once, never the seat to move")
+        if any(state.board_complete() and state.can_place(s) for s in state.skipped):
+            raise read.fail("skipped", "lists seats that could not place (and nothing was placed since)")
+        if state.bonus_turn:
+            last = state.tiles[-1][0] if state.tiles else -1
+            if to_move < 0 or last != to_move or state.points[to_move] not in BONUS_SCORES:
+                raise read.fail("bonus_turn", f"is a turn at once for the seat that just placed a tile to reach {BONUS_SCORES}")
+            if state.bonus_left[to_move] >= BONUS_TURNS[n][to_move]:
+                raise read.fail("bonus_turn", "uses one of the seat's bonus turns: bonus_left must be below its allowance")
+        if to_move == TERMINAL:
+            state._end()  # the final scoring, as at the end of play
+        else:
+            state.player = to_move
             state.final = None
         read.done()
         return state
@@ -360,6 +372,10 @@ class KoPlusState(State):
                 self.player = seat
                 return
             self.skipped.append(seat)
+        self._end()
+
+    def _end(self) -> None:
+        """Nobody can place: the game is over, with the final group scoring."""
         self.player = TERMINAL
         groups = tile_groups(self.tiles, self.tile_at, self.geo.border_of, self.num_players)
         self.final = final_scores([[len(g) for g in seat_groups] for seat_groups in groups])
@@ -501,8 +517,8 @@ class KoPlusState(State):
             raise read.fail("aliens", f"must be {height} strings of {width} digits ('.' for 0)")
         aliens = np.zeros((GRID, GRID), dtype=np.int8)
         for r, row in enumerate(rows):
-            if any(ch != "." and not ch.isdigit() for ch in row):
-                raise read.fail("aliens", f"row {r} holds a character other than a digit or '.'")
+            if any(ch not in ".012345" for ch in row):
+                raise read.fail("aliens", f"row {r} holds a character other than an alien value 1..5, 0 or '.'")
             aliens[r, :width] = [0 if ch == "." else int(ch) for ch in row]
         self.aliens = aliens.reshape(-1)
         self.aliens.setflags(write=False)
@@ -510,8 +526,15 @@ class KoPlusState(State):
         self._legal = [None, None]
         self._static = None
 
+    def alien_rows(self) -> list[str]:
+        """The board's aliens as the position key ``aliens`` writes them: one string per row, ``.`` for 0."""
+        on_board = self.geo.on_board.reshape(GRID, GRID)
+        height, width = int(on_board.any(axis=1).sum()), int(on_board.any(axis=0).sum())
+        grid = self.aliens.reshape(GRID, GRID)
+        return ["".join(str(v) if v else "." for v in grid[r, :width].tolist()) for r in range(height)]
+
     def position(self) -> dict[str, Any]:
-        return {
+        position: dict[str, Any] = {
             "layout": [list(p) for p in self.layout],
             "pending_section": self.pending_section,
             "tiles": [[seat, action] for seat, _shape, action in self.tiles],
@@ -521,6 +544,9 @@ class KoPlusState(State):
             "skipped": list(self.skipped),
             "to_move": self.player,
         }
+        if self.board_complete() and not np.array_equal(self.aliens, board.aliens_of_layout(self.geo, tuple(self.layout))):
+            position["aliens"] = self.alien_rows()  # a made-up board: its layout alone would rebuild another one
+        return position
 
     def clone(self) -> KoPlusState:
         other = KoPlusState(self.game, _blank=True)  # type: ignore[arg-type]

@@ -56,6 +56,9 @@ PHASE_NAMES = ("choose_first", "deal", "play", "over")
 MAX_GAME_LENGTH = 3000
 """Truncation limit on player decisions (see "Readings of the spec": the rules allow endless play)."""
 
+MAX_COUNT = 2**62
+"""Bound of the position builder's ``played`` and ``picked`` counts: the rules set none (endless play)."""
+
 
 class OlenonGame(Game):
     """Olenon with fixed options (``num_players`` is always 4)."""
@@ -135,7 +138,11 @@ class OlenonGame(Game):
         """A position from plain data (``state.position()`` gives one; keys in the card), validated.
 
         Cards are counted per value 0..6; whatever is not in a hand, on the table, face up in front of a
-        passed seat or discarded this round is set aside (or not dealt yet).
+        passed seat or discarded this round is set aside (or not dealt yet). ``played`` and ``picked`` have
+        no upper bound (a card can be played, taken back by a passer and played again any number of times:
+        the rules allow endless play); they must agree with the deal instead: each seat's hand at the deal
+        (``hands + played - picked``) holds 7 cards, no value more often than the deck, and every card
+        played and not taken back is on the table, face up in front of a passer, or discarded.
         """
         read = PositionReader(position, self.name)
         state = OlenonState(self)
@@ -157,26 +164,95 @@ class OlenonGame(Game):
         state.passed = read.int_list("passed", -1, NUM_VALUES - 1, NUM_SEATS)
         state.discards = read.int_list("discards", 0, max(DECK), NUM_VALUES)
         state.known = read.int_table("known", NUM_SEATS, 0, max(DECK), NUM_VALUES)
-        state.played = read.int_table("played", NUM_SEATS, 0, max(DECK), NUM_VALUES)
-        state.picked = read.int_table("picked", NUM_SEATS, 0, max(DECK), NUM_VALUES)
+        state.played = read.int_table("played", NUM_SEATS, 0, MAX_COUNT, NUM_VALUES)
+        state.picked = read.int_table("picked", NUM_SEATS, 0, MAX_COUNT, NUM_VALUES)
         state.turn = read.integer("to_move", -1, NUM_SEATS - 1)
         state.last_player = read.integer("last_player", -1, NUM_SEATS - 1)
         read.done()
+        self._check_cards(state, read)
+        self._check_phase(state, read)
+        return state
+
+    @staticmethod
+    def _check_cards(state: OlenonState, read: PositionReader) -> None:
+        """Every card of the round is accounted for (see ``state_from_position``)."""
         for v in range(NUM_VALUES):
-            seen = sum(h[v] for h in state.hands) + state.discards[v] + state.passed.count(v)
-            seen += state.table_count if state.table_value == v else 0
+            on_table = state.table_count if state.table_value == v else 0
+            seen = sum(h[v] for h in state.hands) + state.discards[v] + state.passed.count(v) + on_table
             if seen > DECK[v]:
                 raise read.fail("hands", f"{seen} cards of value {v} are in play; the deck has {DECK[v]}")
-            if any(k[v] > h[v] for k, h in zip(state.known, state.hands, strict=True)):
-                raise read.fail("known", f"more cards of value {v} are known in a hand than it holds")
-        if state.phase == PLAY:
-            if state.dealt != DEALT or not state.turn >= 0 or state.passed[state.turn] >= 0:
-                raise read.fail("to_move", "must be a seat that is not passed, after the whole deal")
-            if any(size == 0 for size in state.hand_sizes) and state.table_count < MAX_TABLE:
-                raise read.fail("hands", "an empty hand ends the round: no seat plays on without cards")
-        elif state.phase == DEAL and sum(state.hand_sizes) != state.dealt:
-            raise read.fail("dealt", "must equal the cards in hand while dealing")
-        return state
+            for s in range(NUM_SEATS):
+                if state.known[s][v] > state.hands[s][v]:
+                    raise read.fail("known", f"more cards of value {v} are known in seat {s}'s hand than it holds")
+                if state.known[s][v] > state.picked[s][v]:
+                    raise read.fail("known", f"seat {s}: cards are known in a hand only when taken back after a pass")
+                if state.hands[s][v] + state.played[s][v] < state.picked[s][v]:
+                    raise read.fail("picked", f"seat {s} took back more {v}s than it holds and played")
+            dealt = sum(state.hands[s][v] + state.played[s][v] - state.picked[s][v] for s in range(NUM_SEATS))
+            if dealt > DECK[v]:
+                raise read.fail("played", f"the hands were dealt {dealt} cards of value {v}; the deck has {DECK[v]}")
+            out = sum(state.played[s][v] - state.picked[s][v] for s in range(NUM_SEATS))
+            if out != on_table + state.passed.count(v) + state.discards[v]:
+                raise read.fail(
+                    "played",
+                    f"{out} cards of value {v} were played and not taken back, but {on_table} are on the table, "
+                    f"{state.passed.count(v)} face up and {state.discards[v]} discarded",
+                )
+        for s in range(NUM_SEATS):
+            dealt = state.hand_sizes[s] + sum(state.played[s]) - sum(state.picked[s])
+            expected = len(range(s, state.dealt, NUM_SEATS))  # the k-th card dealt goes to seat k % 4
+            if dealt != expected:
+                raise read.fail("hands", f"seat {s} was dealt {expected} cards, but hand + played - picked gives {dealt}")
+
+    def _check_phase(self, state: OlenonState, read: PositionReader) -> None:
+        """What each phase allows: a deal before any play, a trick the rules have not ended yet, a finished game."""
+        if state.out_player >= 0 and state.wins[state.out_player % 2] == 0:
+            raise read.fail("out_player", f"seat {state.out_player} went out, so its team has won a round")
+        if state.round_index == 0 and state.out_player >= 0:
+            raise read.fail("out_player", "nobody has gone out in round 1")
+        if state.round_index and state.out_player >= 0 and state.round_first >= 0 and state.phase != OVER:
+            rule = self.first_player_rule
+            first = {"winner": state.out_player, "loser_team": (state.out_player + 1) % NUM_SEATS}.get(rule, state.round_first)
+            if state.round_first != first:
+                raise read.fail(
+                    "round_first", f"under first_player_rule={rule!r} seat {first} starts after seat {state.out_player} went out"
+                )
+        if state.phase in (CHOOSE_FIRST, DEAL):
+            if state.phase == CHOOSE_FIRST and (state.round_first >= 0 or state.dealt):
+                raise read.fail("round_first", "is -1 and nothing is dealt while the first player is chosen")
+            if state.phase == CHOOSE_FIRST and state.round_index and self.first_player_rule != "random":
+                raise read.fail(
+                    "phase", f"only first_player_rule='random' chooses the first player of round {state.round_index + 1}"
+                )
+            if state.phase == DEAL and (state.round_first < 0 or state.dealt == DEALT):
+                raise read.fail("dealt", "a deal has a first player and ends (phase play) once 28 cards are dealt")
+            started = state.table_count or any(p >= 0 for p in state.passed) or any(state.discards)
+            if started or state.turn >= 0 or state.last_player >= 0 or any(map(any, state.played)):
+                raise read.fail("phase", "nothing is played before the deal is complete (to_move and last_player -1)")
+            return
+        if state.dealt != DEALT:
+            raise read.fail("dealt", "play begins once the whole deal (28 cards) is dealt")
+        if state.round_first < 0:
+            raise read.fail("round_first", "must be a seat once the cards are dealt")
+        if (state.last_player < 0) != (not any(map(any, state.played))):
+            raise read.fail("last_player", "is -1 exactly when nobody has played this round")
+        if state.phase == OVER:
+            if state.turn != -1 or state.out_player < 0 or state.hand_sizes[state.out_player]:
+                raise read.fail("out_player", "a finished game has to_move -1 and the seat that went out with an empty hand")
+            if state.wins[state.out_player % 2] != ROUNDS_TO_WIN or state.last_player != state.out_player:
+                raise read.fail("out_player", "the seat that went out played last and its team won the game")
+            return
+        if not state.turn >= 0 or state.passed[state.turn] >= 0:
+            raise read.fail("to_move", "must be a seat that is not passed, after the whole deal")
+        if state.last_player < 0 and state.turn != state.round_first:
+            raise read.fail("to_move", f"the first player of the round (seat {state.round_first}) plays first")
+        if any(size == 0 for size in state.hand_sizes):
+            raise read.fail("hands", "an empty hand ends the round: no seat plays on without cards")
+        if state.table_count == MAX_TABLE:
+            raise read.fail("table_count", "4 cards on the table end the trick (Olenon): the table is empty again")
+        for team in range(2):
+            if state.passed[team] >= 0 and state.passed[team + 2] >= 0:
+                raise read.fail("passed", f"both players of team {TEAM_NAMES[team]} passed: that ended the trick")
 
     def string_to_action(self, state: State, text: str) -> int:
         """Parse ``play 2x5`` / ``play 5``, ``replace with 3x6`` / ``replace with 6``, ``pass`` /

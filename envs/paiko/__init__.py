@@ -112,17 +112,30 @@ None.
 `to_move` (the seat whose turn it is; in a gift phase the captured owner decides), `tiles` (list of
 `[x, y, owner, type name, facing]`), `reserve`, `hand` (two lists of 8 counts in type order), `lost`
 (two ints; must equal the tiles missing from board, reserve and hand), `score` (optional, checked),
-`turn`, `passes` (1 if the previous turn was a pass), `repeat` (per seat `null` or `[x, y, count]`: the
-tile moved on that seat's last turn and on how many consecutive own turns), `draft_step`, `draft_left`
-(draft only), `picks` (tiles drawn this turn, phase `draw_more`), `selected_type`, `selected_square`,
-`destination` (`[x, y]` or null, as the phase needs), `gifts` (gifts still owed), `winner`, `end`.
-Between turns no tile may be capturable. The built state has an empty history.
+`turn`, `passes` (1 if the previous turn was a pass, 2 once two passes ended the game), `repeat` (per seat
+`null` or `[x, y, count]`: the tile moved on that seat's last turn and on how many consecutive own turns),
+`draft_step`, `draft_left` (draft only), `picks` (tiles drawn this turn, phase `draw_more`),
+`selected_type`, `selected_square`, `destination` (`[x, y]` or null, as the phase needs), `gifts` (gifts
+still owed: at most the tiles in the capturer's reserve), `winner`, `end`. The built state has an empty
+history. Positions the rules cannot reach are refused:
+
+* a tile capturable between turns, during the gifts or at the end (after a Sai deploy only the
+  opponent's tiles may be, their capture comes after the Sai's shift);
+* a game that goes on although an end test already held after a turn: a player with 10+ points, both
+  players with 13+ lost tiles and 5 points or fewer, two passes in a row, `turn` at `max_turns`. The
+  tests run after the complete turn, gifts included, so only the mover may hold 10+ points (and the
+  lost-tiles draw may hold) mid-turn: in phases `sai_shift` and `sai_facing` (the deployed Sai already
+  scores) or `gift`;
+* a finished game whose `end` is not the first end test that holds (points, lost tiles, passes,
+  turns), or whose winner is not the last mover with 10+ points.
 
 ## Readings of the spec
 
 * The captured owner's gift is his own decision (agent selection follows it). All captures of the turn
-  are removed first, then he makes one gift decision per captured tile; gifts stop when the capturer's
-  reserve is empty. (The result is the same as interleaving removal and gift.)
+  are removed first, then he makes one gift decision per captured tile; a gift is skipped when the
+  capturer's reserve is empty, so he owes min(captured tiles, tiles in that reserve) gifts (the number
+  `gifts`, shown in the observation and the position). (The result is the same as interleaving removal
+  and gift.)
 * A shift and a Water redeploy to the same square with the same facing end in the same position: they
   are one action (`Water to (x,y)`), offered when either rule allows it.
 * Shift paths: a path may turn, and may come back through the origin (empty while the tile moves); the

@@ -5,9 +5,10 @@ Keys (all JSON-able; the package docstring documents them):
 ``phase`` (a name of ``PHASE_NAMES``), ``to_move`` (the seat whose turn it is; in the draft the seat
 drafting), ``tiles`` (list of ``[x, y, owner, type name, facing]``), ``reserve`` / ``hand`` (two lists of 8
 counts in type order), ``lost`` (two ints), ``score`` (optional, checked against the board), ``turn``,
-``passes`` (0 or 1: the previous turn was a pass), ``repeat`` (per seat ``null`` or ``[x, y, count]``),
-``draft_step`` / ``draft_left`` (draft only), ``picks``, ``selected_type`` (type name or ``null``),
-``selected_square`` / ``destination`` (``[x, y]`` or ``null``), ``gifts``, ``winner``, ``end``.
+``passes`` (passes in a row: 1 if the previous turn was a pass, 2 once two passes ended the game),
+``repeat`` (per seat ``null`` or ``[x, y, count]``), ``draft_step`` / ``draft_left`` (draft only),
+``picks``, ``selected_type`` (type name or ``null``), ``selected_square`` / ``destination`` (``[x, y]`` or
+``null``), ``gifts``, ``winner``, ``end``.
 """
 
 from __future__ import annotations
@@ -196,7 +197,7 @@ def build_state(game: PaikoGame, position: Mapping[str, Any]) -> PaikoState:
     if position.get("score") is not None and list(position["score"]) != state.score:
         raise ValueError(f"score {list(position['score'])} does not match the board (which gives {state.score})")
     state.turn = _int(position.get("turn", 0), "turn", 0, game.max_turns)
-    state.passes = _int(position.get("passes", 0), "passes", 0, 1)
+    state.passes = _int(position.get("passes", 0), "passes", 0, 2)
     repeat = position.get("repeat", [None, None])
     if not isinstance(repeat, (list, tuple)) or len(repeat) != 2:
         raise ValueError("repeat must be two entries, each null or [x, y, count]")
@@ -222,6 +223,8 @@ def build_state(game: PaikoGame, position: Mapping[str, Any]) -> PaikoState:
     p = state.mover
     # ---- per-phase consistency --------------------------------------------------------------------
     if phase == DRAFT:
+        if state.turn or state.passes or state.rep_sq != [-1, -1]:
+            raise ValueError("the draft comes before the first turn: turn 0, passes 0, no repeat")
         step = _int(position.get("draft_step", 0), "draft_step", 0, len(DRAFT_SCHEDULE) - 1)
         seat, count = DRAFT_SCHEDULE[step]
         left = _int(position.get("draft_left", count), "draft_left", 1, count)
@@ -244,26 +247,24 @@ def build_state(game: PaikoGame, position: Mapping[str, Any]) -> PaikoState:
         if end not in END_REASONS:
             raise ValueError(f"a finished game needs end in {list(END_REASONS)}, got {end!r}")
         winner = _int(position.get("winner", -1), "winner", -1, 1)
-        if (end == "points") != (winner >= 0):
-            raise ValueError("a game ends with a winner exactly when someone reached 10 points")
-        if winner >= 0 and state.score[winner] < 10:
-            raise ValueError(f"winner {winner} has only {state.score[winner]} points")
+        if state.picks or state.gifts or max(state.sel_type, state.sel_sq, state.sel_dest) >= 0:
+            raise ValueError("a finished game has no picks, gifts or selection")
+        _check_nothing_capturable(state, (0, 1))
+        _check_end(state, end, winner)
         state.end, state.winner = end, winner
         return state
     if position.get("end") or position.get("winner", -1) not in (-1, None):
         raise ValueError("end and winner are only for phase 'over'")
+    _check_game_goes_on(state, phase)
     if state.picks and phase not in (START, 2):
         raise ValueError("picks counts the tiles drawn this turn: only in phase draw_more")
     if phase == 2 and not 1 <= state.picks <= 2:
         raise ValueError("phase draw_more needs picks 1 or 2")
     if phase == 2 and not any(state.reserve[p]):
         raise ValueError("phase draw_more with an empty reserve")
-    if phase != GIFT:  # between turns nothing is capturable; after a Sai deploy the opponent's tiles may be
-        for q in (p,) if phase in (SAI_SHIFT, SAI_FACING) else (0, 1):
-            if state.capturable_tiles(q):
-                raise ValueError(
-                    f"player {q}'s tile on {SQUARES[state.capturable_tiles(q)[0]]} is capturable: not possible between turns"
-                )
+    # between turns and once captures are resolved (gifts) nothing is capturable; after a Sai deploy the
+    # opponent's tiles may be (captures come after the Sai's shift)
+    _check_nothing_capturable(state, (p,) if phase in (SAI_SHIFT, SAI_FACING) else (0, 1))
     needs_type = phase in (DEPLOY_SQUARE, DEPLOY_FACING)
     needs_sq = phase in (DEPLOY_FACING, SAI_SHIFT, SAI_FACING, MOVE_DEST, MOVE_FACING)
     needs_dest = phase in (SAI_FACING, MOVE_FACING)
@@ -287,6 +288,13 @@ def build_state(game: PaikoGame, position: Mapping[str, Any]) -> PaikoState:
     if phase == GIFT:
         if state.gifts < 1 or not any(state.reserve[p]):
             raise ValueError("phase gift needs gifts >= 1 and a non-empty reserve of the mover (the capturer)")
+        if state.gifts > sum(state.reserve[p]):
+            raise ValueError(
+                f"gifts={state.gifts} but the capturer's reserve holds {sum(state.reserve[p])}: "
+                "a gift is skipped when that reserve is empty, so no more are owed than it holds"
+            )
+        if state.gifts > state.lost[1 - p]:
+            raise ValueError(f"gifts={state.gifts}: one is owed per captured tile, but player {1 - p} lost {state.lost[1 - p]}")
     elif state.gifts:
         raise ValueError("gifts are only owed in phase gift")
     try:
@@ -296,6 +304,73 @@ def build_state(game: PaikoGame, position: Mapping[str, Any]) -> PaikoState:
     if not legal:
         raise ValueError(f"no legal decision in phase {PHASE_NAMES[phase]} with this selection")
     return state
+
+
+def _check_nothing_capturable(state: PaikoState, players: tuple[int, ...]) -> None:
+    for q in players:
+        if state.capturable_tiles(q):
+            raise ValueError(f"player {q}'s tile on {SQUARES[state.capturable_tiles(q)[0]]} is capturable: not possible here")
+
+
+def _exhausted(state: PaikoState) -> bool:
+    from gameshelf.envs.paiko.rules import DRAW_LOST, DRAW_POINTS
+
+    return min(state.lost) >= DRAW_LOST and max(state.score) <= DRAW_POINTS
+
+
+def _check_game_goes_on(state: PaikoState, phase: int) -> None:
+    """A game that goes on: no end test has held after a complete turn.
+
+    The end tests run after each complete turn, gifts included, so the mover may already hold 10 points
+    (or both players meet the lost-tiles draw) only between his action and the end of his turn: after a
+    Sai deploy (phases ``sai_shift``, ``sai_facing``) or during the gifts. The other player can never.
+    """
+    from gameshelf.envs.paiko.rules import GIFT, PHASE_NAMES, SAI_FACING, SAI_SHIFT, WIN_POINTS
+
+    p = state.mover
+    mid_turn = phase in (SAI_SHIFT, SAI_FACING, GIFT)
+    for q in (0, 1):
+        if state.score[q] >= WIN_POINTS and (q != p or not mid_turn):
+            raise ValueError(
+                f"player {q} has {state.score[q]} points: a player with {WIN_POINTS} or more has won (phase 'over', "
+                f"end 'points'); only the mover may hold them mid-turn, before the win test (not in phase {PHASE_NAMES[phase]})"
+            )
+    if _exhausted(state) and phase != GIFT:
+        raise ValueError("both players lost 13+ tiles with 5 points or fewer: the game is over (end 'exhaustion')")
+    if state.passes > 1:
+        raise ValueError("two passes in a row end the game (end 'passes')")
+    if state.turn >= state.game.max_turns:
+        raise ValueError(f"turn {state.turn} reaches max_turns={state.game.max_turns}: the game is over (end 'max_turns')")
+
+
+def _check_end(state: PaikoState, end: str, winner: int) -> None:
+    """A finished game: ``end`` is the first end test that holds after the last turn (points, lost tiles, passes, turns)."""
+    from gameshelf.envs.paiko.rules import WIN_POINTS
+
+    if state.turn < 1:
+        raise ValueError("a game ends after a complete turn: turn must be at least 1")
+    reached = [q for q in (0, 1) if state.score[q] >= WIN_POINTS]
+    if end == "points":
+        if reached != [winner] or winner != state.mover or state.passes:
+            raise ValueError(
+                f"a game won on points has the last mover (player {state.mover}, who did not pass) as its winner, "
+                f"the only one with {WIN_POINTS}+"
+            )
+        return
+    if winner >= 0:
+        raise ValueError("a game ends with a winner exactly when someone reached 10 points")
+    if reached:
+        raise ValueError(f"player {reached[0]} has {WIN_POINTS}+ points: the game ended on points with him the winner")
+    if end == "exhaustion":
+        if not _exhausted(state):
+            raise ValueError("end 'exhaustion' needs both players with 13+ lost tiles and 5 points or fewer")
+        return
+    if _exhausted(state):
+        raise ValueError("both players lost 13+ tiles with 5 points or fewer: end must be 'exhaustion'")
+    if (end == "passes") != (state.passes == 2):
+        raise ValueError("end is 'passes' exactly when the last two turns were passes (passes 2)")
+    if end == "max_turns" and state.turn != state.game.max_turns:
+        raise ValueError(f"end 'max_turns' needs turn == max_turns ({state.game.max_turns})")
 
 
 __all__ = ["KEYS", "build_state", "export_position"]

@@ -169,7 +169,8 @@ class PaikoState(State):
         self.sel_sq = -1
         self.sel_dest = -1
         self.gifts = 0
-        """Gifts the captured owner still owes (each: a tile from the capturer's reserve to his hand)."""
+        """Gifts the captured owner still owes (each: a tile from the capturer's reserve to his hand): one per tile
+        captured this turn, at most as many as that reserve held after the captures."""
         self.rep_sq = [-1, -1]
         """Square of the tile each player moved on his last turn (-1: his last turn moved no tile)."""
         self.rep_count = [0, 0]
@@ -510,8 +511,7 @@ class PaikoState(State):
             self.reserve[p][t] -= 1
             self.hand[p][t] += 1
             self.gifts -= 1
-            if self.gifts == 0 or not any(self.reserve[p]):
-                self.gifts = 0
+            if self.gifts == 0:
                 self._finish_turn()
             return
         if phase in (START, DRAW_MORE):
@@ -597,8 +597,10 @@ class PaikoState(State):
         captured = self._resolve_captures(1 - p)
         if captured:
             self.last_captured = captured
-        if captured and any(self.reserve[p]):
-            self.gifts = len(captured)
+        # one gift per captured tile, skipped once the capturer's reserve is empty: only as many are owed as it holds
+        owed = min(len(captured), sum(self.reserve[p]))
+        if owed:
+            self.gifts = owed
             self.phase = GIFT
             self._legal = None
             return

@@ -311,6 +311,107 @@ def test_position_builder_round_trips_and_refuses_bad_positions():
             game().state_from_position({**state.position(), **bad})
 
 
+def rebuilt_matches(state: AmoriaxState) -> None:
+    """``state_from_position(state.position())`` rebuilds everything a seat can see or do."""
+    rebuilt = state.game.state_from_position(state.position())
+    assert rebuilt.current_player() == state.current_player()
+    assert rebuilt.legal_action_mask().tobytes() == state.legal_action_mask().tobytes()
+    assert rebuilt.returns().tolist() == state.returns().tolist()
+    assert rebuilt.to_text() == state.to_text()
+    for seat in range(2):
+        assert rebuilt.observation(seat).tobytes() == state.observation(seat).tobytes()
+    assert rebuilt.position() == state.position()
+
+
+def test_a_crown_win_exports_a_position_its_builder_rebuilds():
+    state = game().state_from_board(WIN_ROWS)
+    play(state, "W (4,1) slide right -> (4,4)")
+    assert state.end == "crown"
+    rebuilt_matches(state)
+    assert state.repetitions() == 1  # the final position is counted like every other one
+
+
+def test_the_reported_crown_win_at_ply_186_round_trips():
+    """Random legal play from ``default_rng(2001)`` ends on the crown at ply 186 (its position was refused)."""
+    rng = np.random.default_rng(2001)
+    state = game().new_initial_state()
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        state.apply_action(legal[rng.integers(len(legal))])
+    assert (state.end, state.ply) == ("crown", 186)
+    rebuilt_matches(state)
+
+
+@pytest.mark.parametrize(
+    "options, end",
+    [
+        ({}, "crown"),
+        ({"red_lock": "own_turns"}, "crown"),
+        ({"inner_size": 5, "start": "sides"}, "crown"),
+        ({"max_plies": 40}, "max_plies"),
+    ],
+    ids=["default", "own_turns", "inner5_sides", "max_plies40"],
+)
+def test_positions_round_trip_along_random_games(options, end):
+    """Random legal play that takes a winning move half the time it has one (so games also end on the crown)."""
+    g = game(**options)
+    ends = set()
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        state = g.new_initial_state()
+        while True:
+            if state.ply % 4 == seed % 4 or state.is_terminal():
+                rebuilt_matches(state)
+            if state.is_terminal():
+                break
+            wins = state.crown_moves(state.current_player())
+            legal = wins if wins and rng.random() < 0.5 else state.legal_actions()
+            state.apply_action(legal[rng.integers(len(legal))])
+        ends.add(state.end)
+    assert end in ends
+
+
+def test_positions_round_trip_after_passes_and_repetition():
+    state = game().state_from_board(FULL_ROWS)
+    for _ in range(2):
+        state.apply_action(PASS)
+        rebuilt_matches(state)
+    assert state.end == "passes"
+    state = game().new_initial_state()
+    play(state, *CYCLE, *CYCLE)
+    assert state.end == "repetition"
+    rebuilt_matches(state)
+
+
+def test_position_builder_refuses_what_the_rules_cannot_reach():
+    start = game().new_initial_state().position()
+    won = game().state_from_board(WIN_ROWS)
+    play(won, "W (4,1) slide right -> (4,4)")
+    on_crown = won.position()
+    after_red = play(game().state_from_board(RED_ROWS), "R (4,1) slide right -> (4,4)").position()
+    for base, bad, message in [
+        (on_crown, {"end": "", "winner": -1}, "crown"),  # a player's stone on the crown has won
+        (on_crown, {"winner": 1}, "winner"),
+        (start, {"winner": 0}, "winner"),
+        (start, {"end": "passes", "winner": -1}, "passes"),
+        (start, {"end": "repetition"}, "repetition"),
+        (start, {"end": "max_plies"}, "max_plies"),
+        (start, {"passes": 2}, "passes"),
+        (start, {"red_lock": 2}, "red_lock"),  # red_lock='ply': only the side to move can be frozen
+        (start, {"seen": [[start["board"], 0, 0, 3]], "ply": 8}, "repetition"),
+        (start, {"seen": [[start["board"], 0, 0, 1], [start["board"], 1, 0, 0]]}, "seen"),
+        (start, {"seen": [[start["board"], 0, 0, 2]]}, "seen"),  # two occurrences need a ply at least
+        (start, {"seen": [[WIN_ROWS, 0, 0, 1], [start["board"], 0, 0, 1]], "ply": 1}, "stones"),
+        (after_red, {"red_lock": 0, "seen": [[after_red["board"], 1, 0, 1]]}, "red_lock"),  # Red just moved
+        (after_red, {"last_move": [square(4, 4), square(4, 1)]}, "last_move"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            game().state_from_position({**base, **bad})
+    assert game(max_plies=3).state_from_position({**start, "ply": 2, "seen": [[start["board"], 0, 0, 1]]})
+    with pytest.raises(ValueError, match="max_plies"):
+        game(max_plies=2).state_from_position({**start, "ply": 2})
+
+
 def test_red_corner_jump():
     state = game().state_from_board([*[EMPTY_ROW] * 8, "R.......W"])
     assert "R (8,0) corner -> (0,8)" in moves(state)

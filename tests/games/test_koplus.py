@@ -557,8 +557,8 @@ def test_bonus_not_taken_nor_consumed_when_next_tile_cannot_be_placed():
     """Found by search: a placement landing exactly on 20 while the player's next tile has no legal spot."""
     found = 0
     for state, _ in random_games(2, "standard", seed=5, games=40):
-        if state.is_terminal() or state.placed[state.current_player()] > 10:
-            continue
+        if state.is_terminal() or state.bonus_turn or state.placed[state.current_player()] > 10:
+            continue  # (a bonus turn is taken at 20/40/60 points: other points would not fit it)
         seat = state.current_player()
         for action in state.legal_actions():
             trial = state.clone()
@@ -806,6 +806,114 @@ def test_clone_is_independent_and_replay_reproduces():
     other.apply_action(2)
     assert half.layout == [(3, 1)] and other.layout == [(3, 1), (4, 2)]
     assert not half.aliens.reshape(GRID, GRID)[0:4, 4:8].any() and other.aliens.reshape(GRID, GRID)[0:4, 4:8].any()
+
+
+# ---- position builder ----------------------------------------------------------------------------
+
+
+def assert_rebuilds(state: KoPlusState) -> KoPlusState:
+    """``state_from_position(state.position())`` rebuilds everything every seat can see or do."""
+    rebuilt = state.game.state_from_position(state.position())
+    assert rebuilt.current_player() == state.current_player()
+    assert (rebuilt.legal_action_mask() == state.legal_action_mask()).all()
+    assert rebuilt.returns().tolist() == state.returns().tolist()
+    assert rebuilt.scores().tolist() == state.scores().tolist()
+    assert rebuilt.to_text() == state.to_text()
+    assert rebuilt.chance_outcomes() == state.chance_outcomes()
+    for seat in range(state.num_players):
+        assert rebuilt.observation(seat).tobytes() == state.observation(seat).tobytes()
+    assert rebuilt.position() == state.position()
+    return rebuilt
+
+
+MADE_UP = [
+    "1.2.3.4.5.1.",
+    ".1.2.3.4.5.1",
+    "2.3.4.5.1.2.",
+    ".2.3.4.5.1.2",
+    "3.4.5.1.2.3.",
+    ".3.4.5.1.2.3",
+    "4.5.1.2.3.4.",
+    ".4.5.1.2.3.4",
+    "5.1.2.3.4.5.",
+    ".5.1.2.3.4.5",
+    "1.2.3.4.5.1.",
+    ".1.2.3.4.5.1",
+]
+
+
+@pytest.mark.parametrize("mode", ["standard", "random"])
+def test_a_made_up_board_is_exported_and_rebuilt(mode):
+    """``position()`` writes the aliens of a made-up board (its layout alone rebuilt the layout's board)."""
+    g = KoPlusGame(num_players=2, board_mode=mode)
+    state = g.new_initial_state()
+    rng = np.random.default_rng(0)
+    while state.is_chance_node():
+        state.apply_action(state.sample_chance(rng))
+    assert "aliens" not in state.position()  # the layout's own board: the layout says it all
+    state = at(state, aliens=MADE_UP)
+    total = sum(int(ch) for row in MADE_UP for ch in row if ch != ".")
+    assert int(state.aliens.sum()) == total != 144  # 9 sections of 16 points
+    assert state.position()["aliens"] == MADE_UP
+    rebuilt = assert_rebuilds(state)
+    assert int(rebuilt.aliens.sum()) == total
+    for _ in range(5):
+        state.apply_action(state.legal_actions()[0])
+        assert int(assert_rebuilds(state).aliens.sum()) == total
+
+
+def test_a_game_over_before_the_first_tile_keeps_its_final_scoring():
+    """On a board where every tile catches more than 9, nobody can place: the game is over at once."""
+    state = at(standard(2), aliens=["555555555555"] * 12, to_move=TERMINAL)
+    assert state.is_terminal() and state.final is not None
+    assert [f.total for f in state.final] == [0, 0]
+    assert "largest group 0" in state.to_text()
+    played = standard(2)
+    played._set_aliens(None, ["555555555555"] * 12)  # type: ignore[arg-type]
+    played._start()
+    assert played.is_terminal()
+    assert state.to_text() == played.to_text() and state.returns().tolist() == played.returns().tolist()
+    assert_rebuilds(played)
+
+
+def test_a_finished_game_rebuilds_its_final_scoring():
+    for state, action in random_games(3, "standard", seed=2, games=1):
+        if action is None:
+            rebuilt = assert_rebuilds(state)
+            assert rebuilt.final == state.final and rebuilt.totals() == state.totals()
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+@pytest.mark.parametrize("mode", ["standard", "random"])
+def test_positions_round_trip_at_every_node_of_random_games(n, mode):
+    game = KoPlusGame(num_players=n, board_mode=mode)
+    rng = np.random.default_rng(n)
+    for _ in range(2):
+        state = game.new_initial_state()
+        while True:
+            assert_rebuilds(state)
+            if state.is_terminal():
+                break
+            if state.is_chance_node():
+                state.apply_action(state.sample_chance(rng))
+            else:
+                legal = state.legal_actions()
+                state.apply_action(legal[rng.integers(len(legal))])
+
+
+def test_position_builder_refuses_what_the_rules_cannot_reach():
+    state = standard(3)
+    play(state, "place コ up at r7c5")
+    with pytest.raises(ValueError, match="aliens"):
+        at(state, aliens=[row.replace("5", "7") for row in MADE_UP[:4]] + ["." * 16] * 8)
+    with pytest.raises(ValueError, match="skipped"):
+        at(state, skipped=[2])  # seat 2 can place
+    with pytest.raises(ValueError, match="skipped"):
+        at(state, skipped=[1])  # the seat to move
+    with pytest.raises(ValueError, match="bonus_turn"):
+        at(state, bonus_turn=True)  # seat 1 has not placed a tile to reach 20
+    with pytest.raises(ValueError, match="bonus_turn"):
+        at(state, bonus_turn=True, to_move=0, points=[20, 0, 0])  # seat 0 has its allowance left
 
 
 # ---- the heuristic agent -------------------------------------------------------------------------

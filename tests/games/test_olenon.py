@@ -710,6 +710,123 @@ def test_rules_allow_endless_play():
     assert state.game.info.max_game_length >= 1000
 
 
+# ---- position builder ----------------------------------------------------------------------------
+
+
+def assert_rebuilds(state: OlenonState) -> None:
+    """``state_from_position(state.position())`` rebuilds everything every seat can see or do."""
+    rebuilt = state.game.state_from_position(state.position())
+    assert rebuilt.current_player() == state.current_player()
+    assert rebuilt.legal_action_mask().tobytes() == state.legal_action_mask().tobytes()
+    assert rebuilt.returns().tolist() == state.returns().tolist()
+    assert rebuilt.scores().tolist() == state.scores().tolist()
+    assert rebuilt.to_text() == state.to_text()
+    assert rebuilt.chance_outcomes() == state.chance_outcomes()
+    for seat in range(4):
+        assert rebuilt.observation(seat).tobytes() == state.observation(seat).tobytes()
+        assert rebuilt.to_text(seat) == state.to_text(seat)
+    assert rebuilt.position() == state.position()
+
+
+ENDLESS_HANDS = [[0, 1, 1, 2, 2, 3, 3], [0, 1, 1, 2, 2, 3, 4], [0, 0, 1, 4, 4, 5, 5], [0, 0, 5, 5, 6, 6, 6]]
+ENDLESS_TRICK = ["play 1x0", "pass (take a 0)", "play 1x0", "play 1x0", "pass (take a 0)", "pass (take a 0)"]
+
+
+def test_a_card_played_more_often_than_its_copies_rebuilds():
+    """Played, taken back by a passer, played again: ``played`` counts past the deck's 6 zeros (was refused at 7)."""
+    state = game().state_from_deal(ENDLESS_HANDS, 0)
+    for _ in range(12):
+        for move in ENDLESS_TRICK:
+            do(state, move)
+            assert_rebuilds(state)
+    assert max(state.played[s][0] for s in range(4)) > DECK[0]
+    assert sum(state.picked[s][0] for s in range(4)) > DECK[0]
+    assert state.discards == [0] * 7
+
+
+def test_the_reported_position_with_six_zeros_played_rebuilds_after_a_seventh():
+    """Seat 0 has played six 0s (taken back by passers), holds a 0 and leads on an empty table: ``play 1x0``."""
+    state = game().state_from_deal(ENDLESS_HANDS, 0)
+    moves = 0
+    while not (state.played[0][0] == 6 and state.current_player() == 0 and state.table_count == 0):
+        do(state, ENDLESS_TRICK[moves % len(ENDLESS_TRICK)])
+        moves += 1
+    assert state.hands[0][0] >= 1
+    rebuilt = game().state_from_position(state.position())
+    do(rebuilt, "play 1x0")
+    assert rebuilt.played[0][0] == 7
+    assert_rebuilds(rebuilt)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"first_player_rule": "winner"},
+        {"first_player_rule": "loser_team"},
+        {"first_player_rule": "random"},
+        {"open_team_info": True},
+    ],
+    ids=["rotate", "winner", "loser_team", "random", "open"],
+)
+def test_positions_round_trip_at_every_node_of_random_games(options):
+    g = game(**options)
+    for state in random_play(g, seed=17, games=3):
+        assert_rebuilds(state)
+
+
+def test_position_builder_refuses_cards_that_do_not_add_up():
+    state = game().state_from_deal(HANDS_41, 0)
+    do(state, "play 2x1", "replace with 2x2", "play 1x2", "pass (take a 2)")
+    good = state.position()
+    assert_rebuilds(state)
+
+    def changed(key, seat, value, by):
+        table = [list(row) for row in good[key]]
+        table[seat][value] += by
+        return {**good, key: table}
+
+    for bad, message in [
+        (changed("played", 0, 1, 1), "played"),  # a 1 played that is nowhere
+        (changed("picked", 3, 2, 1), "picked|played|dealt"),
+        (changed("hands", 2, 6, -1), "dealt"),
+        (changed("known", 0, 3, 1), "known"),  # not taken back after a pass
+        ({**good, "discards": [0, 1, 0, 0, 0, 0, 0]}, "played"),
+        ({**good, "to_move": 3}, "to_move"),  # seat 3 passed
+        ({**good, "dealt": 27}, "dealt"),
+        ({**good, "last_player": -1}, "last_player"),
+        ({**good, "out_player": 1}, "out_player"),
+        ({**good, "phase": "over", "wins": [0, 2], "round": 1}, "out_player|to_move"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            game().state_from_position(bad)
+
+
+def test_position_builder_refuses_a_trick_that_has_ended():
+    state = game().state_from_deal(HANDS_42, 0)
+    do(state, "play 1x6", "replace with 0", "pass (take a 0)", "play 1x2")
+    assert_rebuilds(state)
+    both_passed = {**state.position(), "passed": [2, -1, 0, -1], "table_count": 0, "table_value": -1, "to_move": 1}
+    with pytest.raises(ValueError, match="passed"):
+        game().state_from_position(both_passed)
+    lead = game().state_from_deal(HANDS_41, 0)
+    do(lead, "play 2x1")
+    olenon = lead.position()  # as if seat 3 had added its two 1s: four on the table end the trick
+    olenon["hands"][3][1] -= 2
+    olenon["played"][3][1] += 2
+    with pytest.raises(ValueError, match="table_count"):
+        game().state_from_position({**olenon, "table_count": 4, "last_player": 3})
+    dealing = game().new_initial_state()
+    dealing.apply_action(1)
+    for _ in range(5):
+        dealing.apply_action(dealing.sample_chance(np.random.default_rng(0)))
+    assert_rebuilds(dealing)
+    with pytest.raises(ValueError, match="dealt"):
+        game().state_from_position({**dealing.position(), "hands": [[3, 0, 0, 0, 0, 0, 0], *dealing.position()["hands"][1:]]})
+    with pytest.raises(ValueError, match="random"):
+        game().state_from_position({**game().new_initial_state().position(), "round": 1, "wins": [1, 0], "out_player": 0})
+
+
 def test_random_games_are_far_below_the_truncation_limit():
     g = game()
     rng = np.random.default_rng(7)

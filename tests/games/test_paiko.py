@@ -517,6 +517,46 @@ def test_gift_choices_stop_when_the_reserve_empties():
     assert s.mover == 1 and s.phase == 1
 
 
+def test_gifts_owed_are_capped_by_the_capturer_reserve():
+    """Two tiles captured, one tile in the capturer's reserve: one gift is owed (the second is skipped)."""
+    tiles = [(4, 4, 0, "Sword", 0), (7, 4, 0, "Sword", 0), (5, 4, 1, "Bow", 0), (5, 3, 1, "Water", 0)]
+    reserve = [[0, 0, 0, 0, 0, 1, 0, 0], [3, 3, 2, 3, 3, 3, 3, 2]]
+    hand0 = [3, 1, 3, 3, 3, 2, 3, 3]
+    s = game().state_from_position({"phase": "start", "to_move": 0, "tiles": tiles, "reserve": reserve, "hand": [hand0, [0] * 8]})
+    play(s, "move Sword (7,4)", "Sword to (6,4)", "face N")
+    assert s.lost[1] == 2 and s.phase == 9
+    assert s.gifts == 1 and s.position()["gifts"] == 1
+    counters = LAYOUT["counters"].start
+    for seat in range(2):
+        assert s.observation(seat)[0, 0, counters + 4] == pytest.approx(1 / 8)  # gifts owed / 8
+    assert "1 gift(s) owed" in s.to_text()
+    assert fingerprint(game().state_from_position(s.position())) == fingerprint(s)
+    with pytest.raises(ValueError, match="reserve holds 1"):
+        game().state_from_position({**s.position(), "gifts": 2})
+
+
+def test_gifts_owed_are_capped_by_the_tiles_captured():
+    s = simple_capture(False)
+    play(s, "move Sword (7,4)", "Sword to (6,4)", "face N")
+    assert s.gifts == 1 and s.lost[1] == 1
+    with pytest.raises(ValueError, match="lost 1"):
+        game().state_from_position({**s.position(), "gifts": 2})
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6))
+def test_gifts_owed_never_exceed_the_capturer_reserve(seed):
+    g = game(max_turns=80)
+    rng = np.random.default_rng(seed)
+    s = g.new_initial_state()
+    while not s.is_terminal():
+        if s.phase == 9:
+            assert 1 <= s.gifts <= sum(s.reserve[s.mover])
+            assert any(s.legal_action_mask())
+        legal = s.legal_actions()
+        s.apply_action(legal[rng.integers(len(legal))])
+
+
 def test_aec_agent_selection_follows_the_gift_decision():
     env = envs.make("paiko-v0")
     rng = np.random.default_rng(0)
@@ -551,16 +591,19 @@ def test_reaching_ten_points_ends_the_game():
     assert s.winner == 0 and s.returns().tolist() == [1.0, -1.0] and s.end == "points"
 
 
-def test_exhaustion_draw_after_13_lost_each():
-    # Black has lost 12, White 13; White captures one more Black tile with 5 points or fewer each.
+def exhaustion_position() -> dict:
+    """White has lost 21 tiles, Black 12; White is about to capture a 13th Black tile (5 points or fewer each)."""
     tiles = [(4, 4, 0, "Sword", 0), (7, 4, 0, "Sword", 0), (5, 4, 1, "Bow", 0)]
     hand = [[0, 1, 0, 0, 0, 0, 0, 0], [0] * 8]
-    reserve = [[0] * 8, [0, 3, 2, 0, 0, 0, 0, 0]]
-    # White: 2 Swords on board, 1 in hand -> 21 lost; Black: Bow + 2 Bows + 3 Swords -> 18 lost
-    pos = {"phase": "start", "to_move": 0, "tiles": tiles, "reserve": reserve, "hand": hand, "lost": [21, 18]}
-    s = game().state_from_position(pos)
+    # White: 2 Swords on board, 1 in hand -> 21 lost; Black: the Bow, 3 Sai, 3 Swords, 2 Bows, 3 Lotus -> 12 lost
+    reserve = [[0] * 8, [3, 3, 2, 3, 0, 0, 0, 0]]
+    return {"phase": "start", "to_move": 0, "tiles": tiles, "reserve": reserve, "hand": hand, "lost": [21, 12]}
+
+
+def test_exhaustion_draw_after_13_lost_each():
+    s = game().state_from_position(exhaustion_position())
     play(s, "move Sword (7,4)", "Sword to (6,4)", "face N")
-    assert s.lost == [21, 19] and s.is_terminal() and s.end == "exhaustion" and s.winner == -1
+    assert s.lost == [21, 13] and s.is_terminal() and s.end == "exhaustion" and s.winner == -1
     assert s.returns().tolist() == [0.0, 0.0]
 
 
@@ -581,12 +624,9 @@ def test_pass_only_when_nothing_is_legal_and_two_passes_draw():
     # every other tile is lost
     pos = {"phase": "start", "to_move": 0, "tiles": tiles, "reserve": reserve, "hand": hand, "lost": [23, 23]}
     g = game()
-    s = g.state_from_position(pos)
-    # exhaustion applies only after a turn: the first pass ends White's turn with a draw
-    assert names(s) == {"pass": B.PASS}
-    play(s, "pass")
-    assert s.is_terminal() and s.end == "exhaustion"
-    pos["lost"] = [23, 23]
+    # both players lost 13+ tiles with 5 points or fewer: the game ended after the turn that got there
+    with pytest.raises(ValueError, match="13\\+ tiles"):
+        g.state_from_position(pos)
     tiles2 = [(5, 5, 0, "Lotus", 0), (8, 8, 1, "Lotus", 0), (10, 3, 0, "Air", 0), (9, 2, 0, "Air", 0), (11, 4, 0, "Air", 0)]
     pos2 = {"phase": "start", "to_move": 0, "tiles": tiles2, "reserve": reserve, "hand": hand, "lost": [20, 23]}
     s = g.state_from_position(pos2)
@@ -633,9 +673,10 @@ def fingerprint(state: PaikoState):
     )
 
 
-def test_position_round_trip_along_random_games():
+@pytest.mark.parametrize("seed", [5, 6, 7])
+def test_position_round_trip_along_random_games(seed):
     g = game(max_turns=40)
-    rng = np.random.default_rng(5)
+    rng = np.random.default_rng(seed)
     for _ in range(1):
         s = g.new_initial_state()
         while not s.is_terminal():
@@ -670,6 +711,81 @@ def test_position_validation(change, message):
     pos.update(change)
     with pytest.raises(ValueError, match=message):
         game().state_from_position(pos)
+
+
+def ten_points_mid_turn() -> PaikoState:
+    """White deploys a Sai worth 2 at 8 points (10 now, mid-turn): the win is tested after the turn."""
+    tiles = [(8, 3, 0, "Sword", 0), (9, 3, 0, "Sword", 0), (10, 3, 0, "Sword", 0), (9, 2, 0, "Earth", 0)]
+    s = build(tiles, hand=(["Sai"], []))
+    play(s, "deploy Sai", "Sai at (8,2)", "face N")
+    assert s.score[0] == 10 and s.phase == 5 and not s.is_terminal()
+    return s
+
+
+def test_position_refuses_a_game_going_on_after_a_win():
+    """10 points at a turn start is a won game: the builder refuses it (a position cannot skip the win test)."""
+    tiles = [(8, 3, 0, "Sword", 0), (9, 3, 0, "Sword", 0), (10, 3, 0, "Sword", 0), (9, 2, 0, "Earth", 0), (7, 3, 0, "Water", 0)]
+    for to_move in (0, 1):
+        with pytest.raises(ValueError, match="10 points"):
+            build(tiles, to_move=to_move)
+    with pytest.raises(ValueError, match="10 points"):
+        build(tiles, to_move=1, phase="deploy_square", hand=((), ["Sword"]), selected_type="Sword")
+    # mid-turn the mover may hold 10 points: after a Sai deploy, before the turn's win test
+    s = ten_points_mid_turn()
+    assert fingerprint(game().state_from_position(s.position())) == fingerprint(s)
+    with pytest.raises(ValueError, match="10 points"):  # but never the other player
+        game().state_from_position({**s.position(), "to_move": 1})
+    play(s, "Sai stays")
+    assert s.is_terminal() and s.winner == 0 and s.end == "points"
+    assert fingerprint(game().state_from_position(s.position())) == fingerprint(s)
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"end": "exhaustion", "winner": -1}, "10\\+ points"),
+        ({"winner": 1}, "winner"),
+        ({"turn": 0}, "turn"),
+        ({"gifts": 1}, "gifts"),
+    ],
+)
+def test_position_refuses_an_end_the_rules_do_not_give(change, message):
+    s = ten_points_mid_turn()
+    play(s, "Sai stays")
+    with pytest.raises(ValueError, match=message):
+        game().state_from_position({**s.position(), **change})
+
+
+def test_position_refuses_a_game_going_on_past_its_end_tests():
+    start = {"phase": "start", "to_move": 0, "tiles": [], "reserve": [[3] * 8, [3] * 8], "hand": [[0] * 8, [0] * 8]}
+    with pytest.raises(ValueError, match="two passes"):
+        game().state_from_position({**start, "passes": 2})
+    with pytest.raises(ValueError, match="max_turns"):
+        game(max_turns=5).state_from_position({**start, "turn": 5})
+    assert game(max_turns=5).state_from_position({**start, "turn": 4}).turn == 4
+    with pytest.raises(ValueError, match="turn 0"):
+        game().state_from_position({**start, "phase": "draft", "turn": 3})
+    lost = {**start, "reserve": [[0] * 8, [0] * 8], "tiles": [[5, 5, 0, "Lotus", 0], [8, 8, 1, "Lotus", 0]], "lost": [23, 23]}
+    with pytest.raises(ValueError, match="13\\+ tiles"):
+        game().state_from_position(lost)
+
+
+def test_finished_positions_round_trip_for_every_end():
+    """Terminal states of every end reason rebuild (two passes included: passes is 2 then)."""
+    ended = []
+    tiles = [(8, 3, 0, "Sword", 0), (9, 3, 0, "Sword", 0), (10, 3, 0, "Sword", 0), (9, 2, 0, "Earth", 0), (6, 4, 0, "Water", 0)]
+    ended.append(play(build(tiles), "move Water (6,4)", "Water to (7,3)", "face N"))
+    ended.append(play(game().state_from_position(exhaustion_position()), "move Sword (7,4)", "Sword to (6,4)", "face N"))
+    air = [(5, 5, 0, "Lotus", 0), (8, 8, 1, "Lotus", 0), (10, 3, 0, "Air", 0), (9, 2, 0, "Air", 0), (11, 4, 0, "Air", 0)]
+    pos = {"phase": "start", "to_move": 0, "tiles": air, "reserve": [[0] * 8] * 2, "hand": [[0] * 8] * 2, "lost": [20, 23]}
+    ended.append(play(game().state_from_position(pos), "pass", "pass"))
+    g = game(max_turns=1)
+    ended.append(play(build([(3, 9, 0, "Sword", 0)], g=g), "draw Fire", "stop drawing"))
+    assert [s.end for s in ended] == ["points", "exhaustion", "passes", "max_turns"]
+    for s in ended:
+        assert s.is_terminal()
+        assert fingerprint(s.game.state_from_position(s.position())) == fingerprint(s)
+        assert s.game.state_from_position(s.position()).position() == s.position()
 
 
 def test_position_refuses_a_capturable_tile_between_turns():
