@@ -45,7 +45,7 @@ game gets it by registration.
   however slow the game's rollouts.
 
 Pure Python, so strength per second depends on the engine's clone + mask + apply speed
-(``python -m gameshelf.training.bench --mcts`` measures simulations per second).
+(``python -m gameshelf.bench.throughput --mcts`` measures simulations per second).
 """
 
 from __future__ import annotations

@@ -44,11 +44,11 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from gameshelf.training.web.errors import TooLarge, WebError
-from gameshelf.training.web.guard import Guard, Hosts, is_loopback
-from gameshelf.training.web.seats import Players, ServedModel
-from gameshelf.training.web.session import game_catalogue, parse_json
-from gameshelf.training.web.store import AGENT_THREADS, MAX_JOBS, Store, Workers
+from gameshelf.web.errors import TooLarge, WebError
+from gameshelf.web.guard import Guard, Hosts, is_loopback
+from gameshelf.web.seats import Players, ServedModel
+from gameshelf.web.session import game_catalogue, parse_json
+from gameshelf.web.store import AGENT_THREADS, MAX_JOBS, Store, Workers
 
 logger = logging.getLogger("gameshelf.web")
 
@@ -253,7 +253,7 @@ def _int_param(request: Request, name: str, default: int | None) -> int | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from gameshelf.training.cli_util import ArgumentParser, UserError
-    from gameshelf.training.web.seats import served_models
+    from gameshelf.web.seats import served_models
 
     parser = ArgumentParser(prog="gameshelf serve", description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
