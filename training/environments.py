@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import signal
 from dataclasses import dataclass
@@ -12,7 +13,9 @@ import numpy as np
 from stable_baselines3.common.monitor import Monitor
 
 
+@functools.cache
 def heuristic_available(env_id: str) -> bool:
+    """Whether ``env_id`` has a heuristic agent (asked once per id and process)."""
     from gameshelf.training.agents import make_agent
 
     try:

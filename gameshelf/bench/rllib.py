@@ -41,7 +41,7 @@ def moves_per_learner_step(cfg: Any, games: int = 200) -> float:
 def sb3_rate(cfg: Any, rounds: int) -> float:
     """Best learner steps per second of SB3 MaskablePPO over ``rounds`` updates."""
     from gameshelf.training.environments import make_vec_env
-    from gameshelf.training.train import build_model
+    from gameshelf.training.sb3 import build_model
 
     vec = make_vec_env(cfg)
     try:
