@@ -23,7 +23,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from gameshelf.training.agents.learned import LearnedAgent
 from gameshelf.training.checkpoints import RunDir, RunState
 from gameshelf.training.environments import heuristic_available
-from gameshelf.training.evaluate import EvalResult, evaluate
+from gameshelf.training.evaluate import EvalResult, evaluate, save_figure
 from gameshelf.training.model_io import model_info, save_model
 
 
@@ -318,6 +318,5 @@ def plot_learning_curve(rows: list[dict[str, Any]], path: str | Path | None, tit
     ax.grid(alpha=0.3)
     fig.tight_layout()
     if path is not None:
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        save_figure(fig, path)
     return fig
