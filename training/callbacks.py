@@ -291,8 +291,8 @@ def plot_learning_curve(rows: list[dict[str, Any]], path: str | Path | None, tit
     import matplotlib.pyplot as plt
 
     opponents = [k.removeprefix("win_") for k in rows[0] if k.startswith("win_")]
-    steps = np.array([r["timesteps"] for r in rows])
-    minutes = np.array([r["wall_s"] for r in rows]) / 60
+    steps = np.array([r["timesteps"] for r in rows], dtype=np.float64)
+    minutes = np.array([r["wall_s"] for r in rows], dtype=np.float64) / 60
     players = title.split(",")[-1].strip().split()[0] if "," in title else "2"
     two = players == "2"
     fig, ax = plt.subplots(figsize=(7, 4))
@@ -309,9 +309,14 @@ def plot_learning_curve(rows: list[dict[str, Any]], path: str | Path | None, tit
         ax.invert_yaxis()
     ax.set_xlabel("training steps (learner decisions)")
     if len(rows) > 1 and np.all(np.diff(steps) > 0) and np.all(np.diff(minutes) > 0):
-        top = ax.secondary_xaxis(
-            "top", functions=(lambda x: np.interp(x, steps, minutes), lambda m: np.interp(m, minutes, steps))
-        )
+
+        def to_minutes(x: Any) -> Any:
+            return np.interp(x, steps, minutes)
+
+        def to_steps(m: Any) -> Any:
+            return np.interp(m, minutes, steps)
+
+        top = ax.secondary_xaxis("top", functions=(to_minutes, to_steps))
         top.set_xlabel("wall-clock minutes (training and evaluation)")
     ax.set_title(title)
     ax.legend()

@@ -24,6 +24,7 @@ import errno
 import io
 import json
 import math
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,7 +95,7 @@ class RunState:
 class RunDir:
     """The files of one run, all under ``root``."""
 
-    def __init__(self, root: str | Path) -> None:
+    def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
 
     @property

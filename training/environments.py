@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import multiprocessing
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,7 +49,7 @@ def make_vec_env(config: Any) -> Any:
     """``config.n_envs`` environments in a ``DummyVecEnv`` or ``SubprocVecEnv``, seeded with the run's seed."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    factories = [make_env_fn(config, initial_opponents(config)) for _ in range(config.n_envs)]
+    factories: list[Callable[[], Any]] = [make_env_fn(config, initial_opponents(config)) for _ in range(config.n_envs)]
     vec = SubprocVecEnv(factories) if config.vec_env == "subproc" else DummyVecEnv(factories)
     vec.seed(config.seed)
     return vec

@@ -130,7 +130,8 @@ def create_app(
     store of games (tests build one each). ``trust_model`` applies to ``models`` only: requests cannot name
     any other model. The answer is the guarded app; ``app.state`` holds the ``store``."""
     players = Players(models, trust_model)
-    store = Store(players, Workers(agent_threads, max_jobs))
+    workers = Workers(agent_threads, max_jobs)
+    store = Store(players, workers)
     replay_workers = Workers(1, 4, name="gameshelf-replay")
     store.games.clock = store.replays.clock = clock
     catalogue = game_catalogue()
@@ -187,8 +188,8 @@ def create_app(
         name = data.get("agent", "heuristic")
         if not players.parse(name, human=False).slow:
             return await run_in_threadpool(session.hint, seat, name)
-        store.workers.check_room()
-        job = store.workers.submit(session.hint, seat, name)
+        workers.check_room()
+        job = workers.submit(session.hint, seat, name)
         await settle(job, None)
         return job.result()
 
