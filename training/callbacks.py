@@ -282,7 +282,7 @@ def evaluation_line(row: dict[str, Any], result: EvalResult, unit: str) -> str:
     )
 
 
-def plot_learning_curve(rows: list[dict[str, Any]], path: str | Path | None, title: str, games: int | None = None) -> Any:
+def plot_learning_curve(rows: list[dict[str, Any]], path: str | Path | None, title: str) -> Any:
     """Win rate (two players) or mean rank (more) of the learner against each baseline, by training step."""
     import matplotlib
 

@@ -118,11 +118,6 @@ class PairResult:
     def win_ci(self) -> tuple[float, float]:
         return wilson(self.wins, self.games)
 
-    @property
-    def score_rate(self) -> float:
-        """Wins plus half the draws, per game."""
-        return (self.wins + 0.5 * self.draws) / self.games if self.games else float("nan")
-
 
 @dataclass
 class EvalResult:

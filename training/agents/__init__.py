@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from gameshelf.envs.core.episode import observed_state
 from gameshelf.training.agents.base import Agent, RandomAgent, heuristic_agent
 
 
@@ -36,4 +35,4 @@ def make_agent(name: str, env_id: str, **kwargs: Any) -> Agent:
     raise ValueError(f"unknown agent {name!r}; use {forms}")
 
 
-__all__ = ["Agent", "RandomAgent", "make_agent", "observed_state"]
+__all__ = ["Agent", "RandomAgent", "make_agent"]
