@@ -349,3 +349,9 @@ def _token(value: str, host: str) -> str | None:
     if not TOKEN.fullmatch(value):
         raise UserError("--token must be 'auto', 'none' or 16 to 200 letters, digits, '-' or '_'")
     return value
+
+
+if __name__ == "__main__":
+    from gameshelf.training.cli_util import run
+
+    run(main, prog="gameshelf serve")
