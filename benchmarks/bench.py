@@ -2,10 +2,10 @@
 
     python benchmarks/bench.py --seconds 5 --rounds 5      # the same as `gameshelf bench ...`
 
-The measurement lives in ``gameshelf.training.bench``; see ``docs/benchmarks.md`` for the figures.
+The measurement lives in ``gameshelf.bench.throughput``; see ``docs/benchmarks.md`` for the figures.
 """
 
-from gameshelf.training.bench import main
+from gameshelf.bench.throughput import main
 from gameshelf.training.cli_util import run
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from gameshelf import envs
-from gameshelf.training.bench import bench_search_path, search_positions
+from gameshelf.bench.throughput import bench_search_path, search_positions
 
 
 def split(env_id: str, seconds: float, seed: int = 0) -> tuple[float, float, float, float]:

@@ -6,8 +6,10 @@
 
 Subpackages: ``gameshelf.envs`` (rules engines, the AEC environment, the registry), ``gameshelf.wrappers``
 (views for learners: the single-seat Gymnasium env), ``gameshelf.training`` (agents, training,
-evaluation, play). Importing ``gameshelf`` registers every id with PettingZoo's registry
-(``pettingzoo.make("aec", "gameshelf/koplus-v0")``) and the single-seat view with Gymnasium's
+evaluation, ratings); the front ends ``gameshelf.cli`` (the ``gameshelf`` command), ``gameshelf.play``
+(the terminal), ``gameshelf.replay`` (records and GIFs), ``gameshelf.web`` (the browser app),
+``gameshelf.demo`` and ``gameshelf.bench`` (benchmarks). Importing ``gameshelf`` registers every id with
+PettingZoo's registry (``pettingzoo.make("aec", "gameshelf/koplus-v0")``) and the single-seat view with Gymnasium's
 (``gymnasium.make("gameshelf/koplus-v0", opponents="random")``); it imports no game, no torch and no
 rendering library.
 """

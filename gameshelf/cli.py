@@ -10,8 +10,10 @@
     gameshelf serve                                      # play and watch in the browser (needs the web extra)
     gameshelf replay game.json --gif game.gif            # a game record as an animated GIF
 
-Each subcommand is also ``python -m gameshelf.training.<name>``; ``gameshelf <command> --help`` lists its
-arguments.
+Each subcommand is also a module that runs on its own: ``python -m gameshelf.training.train`` and
+``python -m gameshelf.training.evaluate`` (training and evaluation), ``python -m gameshelf.play``,
+``gameshelf.replay``, ``gameshelf.demo``, ``gameshelf.bench`` and ``gameshelf.web.app`` (the front ends);
+``gameshelf <command> --help`` lists its arguments.
 """
 
 from __future__ import annotations
@@ -22,13 +24,13 @@ from collections.abc import Callable, Sequence
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "list": ("gameshelf.cli:list_games", "print every environment id with its player counts and options"),
-    "play": ("gameshelf.training.play:main", "play a game in the terminal against agents"),
+    "play": ("gameshelf.play:main", "play a game in the terminal against agents"),
     "evaluate": ("gameshelf.training.evaluate:main", "play agents against each other (every seat) and rate them"),
     "train": ("gameshelf.training.train:main", "train a MaskablePPO agent (needs the train extra)"),
-    "bench": ("gameshelf.training.bench:main", "measure steps per second beside PettingZoo's classic environments"),
-    "demo": ("gameshelf.training.demo:main", "train on Level X, then evaluate (about 4.5 minutes on a 2-core CPU)"),
-    "serve": ("gameshelf.training.web.app:main", "play and watch every game in the browser (needs the web extra)"),
-    "replay": ("gameshelf.training.replay:main", "show a game record move by move, or write it as an animated GIF"),
+    "bench": ("gameshelf.bench.throughput:main", "measure steps per second beside PettingZoo's classic environments"),
+    "demo": ("gameshelf.demo:main", "train on Level X, then evaluate (about 4.5 minutes on a 2-core CPU)"),
+    "serve": ("gameshelf.web.app:main", "play and watch every game in the browser (needs the web extra)"),
+    "replay": ("gameshelf.replay:main", "show a game record move by move, or write it as an animated GIF"),
 }
 
 

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from gameshelf.training.bench import main
+from gameshelf.bench.throughput import main
 from gameshelf.training.cli_util import run
 from tests.toy_nim import NIM, register_nim, unregister_nim
 
@@ -119,7 +119,7 @@ def test_no_batched_table_without_kernels_and_bad_sizes_refused(capsys):
 
 def test_every_row_is_warmed_up_before_the_clock(monkeypatch):
     """The first game of a row (numba loading its cache, first calls) is played before timing starts."""
-    from gameshelf.training import bench as bench_module
+    from gameshelf.bench import throughput as bench_module
 
     clock_started: list[bool] = []
     played_before: list[int] = []
@@ -147,7 +147,7 @@ def test_every_row_is_warmed_up_before_the_clock(monkeypatch):
 
 def test_rows_are_medians_of_rounds(monkeypatch):
     """A round that ran on a busy (or an idle) moment moves no figure: every table takes the median."""
-    from gameshelf.training import bench as bench_module
+    from gameshelf.bench import throughput as bench_module
 
     rates = iter([100.0, 900.0, 300.0])
     monkeypatch.setattr(bench_module, "bench_batched", lambda env_id, n, seconds: (next(rates), 1.0))
@@ -174,7 +174,7 @@ def test_pgx_rows_run_a_compiled_loop():
     import jax
     import pgx
 
-    from gameshelf.training.bench import pgx_loop, pgx_references
+    from gameshelf.bench.throughput import pgx_loop, pgx_references
 
     play, state, key = pgx_loop(jax, pgx.make("connect_four"), num_envs=8, steps=64)
     state, key, finished = play(state, key)
@@ -187,7 +187,7 @@ def test_pgx_rows_run_a_compiled_loop():
 
 
 def test_without_pgx_a_note(monkeypatch):
-    from gameshelf.training.bench import pgx_references
+    from gameshelf.bench.throughput import pgx_references
 
     monkeypatch.setitem(sys.modules, "pgx", None)
     rows, missing = pgx_references()

@@ -109,7 +109,7 @@ def test_demo_passes_the_progress_setting_on(monkeypatch, tmp_path, capsys):
 
     import gameshelf.training.evaluate as evaluate_module
     import gameshelf.training.train as train_module
-    from gameshelf.training import demo
+    from gameshelf import demo
 
     seen: list[tuple[str, bool]] = []
 
@@ -246,7 +246,7 @@ def test_one_player_is_not_players(capsys):
 def test_demo_reports_a_full_disk_in_one_line(monkeypatch, tmp_path, capsys):
 
     import gameshelf.training.train as train_module
-    from gameshelf.training import demo
+    from gameshelf import demo
 
     def full_disk(*args, **kwargs):
         raise train_module.RunWriteError("training stopped: cannot write the run's files (No space left on device)")

@@ -210,7 +210,7 @@ def nim_model(tmp_path):
     from gameshelf.training.config import resolve_config
     from gameshelf.training.environments import make_vec_env
     from gameshelf.training.model_io import model_info, save_model
-    from gameshelf.training.train import build_model
+    from gameshelf.training.sb3 import build_model
     from tests.toy_nim import NIM, register_nim, unregister_nim
 
     register_nim()

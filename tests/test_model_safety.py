@@ -50,7 +50,7 @@ def saved_model(tmp_path):
     from gameshelf.training.config import resolve_config
     from gameshelf.training.environments import make_vec_env
     from gameshelf.training.model_io import model_info, save_model
-    from gameshelf.training.train import build_model
+    from gameshelf.training.sb3 import build_model
 
     config = resolve_config(NIM, {"n_envs": 1, "ppo": {"n_steps": 16, "batch_size": 16, "net_arch": [8]}})
     vec = make_vec_env(config)
@@ -149,7 +149,7 @@ def test_a_model_saved_before_gameshelf_json_loads_from_plain_fields_only(tmp_pa
     from gameshelf.training.agents import make_agent
     from gameshelf.training.config import resolve_config
     from gameshelf.training.environments import make_vec_env
-    from gameshelf.training.train import build_model
+    from gameshelf.training.sb3 import build_model
 
     config = resolve_config(NIM, {"n_envs": 1, "observation": observation, "ppo": {"net_arch": [8], "features_dim": 8}})
     vec = make_vec_env(config)

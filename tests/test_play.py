@@ -34,7 +34,7 @@ def test_human_play_stops_at_the_move_limit(monkeypatch):
     import dataclasses
 
     from gameshelf import envs
-    from gameshelf.training import play as play_module
+    from gameshelf import play as play_module
 
     original = envs.make_game
 
@@ -53,7 +53,7 @@ def test_human_play_stops_at_the_move_limit(monkeypatch):
 
 
 def test_human_play_with_scripted_input():
-    from gameshelf.training.play import play
+    from gameshelf.play import play
 
     out: list[str] = []
     scripted = iter(["?", "not a move"])
@@ -76,7 +76,7 @@ def test_human_play_with_scripted_input():
 
 
 def test_human_player_sees_own_hand_in_hidden_information_games():
-    from gameshelf.training.play import play
+    from gameshelf.play import play
 
     out: list[str] = []
 
@@ -102,7 +102,7 @@ def test_wrong_number_of_opponents_is_refused_in_one_line(capsys):
 
 
 def test_the_seating_and_the_quit_key_are_shown_first():
-    from gameshelf.training.play import play, seating
+    from gameshelf.play import play, seating
 
     assert seating(["heuristic"], 3, 1) == {0: "heuristic", 1: "you", 2: "heuristic"}
     assert seating(["random", "heuristic", "mcts:5"], 4, 2) == {0: "random", 1: "heuristic", 2: "you", 3: "mcts:5"}

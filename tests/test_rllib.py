@@ -19,10 +19,11 @@ torch = pytest.importorskip("torch")
 from gameshelf import envs  # noqa: E402
 from gameshelf.training.agents import make_agent  # noqa: E402
 from gameshelf.training.cli_util import UserError, run  # noqa: E402
-from gameshelf.training.model_io import ModelLoadError  # noqa: E402
+from gameshelf.training.model_io import ModelLoadError, PolicyInfo, save_policy  # noqa: E402
+from gameshelf.training.rllib.agent import load_policy_modules  # noqa: E402
 from gameshelf.training.rllib.env import MASK_KEY, OBS_KEY, make_rllib_env, rllib_observation  # noqa: E402
 from gameshelf.training.rllib.league import League  # noqa: E402
-from gameshelf.training.rllib.policy_io import PolicyInfo, load_policy_modules, module_spec, save_policy  # noqa: E402
+from gameshelf.training.rllib.module import module_spec  # noqa: E402
 
 TINY = {
     "players": 2,

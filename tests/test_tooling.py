@@ -1,4 +1,4 @@
-"""The project's own checks: ruff (lint and format) over the tree, mypy over envs/ and wrappers/."""
+"""The project's own checks: ruff (lint and format) over the tree, mypy over the whole package."""
 
 from __future__ import annotations
 

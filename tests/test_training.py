@@ -572,6 +572,36 @@ def test_train_with_board_planes_and_fixed_opponent(tmp_path):
     assert not list((tmp_path / "run" / "pool").iterdir())
 
 
+def test_the_batched_backend_writes_the_same_run_folder_and_resumes(tmp_path, capsys):
+    """``train(config, backend="batched")``: the SB3 learner on compiled batched games, its model saved with
+    gameshelf.json (read without the legacy reader), checkpoints and state.json like every run; it resumes."""
+    from gameshelf.training.agents import make_agent
+    from gameshelf.training.config import resolve_config
+    from gameshelf.training.model_io import read_info
+    from gameshelf.training.train import main, train
+
+    config = {**TINY, "timesteps": 128, "opponent": "random", "eval": {"every": 128, "games": 2, "opponents": ["random"]}}
+    config["checkpoint_every"] = 64
+    out = tmp_path / "run"
+    result = train(config=resolve_config("level_x-v0", config, seed=1), backend="batched", out=out, progress=False)
+    assert result.status == "finished" and result.model_path == out / "final_model.zip"
+    info = read_info(result.model_path)  # gameshelf.json, not the legacy reader
+    assert info.env_id == "level_x-v0" and info.timesteps == result.timesteps >= 128
+    assert json.loads((out / "state.json").read_text())["finished"] and (out / "eval.csv").is_file()
+    assert "backend: batched" in (out / "config.yaml").read_text() and list((out / "checkpoints").glob("model_*.zip"))
+    make_agent(f"model:{out}/final_model.zip", "level_x-v0")
+    resumed = train(resume=out, timesteps=192, progress=False)
+    assert resumed.status == "finished" and resumed.timesteps >= 192
+    for argv, message in [
+        (["level_x-v0", "--backend", "batched", "--opponent", "self"], "opponent=self is not available with --backend batched"),
+        ([NIM, "--backend", "batched", "--opponent", "random"], "has no compiled kernel"),
+        (["--resume", str(out), "--backend", "sb3"], "resumes with --backend batched"),
+    ]:
+        code, err = exit_code(main, [*argv, "--out", str(tmp_path / "refused")], capsys)
+        assert code == 2 and message in err, err
+    assert not (tmp_path / "refused").exists()
+
+
 def test_fully_conv_policy_scores_moves_by_cell():
     import gymnasium as gym
     from sb3_contrib import MaskablePPO

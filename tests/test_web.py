@@ -28,8 +28,8 @@ with warnings.catch_warnings():  # newer Starlette asks for httpx2 instead of ht
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
-from gameshelf.training.web.app import create_app  # noqa: E402
-from gameshelf.training.web.session import LogEntry, Session, log_entry, make_game  # noqa: E402
+from gameshelf.web.app import create_app  # noqa: E402
+from gameshelf.web.session import LogEntry, Session, log_entry, make_game  # noqa: E402
 
 HIDDEN = [i for i in envs.registered_ids() if envs.make_game(i).info.has_hidden_info]
 
@@ -303,7 +303,7 @@ def test_session_log_and_text_never_name_another_seats_hand() -> None:
 
 def test_agents_get_only_their_seats_view(monkeypatch: pytest.MonkeyPatch) -> None:
     """Agents and hints act on ``observed_state`` (a redeal), never the real state."""
-    import gameshelf.training.web.session as web_session
+    import gameshelf.web.session as web_session
 
     calls = []
     real = web_session.observed_state
@@ -372,7 +372,7 @@ def test_edited_record_is_refused(client: TestClient) -> None:
 
 
 def test_oversized_upload_is_refused(client: TestClient) -> None:
-    from gameshelf.training.web.app import MAX_BODY
+    from gameshelf.web.app import MAX_BODY
 
     response = client.post("/api/replays", content=b" " * (MAX_BODY + 1), headers=JSON)
     assert response.status_code == 413 and "at most" in response.json()["error"]
@@ -691,7 +691,7 @@ def _evil_model(tmp_path) -> tuple[str, str]:
 def test_trust_model_and_a_cross_site_request_run_nothing(tmp_path) -> None:
     import os
 
-    from gameshelf.training.web.seats import ServedModel
+    from gameshelf.web.seats import ServedModel
 
     path, marker = _evil_model(tmp_path)
     app = create_app(True, models={"evil": ServedModel("evil", path)})
@@ -712,7 +712,7 @@ def test_trust_model_and_a_cross_site_request_run_nothing(tmp_path) -> None:
 
 
 def test_models_named_at_start_are_offered(tmp_path) -> None:
-    from gameshelf.training.web.seats import served_models
+    from gameshelf.web.seats import served_models
 
     path, _ = _evil_model(tmp_path)
     models = served_models([f"mine={path}"])
@@ -882,7 +882,7 @@ def test_records_are_bounded_before_they_are_replayed(client: TestClient) -> Non
     response = client.post("/api/replays", content=json.dumps(data).encode(), headers=JSON)
     assert response.status_code == 400 and "at most 20000" in response.json()["error"], response.text
     assert time.monotonic() - started < 5
-    from gameshelf.training.web.app import MAX_BODY
+    from gameshelf.web.app import MAX_BODY
 
     assert MAX_BODY <= 2 * 1024 * 1024
     huge = client.post("/api/replays", content=b"[" + b"0," * (MAX_BODY // 2) + b"0]", headers=JSON)
@@ -1040,7 +1040,7 @@ def test_mcts_moves_have_a_hard_time_cap() -> None:
         game = envs.make_game(env_id)
         state = game.new_initial_state()
         resolve_chance(state, rng)
-        from gameshelf.training.web.seats import Players
+        from gameshelf.web.seats import Players
 
         heuristic = Players().build(Players().parse("heuristic"), env_id) if rollout else None
         agent = MCTSAgent(simulations=10**6, rollout=heuristic, max_seconds=0.3)

@@ -33,7 +33,7 @@ CHROMIUM = os.environ.get("GAMESHELF_CHROMIUM") or shutil.which("chromium") or s
 if not CHROMIUM:
     pytest.skip("no system Chromium (apt-get install chromium, or set GAMESHELF_CHROMIUM)", allow_module_level=True)
 
-from gameshelf.training.web.app import create_app  # noqa: E402
+from gameshelf.web.app import create_app  # noqa: E402
 
 ARGS = [
     "--no-sandbox",

@@ -1,74 +1,47 @@
-"""Train ``MaskablePPO`` on one seat of batched games (compiled kernels, one process), then evaluate it.
+"""The ``batched`` backend: ``MaskablePPO`` on one seat of batched games (compiled kernels, one process).
 
-    python -m gameshelf.training.batched level_x-v0 --timesteps 150000 --num-envs 16 --opponents random
+    gameshelf train level_x-v0 --backend batched --n-envs 16 --opponent random --timesteps 150000
 
-The policy and PPO settings are the game's training config (``training/configs/<game>.yaml``); the
-opponents are fixed (``random`` or ``heuristic``, no self-play), played inside the
-``BatchedSingleSeatVecEnv``. Only ids with compiled kernels (``gameshelf.vector.BATCHED_IDS``). The model
-is saved as ``<out>/final_model.zip`` (a ``model:PATH`` agent) and evaluated against random and the
-heuristic, every seat played.
+The learner, its settings, the run folder, evaluation, checkpoints and ``--resume`` are those of the ``sb3``
+backend (``gameshelf.training.sb3``); only the environments differ: ``n_envs`` games stepped together by the
+compiled kernels of ``gameshelf.vector`` in a ``BatchedSingleSeatVecEnv``, with the opponents played inside
+the batch. So only ids with compiled kernels (``gameshelf.vector.BATCHED_IDS``), fixed opponents (``random``
+or ``heuristic``, no self-play), the ``outcome`` reward and the flat observation layout. The model is saved
+as ``final_model.zip`` with its ``gameshelf.json``, like every other (a ``model:PATH`` agent).
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Sequence
-from pathlib import Path
+from typing import Any
 
-from gameshelf.training.cli_util import ArgumentParser, UserError, check_env_id, run
+from gameshelf.training.checkpoints import Plan
+from gameshelf.training.cli_util import UserError
+from gameshelf.training.config import TrainConfig
+
+OPPONENTS = ("random", "heuristic")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = ArgumentParser(prog="python -m gameshelf.training.batched", description=__doc__.splitlines()[0])
-    parser.add_argument("env_id", help="an id with compiled kernels, e.g. level_x-v0")
-    parser.add_argument("--timesteps", type=int, default=150_000, help="learner decisions to train for")
-    parser.add_argument("--num-envs", type=int, default=16, help="games stepped together")
-    parser.add_argument("--opponents", choices=("random", "heuristic"), default="random")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--games", type=int, default=200, help="evaluation games per opponent")
-    parser.add_argument("--out", default=None, help="run folder (default runs/<id>/batched-s<seed>)")
-    args = parser.parse_args(argv)
-    check_env_id(args.env_id)
+def check(plan: Plan) -> None:
+    """Refuse, before anything is created, the settings the batched environments cannot honour."""
+    config = plan.config
     from gameshelf.envs.vector import BATCHED_IDS
 
-    if args.env_id not in BATCHED_IDS:
-        raise UserError(f"{args.env_id} has no compiled kernel; batched ids: {list(BATCHED_IDS)}")
-    if args.timesteps < 1 or args.num_envs < 1 or args.games < 1:
-        raise UserError("--timesteps, --num-envs and --games must be positive")
+    if config.env_id not in BATCHED_IDS:
+        raise UserError(f"{config.env_id} has no compiled kernel; batched ids: {list(BATCHED_IDS)}")
+    if config.opponent not in OPPONENTS:
+        raise UserError(
+            f"opponent={config.opponent} is not available with --backend batched (the opponents play inside the "
+            f"compiled batch); use --opponent {' or '.join(OPPONENTS)}"
+        )
+    unsupported = {"reward": "outcome", "reward_scale": 1.0, "observation": "flat", "policy": "default"}
+    for name, allowed in unsupported.items():
+        if getattr(config, name) != allowed:
+            raise UserError(f"{name}={getattr(config, name)} is not available with --backend batched (only {allowed})")
 
-    import torch
-    from sb3_contrib import MaskablePPO
 
-    from gameshelf.training.agents.learned import LearnedAgent
-    from gameshelf.training.config import from_dict, load_config
-    from gameshelf.training.evaluate import evaluate
-    from gameshelf.training.policies import policy_spec
+def make_vec_env(config: TrainConfig) -> Any:
+    """``config.n_envs`` batched games with the learner on one seat, seeded with the run's seed."""
     from gameshelf.wrappers.batched import BatchedSingleSeatVecEnv
 
-    torch.set_num_threads(1)
-    config = from_dict(args.env_id, args.seed, load_config(args.env_id))
-    out = Path(args.out or f"runs/{args.env_id}/batched-s{args.seed}")
-    out.mkdir(parents=True, exist_ok=True)
-    vec = BatchedSingleSeatVecEnv(args.env_id, args.num_envs, opponents=args.opponents, seed=args.seed, **config.game_options)
-    policy_class, kwargs = policy_spec(config.policy, "flat", config.ppo.net_arch, config.ppo.features_dim)
-    model = MaskablePPO(
-        policy_class, vec, policy_kwargs=kwargs, seed=args.seed, device="cpu", **config.ppo.algorithm_kwargs(args.num_envs)
-    )
-    start, cpu = time.perf_counter(), time.process_time()
-    model.learn(total_timesteps=args.timesteps, progress_bar=False)
-    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
-    model.save(out / "final_model.zip")
-    speed = model.num_timesteps / wall
-    print(f"trained {model.num_timesteps:,} learner steps in {wall:.1f} s ({speed:,.0f} steps/s, {cpu:.1f} CPU-s)")
-    print(f"saved {out / 'final_model.zip'}")
-    learner = LearnedAgent.from_model(model, args.env_id)
-    result = evaluate(args.env_id, [learner, "random", "heuristic"], games=args.games, seed=args.seed + 1000, first_only=True)
-    for pair in (p for p in result.pairs if p.agent == learner.name):
-        low, high = pair.win_ci
-        rate = f"{100 * pair.win_rate:.1f}% wins [{100 * low:.1f}, {100 * high:.1f}]"
-        print(f"{pair.agent} vs {pair.opponent}: {rate} over {pair.games} games")
-    return 0
-
-
-if __name__ == "__main__":
-    run(main, prog="python -m gameshelf.training.batched")
+    options = {"num_players": config.players, **config.game_options}
+    return BatchedSingleSeatVecEnv(config.env_id, config.n_envs, opponents=config.opponent, seed=config.seed, **options)

@@ -10,10 +10,7 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import signal
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -25,8 +22,9 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from gameshelf.training.agents.learned import LearnedAgent
 from gameshelf.training.checkpoints import RunDir, RunState
-from gameshelf.training.evaluate import evaluate
-from gameshelf.training.model_io import atomic_write_text, model_info, save_model
+from gameshelf.training.environments import heuristic_available
+from gameshelf.training.evaluate import EvalResult, evaluate, save_figure
+from gameshelf.training.model_io import model_info, save_model
 
 
 # ---- shared pieces -----------------------------------------------------------------------------------------
@@ -165,36 +163,19 @@ class EvaluationCallback(Periodic):
         self.evaluate(self.model)
 
     def evaluate(self, model: Any) -> None:
-        env_id, config = self.config.env_id, self.config
-        opponents = [o for o in config.eval.opponents if o != "heuristic" or _has_heuristic(env_id)]
-        if not opponents:
+        learner = LearnedAgent.from_model(model, self.config.env_id, name="learner")
+        done = evaluate_learner(self.config, learner, int(model.num_timesteps), self.clock())
+        if done is None:
             return
-        learner = LearnedAgent.from_model(model, env_id, name="learner")
-        result = evaluate(
-            env_id,
-            [learner, *opponents],
-            games=config.eval.games,
-            seed=config.seed + 1000,
-            num_players=config.players,
-            options=config.game_options or None,
-            first_only=True,
-        )
-        row: dict[str, Any] = {"timesteps": int(model.num_timesteps), "wall_s": round(self.clock(), 1)}
+        row, result = done
         for name in result.agents[1:]:
             pair = result.pair("learner", name)
-            row[f"win_{name}"] = round(pair.win_rate, 4)
-            row[f"draw_{name}"] = round(pair.draws / pair.games, 4)
-            row[f"rank_{name}"] = round(pair.mean_rank, 4)
-            row[f"return_{name}"] = round(pair.mean_return, 4)
             model.logger.record(f"eval/win_vs_{name}", pair.win_rate)
             model.logger.record(f"eval/mean_rank_vs_{name}", pair.mean_rank)
             model.logger.record(f"eval/mean_return_vs_{name}", pair.mean_return)
         self.rows.append(row)
-        write_rows(self.run.root / "eval.csv", self.rows)
-        self.say(
-            f"[{row['timesteps']} steps, {row['wall_s']:.0f} s] "
-            + ", ".join(f"vs {n}: win {100 * row[f'win_{n}']:.0f}% rank {row[f'rank_{n}']:.2f}" for n in result.agents[1:])
-        )
+        self.run.write_evaluations(self.rows)
+        self.say(evaluation_line(row, result, "steps"))
         if self.callback_after_eval is not None:
             self.callback_after_eval.on_step()
 
@@ -269,36 +250,39 @@ class StopOnSignal(BaseCallback):  # type: ignore[misc]
 
 
 # ---- evaluation rows and the learning curve ----------------------------------------------------------------
-_HEURISTIC: dict[str, bool] = {}
+def evaluate_learner(config: Any, learner: Any, steps: int, wall_s: float) -> tuple[dict[str, Any], EvalResult] | None:
+    """The learner against each of ``eval.opponents`` (every seat; ``heuristic`` left out for a game without
+    one): the row of ``eval.csv`` and the full result, or None when there is no opponent to play."""
+    opponents = [o for o in config.eval.opponents if o != "heuristic" or heuristic_available(config.env_id)]
+    if not opponents:
+        return None
+    result = evaluate(
+        config.env_id,
+        [learner, *opponents],
+        games=config.eval.games,
+        seed=config.seed + 1000,
+        num_players=config.players,
+        options=config.game_options or None,
+        first_only=True,
+    )
+    row: dict[str, Any] = {"timesteps": steps, "wall_s": round(wall_s, 1)}
+    for name in result.agents[1:]:
+        pair = result.pair("learner", name)
+        row[f"win_{name}"] = round(pair.win_rate, 4)
+        row[f"draw_{name}"] = round(pair.draws / pair.games, 4)
+        row[f"rank_{name}"] = round(pair.mean_rank, 4)
+        row[f"return_{name}"] = round(pair.mean_return, 4)
+    return row, result
 
 
-def _has_heuristic(env_id: str) -> bool:
-    if env_id not in _HEURISTIC:
-        from gameshelf.training.environments import heuristic_available
-
-        _HEURISTIC[env_id] = heuristic_available(env_id)
-    return _HEURISTIC[env_id]
-
-
-def read_rows(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        return []
-    with path.open() as f:
-        return [{k: float(v) for k, v in row.items() if v not in (None, "")} for row in csv.DictReader(f)]
+def evaluation_line(row: dict[str, Any], result: EvalResult, unit: str) -> str:
+    """The one line an evaluation prints: when (``unit``: steps or moves), and the learner's win rate and rank."""
+    return f"[{row['timesteps']} {unit}, {row['wall_s']:.0f} s] " + ", ".join(
+        f"vs {n}: win {100 * row[f'win_{n}']:.0f}% rank {row[f'rank_{n}']:.2f}" for n in result.agents[1:]
+    )
 
 
-def write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
-    keys: list[str] = []
-    for row in rows:
-        keys += [k for k in row if k not in keys]
-    text = io.StringIO()
-    writer = csv.DictWriter(text, fieldnames=keys)
-    writer.writeheader()
-    writer.writerows(rows)
-    atomic_write_text(path, text.getvalue())
-
-
-def plot_learning_curve(rows: list[dict[str, Any]], path: str | Path | None, title: str, games: int | None = None) -> Any:
+def plot_learning_curve(rows: list[dict[str, Any]], path: str | Path | None, title: str) -> Any:
     """Win rate (two players) or mean rank (more) of the learner against each baseline, by training step."""
     import matplotlib
 
@@ -307,8 +291,8 @@ def plot_learning_curve(rows: list[dict[str, Any]], path: str | Path | None, tit
     import matplotlib.pyplot as plt
 
     opponents = [k.removeprefix("win_") for k in rows[0] if k.startswith("win_")]
-    steps = np.array([r["timesteps"] for r in rows])
-    minutes = np.array([r["wall_s"] for r in rows]) / 60
+    steps = np.array([r["timesteps"] for r in rows], dtype=np.float64)
+    minutes = np.array([r["wall_s"] for r in rows], dtype=np.float64) / 60
     players = title.split(",")[-1].strip().split()[0] if "," in title else "2"
     two = players == "2"
     fig, ax = plt.subplots(figsize=(7, 4))
@@ -325,22 +309,19 @@ def plot_learning_curve(rows: list[dict[str, Any]], path: str | Path | None, tit
         ax.invert_yaxis()
     ax.set_xlabel("training steps (learner decisions)")
     if len(rows) > 1 and np.all(np.diff(steps) > 0) and np.all(np.diff(minutes) > 0):
-        top = ax.secondary_xaxis(
-            "top", functions=(lambda x: np.interp(x, steps, minutes), lambda m: np.interp(m, minutes, steps))
-        )
+
+        def to_minutes(x: Any) -> Any:
+            return np.interp(x, steps, minutes)
+
+        def to_steps(m: Any) -> Any:
+            return np.interp(m, minutes, steps)
+
+        top = ax.secondary_xaxis("top", functions=(to_minutes, to_steps))
         top.set_xlabel("wall-clock minutes (training and evaluation)")
     ax.set_title(title)
     ax.legend()
     ax.grid(alpha=0.3)
     fig.tight_layout()
     if path is not None:
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        save_figure(fig, path)
     return fig
-
-
-def stdout_is_terminal() -> bool:
-    try:
-        return sys.stdout.isatty()
-    except (AttributeError, ValueError):
-        return False

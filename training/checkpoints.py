@@ -1,26 +1,37 @@
-"""A run folder: its layout, its state file, checkpoints and self-play snapshots.
+"""The run folder every trainer writes (SB3, batched and RLlib alike), and what a run returns.
 
-    RUN/config.yaml            the resolved settings (with env_id and seed)
-    RUN/state.json             steps done, wall time, whether the run finished, the snapshot pool
-    RUN/checkpoints/model_N.zip  the last ``keep_checkpoints`` checkpoints (``--resume`` uses the newest sound one)
-    RUN/pool/snap_N.zip        the self-play snapshots still in the pool
-    RUN/final_model.zip, eval.csv, learning_curve.png, tb/
+    RUN/config.yaml              the resolved settings, with env_id, seed and the backend (and RLlib's own)
+    RUN/state.json               steps done, wall time, whether the run finished, its checkpoint, the snapshot pool
+    RUN/eval.csv                 a row per evaluation of the learner against the baselines, every seat
+    RUN/learning_curve.png       the evaluations drawn
+    RUN/checkpoints/model_N.zip  SB3 and batched: the last ``keep_checkpoints`` (``--resume`` uses the newest sound one)
+    RUN/checkpoints/iter_N/      RLlib: the same, as policy folders
+    RUN/pool/snap_N.zip          SB3: the self-play snapshots still in the pool
+    RUN/final_model.zip          SB3 and batched: the model (a ``model:PATH`` agent)
+    RUN/final_policy/            RLlib: the policy (an ``rllib:PATH`` agent)
+    RUN/tb/ (SB3 and batched: TensorBoard), RUN/progress.csv and RUN/algorithm/ (RLlib: its iterations, its own checkpoint)
 
-Every file is written atomically (temporary file, then rename). Paths inside ``state.json`` are relative to
-the run folder, so a moved or copied run resumes on its own files, and a path that leaves the folder is
-ignored.
+Every model and policy carries ``gameshelf.json`` beside its weights and is written by
+``gameshelf.training.model_io``; every file is written atomically (temporary file, then rename). Paths
+inside ``state.json`` are relative to the run folder, so a moved or copied run resumes on its own files,
+and a path that leaves the folder is ignored.
 """
 
 from __future__ import annotations
 
+import csv
+import errno
+import io
 import json
 import math
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gameshelf.training.cli_util import UserError
+from gameshelf.training.config import TrainConfig
 from gameshelf.training.model_io import ModelLoadError, atomic_write_text, load_weights, read_info, save_model
 
 STATE_FORMAT = 1
@@ -28,6 +39,36 @@ STATE_FORMAT = 1
 
 def warn(message: str) -> None:
     print(f"warning: {message}", file=sys.stderr, flush=True)
+
+
+@dataclass
+class TrainResult:
+    """Where a run's model and evaluations are.
+
+    ``status``: ``"finished"`` (``model_path`` is ``final_model.zip``, or ``final_policy/`` on RLlib),
+    ``"interrupted"`` (by a signal; ``model_path`` is the checkpoint just written) or ``"already_done"`` (a
+    resumed run had nothing left to do); ``message`` says what happened in one line.
+    """
+
+    run_dir: Path
+    model_path: Path
+    evaluations: list[dict[str, Any]] = field(default_factory=list)
+    wall_s: float = 0.0
+    timesteps: int = 0
+    status: str = "finished"
+    message: str = ""
+    signal: str = ""
+
+
+WRITE_ERRNOS = frozenset(getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG", "EROFS", "EIO") if hasattr(errno, name))
+"""Errors of the storage itself (full disk, quota, read-only or failing file system): they stop a run cleanly."""
+
+
+class RunWriteError(OSError):
+    """Training stopped because the run's files could not be written (e.g. the disk is full).
+
+    The message says so in one line, and which checkpoint the run keeps; ``errno`` is that of the cause.
+    """
 
 
 @dataclass
@@ -54,7 +95,7 @@ class RunState:
 class RunDir:
     """The files of one run, all under ``root``."""
 
-    def __init__(self, root: str | Path) -> None:
+    def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
 
     @property
@@ -77,9 +118,54 @@ class RunDir:
     def final_model(self) -> Path:
         return self.root / "final_model.zip"
 
-    def create(self) -> None:
-        for sub in ("checkpoints", "pool", "tb"):
+    @property
+    def final_policy(self) -> Path:
+        return self.root / "final_policy"
+
+    @property
+    def eval_file(self) -> Path:
+        return self.root / "eval.csv"
+
+    @property
+    def learning_curve(self) -> Path:
+        return self.root / "learning_curve.png"
+
+    def create(self, backend: str = "sb3") -> None:
+        for sub in ("checkpoints", "pool", "tb") if backend != "rllib" else ("checkpoints",):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
+
+    def write_config(self, config: TrainConfig, backend: str, extra: dict[str, Any] | None = None) -> None:
+        """``config.yaml``: the settings (``config.to_dict()``), the backend and the backend's own (``extra``)."""
+        import yaml
+
+        data = {"env_id": config.env_id, "backend": backend, **config.to_dict(), **(extra or {})}
+        atomic_write_text(self.config_file, yaml.safe_dump(data, sort_keys=False))
+
+    def write_failure(self, err: OSError) -> RunWriteError:
+        """The ``RunWriteError`` of a run whose files could not be written (``err``): what it keeps, how to resume."""
+        reason = err.strerror or str(err) or type(err).__name__
+        checkpoints = self.checkpoint_files() if self.root.is_dir() else []
+        policies = self.policy_checkpoints() if self.root.is_dir() else []
+        if checkpoints:
+            kept = (
+                f"the run keeps its last good checkpoint, {self.relative(checkpoints[-1])}; "
+                f"once there is room, resume with: gameshelf train --resume {self.root}"
+            )
+        elif policies:
+            kept = f"the run keeps its last good checkpoint, {self.relative(policies[-1])} (it plays as rllib:PATH)"
+        else:
+            kept = "it had no checkpoint yet, so nothing was kept"
+        failure = RunWriteError(f"training stopped: cannot write the run's files in {str(self.root)!r} ({reason}); {kept}")
+        failure.errno = err.errno
+        return failure
+
+    # ---- evaluations and other tables -------------------------------------------------------------------
+    def read_evaluations(self) -> list[dict[str, Any]]:
+        """The rows of ``eval.csv`` (one per evaluation; empty when there is none yet)."""
+        return read_rows(self.eval_file)
+
+    def write_evaluations(self, rows: list[dict[str, Any]]) -> None:
+        write_rows(self.eval_file, rows)
 
     # ---- paths inside the run ---------------------------------------------------------------------------
     def relative(self, path: str | Path) -> str:
@@ -166,11 +252,23 @@ class RunDir:
         save_model(model, path, info)
         return path
 
+    def policy_checkpoints(self) -> list[Path]:
+        """``checkpoints/iter_N/`` (RLlib's policy folders), oldest first."""
+        folders = []
+        for p in self.checkpoints.glob("iter_*"):
+            step = p.name.removeprefix("iter_")
+            if step.isdigit() and p.is_dir():
+                folders.append((int(step), p))
+        return [p for _, p in sorted(folders)]
+
     def prune_checkpoints(self, keep: int, protect: Path | None = None) -> None:
-        files = self.checkpoint_files()
-        for old in files[: max(0, len(files) - keep)]:
-            if protect is None or old.resolve() != protect.resolve():
-                old.unlink(missing_ok=True)
+        """Delete all but the newest ``keep`` checkpoints (model files, or RLlib's policy folders), never ``protect``."""
+        import shutil
+
+        for found in (self.checkpoint_files(), self.policy_checkpoints()):
+            for old in found[: max(0, len(found) - keep)]:
+                if protect is None or old.resolve() != protect.resolve():
+                    shutil.rmtree(old, ignore_errors=True) if old.is_dir() else old.unlink(missing_ok=True)
 
     def prune_pool(self, keep: list[str]) -> None:
         """Delete the snapshots of ``pool/`` that are neither in ``keep`` (relative paths) nor in ``state.json``.
@@ -204,6 +302,21 @@ class RunDir:
         return None
 
 
+@dataclass
+class Plan:
+    """A run about to start or resume, all checked: its settings, backend and folder, the saved state and the
+    checkpoint it resumes from (SB3 and batched), ``new`` for a run that starts in an empty folder, and
+    ``rllib``, RLlib's own settings (``RLlibSettings``) for that backend."""
+
+    config: TrainConfig
+    run: RunDir
+    state: RunState
+    backend: str = "sb3"
+    checkpoint: tuple[Path, dict[str, Any], int] | None = None
+    new: bool = True
+    rllib: Any = None
+
+
 def _field(data: dict[str, Any], key: str, kind: Any, default: Any) -> Any:
     """``data[key]`` (``default`` when absent) if it is of ``kind``, a number being finite and not negative and
     a bool no number; else ``ValueError``."""
@@ -213,6 +326,26 @@ def _field(data: dict[str, Any], key: str, kind: Any, default: Any) -> Any:
     if isinstance(value, (int, float)) and not isinstance(value, bool) and not 0 <= value < math.inf:
         raise ValueError(f"{key!r} is {value!r:.40}, not a number of at least 0")
     return value
+
+
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """The rows of a CSV table of numbers (``eval.csv``), as floats; empty when there is no file."""
+    if not path.exists():
+        return []
+    with path.open() as f:
+        return [{k: float(v) for k, v in row.items() if v not in (None, "")} for row in csv.DictReader(f)]
+
+
+def write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
+    """A CSV table of ``rows`` (columns in order of first appearance), written atomically."""
+    keys: list[str] = []
+    for row in rows:
+        keys += [k for k in row if k not in keys]
+    text = io.StringIO()
+    writer = csv.DictWriter(text, fieldnames=keys)
+    writer.writeheader()
+    writer.writerows(rows)
+    atomic_write_text(path, text.getvalue())
 
 
 def check_new_run_dir(root: Path) -> None:

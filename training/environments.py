@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,7 +14,9 @@ import numpy as np
 from stable_baselines3.common.monitor import Monitor
 
 
+@functools.cache
 def heuristic_available(env_id: str) -> bool:
+    """Whether ``env_id`` has a heuristic agent (asked once per id and process)."""
     from gameshelf.training.agents import make_agent
 
     try:
@@ -45,7 +49,7 @@ def make_vec_env(config: Any) -> Any:
     """``config.n_envs`` environments in a ``DummyVecEnv`` or ``SubprocVecEnv``, seeded with the run's seed."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    factories = [make_env_fn(config, initial_opponents(config)) for _ in range(config.n_envs)]
+    factories: list[Callable[[], Any]] = [make_env_fn(config, initial_opponents(config)) for _ in range(config.n_envs)]
     vec = SubprocVecEnv(factories) if config.vec_env == "subproc" else DummyVecEnv(factories)
     vec.seed(config.seed)
     return vec

@@ -40,6 +40,7 @@ from gameshelf.envs.core.episode import Episode
 from gameshelf.envs.core.game import Game
 from gameshelf.training.agents import Agent, make_agent
 from gameshelf.training.cli_util import ArgumentParser, UserError, check_env_id, check_writable_file, run, show_progress
+from gameshelf.training.model_io import atomic_write_bytes, atomic_write_text
 from gameshelf.training.ratings import Rating, elo_anchor, elo_ratings, openskill_ratings
 
 Z95 = 1.959963984540054
@@ -116,11 +117,6 @@ class PairResult:
     @property
     def win_ci(self) -> tuple[float, float]:
         return wilson(self.wins, self.games)
-
-    @property
-    def score_rate(self) -> float:
-        """Wins plus half the draws, per game."""
-        return (self.wins + 0.5 * self.draws) / self.games if self.games else float("nan")
 
 
 @dataclass
@@ -264,8 +260,7 @@ class EvalResult:
         fig.suptitle(title or f"{self.env_id}, {players_text(self.num_players)}, {self.games_per_pairing} games per pairing")
         fig.tight_layout()
         if path is not None:
-            fig.savefig(path, dpi=110)
-            plt.close(fig)
+            save_figure(fig, path)
         return fig
 
 
@@ -555,9 +550,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif plot_note is not None:
         print(plot_note)
     if json_path is not None:
-        json_path.write_text(json.dumps(result.to_dict(), indent=1))
+        atomic_write_text(json_path, json.dumps(result.to_dict(), indent=1))
         print(f"results: {json_path}")
     return 0
+
+
+def save_figure(fig: Any, path: str | Path) -> None:
+    """Write a matplotlib figure as the image ``path`` names (format by its extension), atomically; close it."""
+    import io
+
+    import matplotlib.pyplot as plt
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format=Path(path).suffix.removeprefix(".").lower() or "png", dpi=110)
+    plt.close(fig)
+    atomic_write_bytes(path, buffer.getvalue())
 
 
 def plotting_available() -> bool:

@@ -1,18 +1,30 @@
-"""Saving and loading models without running code from the file.
+"""Saving and loading models and policies without running code from the file, and the one writer of run files.
 
 A ``MaskablePPO.save`` zip holds ``data`` (JSON whose non-JSON values, e.g. the learning-rate schedule,
 are *pickled*), ``policy.pth`` and ``policy.optimizer.pth`` (``torch.save`` files, i.e. pickles too) and
-``pytorch_variables.pth``. ``MaskablePPO.load`` unpickles all of it, so a crafted file runs code.
+``pytorch_variables.pth``. ``MaskablePPO.load`` unpickles all of it, so a crafted file runs code. RLlib's
+own checkpoints keep the module's class and constructor arguments as pickles as well.
 
-gameshelf adds ``gameshelf.json`` to every model it saves: plain JSON with what is needed to rebuild the
-policy from our own code (environment id, player count, observation and action shapes, observation
-layout, policy kind, ``net_arch``). Loading by default (``load_policy``) reads only that JSON and the
-weights in ``policy.pth`` with ``torch.load(weights_only=True)``, which accepts tensors and plain
-containers and refuses anything else; ``data`` is never read. Resuming a run rebuilds the model from the
-run's ``config.yaml`` and loads the policy and optimizer weights the same way (``load_weights``).
+So every model and policy gameshelf saves carries ``gameshelf.json``: plain JSON with what is needed to
+rebuild the network from our own code. Its ``kind`` says which:
+
+* ``sb3`` (``ModelInfo``; a file without ``kind`` is one): a MaskablePPO model, a zip with
+  ``gameshelf.json`` beside SB3's entries (``save_model``): environment id, player count, observation and
+  action shapes, observation layout, policy kind, ``net_arch``. The SB3 and the batched trainers write these.
+* ``rllib`` (``PolicyInfo``): a policy trained on RLlib, a folder with ``gameshelf.json`` and one
+  ``<module>.pt`` of weights per module (``save_policy``): shapes, hidden layers, which module plays which seat.
+
+``read_info`` is the one reader of that JSON (every field checked), ``read_weights`` the one reader of
+weights: ``torch.load(weights_only=True)``, which accepts tensors and plain containers and refuses anything
+else. Loading an SB3 model (``load_policy``) reads only those two and never SB3's ``data``; resuming a run
+rebuilds the model from the run's ``config.yaml`` and loads the policy and optimizer weights the same way
+(``load_weights``); RLlib policies load through ``gameshelf.training.rllib.agent``.
 
 ``trust_model=True`` is the one way to do a full ``MaskablePPO.load`` (for a model saved by other code,
 without ``gameshelf.json``); only use it on files whose source you trust. See ``docs/security.md``.
+
+Every file of a run folder is written by ``atomic_write_bytes`` (a temporary file beside the target,
+flushed to disk, then renamed over it), so a crash or a full disk never leaves half a file.
 """
 
 from __future__ import annotations
@@ -21,118 +33,28 @@ import dataclasses
 import io
 import json
 import os
+import re
+import shutil
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
 METADATA = "gameshelf.json"
 FORMAT = 1
 MAX_ENTRY_BYTES = 2**31
-"""The largest zip entry read (a guard against archives that expand without bound)."""
+"""The largest zip entry or weights file read (a guard against archives that expand without bound)."""
+MAX_INFO_BYTES = 2**20
+"""The largest ``gameshelf.json`` read."""
+ACTIVATIONS = ("tanh", "relu", "silu", "elu", "linear")
+_MODULE_ID = re.compile(r"^[A-Za-z0-9_]{1,64}$")
 
 
 class ModelLoadError(ValueError):
     """A model file that cannot be loaded safely, or does not fit the game; the message says why."""
-
-
-@dataclass(frozen=True)
-class ModelInfo:
-    """What gameshelf writes beside the weights (``gameshelf.json``): enough to rebuild the policy."""
-
-    env_id: str
-    num_players: int
-    observation_shape: tuple[int, ...]
-    observation_dtype: str
-    observation_low: float
-    observation_high: float
-    num_actions: int
-    observation: str
-    policy: str
-    net_arch: list[int]
-    features_dim: int
-    timesteps: int = 0
-    n_updates: int = 0
-    game_options: dict[str, Any] = dataclasses.field(default_factory=dict)
-    format: int = FORMAT
-
-    def to_json(self) -> str:
-        data = dataclasses.asdict(self)
-        data["observation_shape"] = list(self.observation_shape)
-        return json.dumps(data, indent=1)
-
-    @classmethod
-    def from_json(cls, text: str, where: str) -> ModelInfo:
-        try:
-            data = json.loads(text)
-        except ValueError as err:
-            raise ModelLoadError(f"{where}: {METADATA} is not valid JSON ({err})") from None
-        if not isinstance(data, dict):
-            raise ModelLoadError(f"{where}: {METADATA} must be a JSON object")
-        fmt = data.get("format")
-        if not isinstance(fmt, int) or isinstance(fmt, bool) or fmt > FORMAT or fmt < 1:
-            raise ModelLoadError(f"{where}: {METADATA} has format {fmt!r}; this gameshelf reads format 1..{FORMAT}")
-
-        def need(key: str, kind: Any, ok: Any = lambda v: True) -> Any:
-            value = data.get(key)
-            if not isinstance(value, kind) or isinstance(value, bool) or not ok(value):
-                raise ModelLoadError(f"{where}: {METADATA} has a missing or bad {key!r}: {value!r:.60}")
-            return value
-
-        shape = need("observation_shape", list, lambda v: 1 <= len(v) <= 4)
-        if any(isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 10**7 for n in shape):
-            raise ModelLoadError(f"{where}: {METADATA} has a bad observation_shape: {shape!r:.60}")
-        net_arch = need("net_arch", list, lambda v: len(v) <= 16)
-        if any(isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 65536 for n in net_arch):
-            raise ModelLoadError(f"{where}: {METADATA} has a bad net_arch: {net_arch!r:.60}")
-        return cls(
-            env_id=need("env_id", str),
-            num_players=need("num_players", int, lambda v: 1 <= v <= 64),
-            observation_shape=tuple(shape),
-            observation_dtype=need("observation_dtype", str, lambda v: v in ("float32", "float64", "uint8", "int8")),
-            observation_low=float(need("observation_low", (int, float))),
-            observation_high=float(need("observation_high", (int, float))),
-            num_actions=need("num_actions", int, lambda v: 1 <= v <= 10**7),
-            observation=need("observation", str, lambda v: v in ("flat", "planes")),
-            policy=need("policy", str, lambda v: v in ("default", "fully_conv")),
-            net_arch=list(net_arch),
-            features_dim=need("features_dim", int, lambda v: 1 <= v <= 65536),
-            timesteps=need("timesteps", int, lambda v: v >= 0),
-            n_updates=need("n_updates", int, lambda v: v >= 0),
-            game_options=need("game_options", dict),
-            format=fmt,
-        )
-
-    def spaces(self) -> tuple[Any, Any]:
-        import gymnasium as gym
-
-        obs = gym.spaces.Box(
-            self.observation_low, self.observation_high, self.observation_shape, np.dtype(self.observation_dtype)
-        )
-        return obs, gym.spaces.Discrete(self.num_actions)
-
-
-def model_info(config: Any, model: Any) -> ModelInfo:
-    """The ``ModelInfo`` of ``model`` trained under ``config`` (a ``TrainConfig``)."""
-    space = model.observation_space
-    return ModelInfo(
-        env_id=config.env_id,
-        num_players=int(config.players),
-        observation_shape=tuple(int(n) for n in space.shape),
-        observation_dtype=str(space.dtype),
-        observation_low=float(np.min(space.low)),
-        observation_high=float(np.max(space.high)),
-        num_actions=int(model.action_space.n),
-        observation=config.observation,
-        policy=config.policy,
-        net_arch=list(config.ppo.net_arch),
-        features_dim=int(config.ppo.features_dim),
-        timesteps=int(model.num_timesteps),
-        n_updates=int(getattr(model, "_n_updates", 0)),
-        game_options=dict(config.game_options),
-    )
 
 
 # ---- writing ----------------------------------------------------------------------------------------------
@@ -165,6 +87,184 @@ def save_model(model: Any, path: str | os.PathLike[str], info: ModelInfo) -> Pat
     return Path(path)
 
 
+def save_policy(folder: str | os.PathLike[str], info: PolicyInfo, weights: dict[str, dict[str, Any]]) -> Path:
+    """Write ``info`` and each module's weights (``{module: state_dict}``) as the folder ``folder``; returns it.
+
+    The files go into a temporary folder beside it (``gameshelf.json`` last), which then replaces ``folder``:
+    a crash leaves the previous folder or the new one, never half of one."""
+    import torch
+
+    root = Path(folder)
+    tmp = root.with_name(root.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    for module in info.modules:
+        tensors = {k: torch.as_tensor(v).detach().cpu().clone() for k, v in weights[module].items()}
+        buffer = io.BytesIO()
+        torch.save(tensors, buffer)
+        atomic_write_bytes(tmp / f"{module}.pt", buffer.getvalue())
+    atomic_write_text(tmp / METADATA, info.to_json())  # last: a folder with its JSON is complete
+    shutil.rmtree(root, ignore_errors=True)
+    tmp.rename(root)
+    return root
+
+
+# ---- what gameshelf.json says ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ModelInfo:
+    """``gameshelf.json`` of a MaskablePPO model (kind ``sb3``): enough to rebuild the policy."""
+
+    env_id: str
+    num_players: int
+    observation_shape: tuple[int, ...]
+    observation_dtype: str
+    observation_low: float
+    observation_high: float
+    num_actions: int
+    observation: str
+    policy: str
+    net_arch: list[int]
+    features_dim: int
+    timesteps: int = 0
+    n_updates: int = 0
+    game_options: dict[str, Any] = dataclasses.field(default_factory=dict)
+    kind: str = "sb3"
+    format: int = FORMAT
+
+    def to_json(self) -> str:
+        data = dataclasses.asdict(self)
+        data["observation_shape"] = list(self.observation_shape)
+        return json.dumps(data, indent=1)
+
+    def spaces(self) -> tuple[Any, Any]:
+        import gymnasium as gym
+
+        obs = gym.spaces.Box(
+            self.observation_low, self.observation_high, self.observation_shape, np.dtype(self.observation_dtype)
+        )
+        return obs, gym.spaces.Discrete(self.num_actions)
+
+
+@dataclass(frozen=True)
+class PolicyInfo:
+    """``gameshelf.json`` of a policy trained on RLlib (kind ``rllib``): enough to rebuild its modules."""
+
+    env_id: str
+    num_players: int
+    observation_size: int
+    num_actions: int
+    hidden: list[int]
+    activation: str
+    seats: list[str]
+    """The module playing each seat (``["main", "main"]`` for one shared policy)."""
+    env_steps: int = 0
+    iteration: int = 0
+    game_options: dict[str, Any] = dataclasses.field(default_factory=dict)
+    kind: str = "rllib"
+    format: int = FORMAT
+
+    @property
+    def modules(self) -> list[str]:
+        return sorted(set(self.seats))
+
+    def to_json(self) -> str:
+        return json.dumps(dataclasses.asdict(self), indent=1)
+
+
+KINDS = {"sb3": "a MaskablePPO model", "rllib": "an RLlib policy"}
+
+
+@overload
+def parse_info(text: str, where: str, kind: Literal["sb3"]) -> ModelInfo: ...
+@overload
+def parse_info(text: str, where: str, kind: Literal["rllib"]) -> PolicyInfo: ...
+def parse_info(text: str, where: str, kind: str) -> ModelInfo | PolicyInfo:
+    """The checked contents of a ``gameshelf.json`` of ``kind``; ``ModelLoadError`` names the first bad field."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as err:
+        raise ModelLoadError(f"{where}: {METADATA} is not valid JSON ({err})") from None
+    if not isinstance(data, dict):
+        raise ModelLoadError(f"{where}: {METADATA} must be a JSON object")
+    found = data.get("kind", "sb3")
+    if found != kind:
+        raise ModelLoadError(f"{where}: {METADATA} does not describe {KINDS[kind]} (kind {found!r:.40})")
+    fmt = data.get("format")
+    if not isinstance(fmt, int) or isinstance(fmt, bool) or not 1 <= fmt <= FORMAT:
+        raise ModelLoadError(f"{where}: {METADATA} has format {fmt!r:.40}; this gameshelf reads format 1..{FORMAT}")
+
+    def need(key: str, types: Any, ok: Callable[[Any], bool] = lambda v: True) -> Any:
+        value = data.get(key)
+        if not isinstance(value, types) or isinstance(value, bool) or not ok(value):
+            raise ModelLoadError(f"{where}: {METADATA} has a missing or bad {key!r}: {value!r:.60}")
+        return value
+
+    def positive_ints(most: int, limit: int) -> Callable[[Any], bool]:
+        return lambda v: len(v) <= most and all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= limit for n in v)
+
+    common = {
+        "env_id": need("env_id", str),
+        "num_players": need("num_players", int, lambda v: 1 <= v <= 64),
+        "num_actions": need("num_actions", int, lambda v: 1 <= v <= 10**7),
+    }
+    if kind == "rllib":
+        return PolicyInfo(
+            **common,
+            observation_size=need("observation_size", int, lambda v: 1 <= v <= 10**7),
+            hidden=list(need("hidden", list, lambda v: len(v) >= 1 and positive_ints(16, 65536)(v))),
+            activation=need("activation", str, lambda v: v in ACTIVATIONS),
+            seats=list(
+                need("seats", list, lambda v: 1 <= len(v) <= 64 and all(isinstance(m, str) and _MODULE_ID.match(m) for m in v))
+            ),
+            env_steps=need("env_steps", int, lambda v: v >= 0),
+            iteration=need("iteration", int, lambda v: v >= 0),
+            game_options=need("game_options", dict),
+            format=fmt,
+        )
+    shape = need("observation_shape", list, lambda v: 1 <= len(v) <= 4)
+    if not positive_ints(4, 10**7)(shape):
+        raise ModelLoadError(f"{where}: {METADATA} has a bad observation_shape: {shape!r:.60}")
+    net_arch = need("net_arch", list, lambda v: len(v) <= 16)
+    if not positive_ints(16, 65536)(net_arch):
+        raise ModelLoadError(f"{where}: {METADATA} has a bad net_arch: {net_arch!r:.60}")
+    return ModelInfo(
+        **common,
+        observation_shape=tuple(shape),
+        observation_dtype=need("observation_dtype", str, lambda v: v in ("float32", "float64", "uint8", "int8")),
+        observation_low=float(need("observation_low", (int, float))),
+        observation_high=float(need("observation_high", (int, float))),
+        observation=need("observation", str, lambda v: v in ("flat", "planes")),
+        policy=need("policy", str, lambda v: v in ("default", "fully_conv")),
+        net_arch=list(net_arch),
+        features_dim=need("features_dim", int, lambda v: 1 <= v <= 65536),
+        timesteps=need("timesteps", int, lambda v: v >= 0),
+        n_updates=need("n_updates", int, lambda v: v >= 0),
+        game_options=need("game_options", dict),
+        format=fmt,
+    )
+
+
+def model_info(config: Any, model: Any) -> ModelInfo:
+    """The ``ModelInfo`` of ``model`` trained under ``config`` (a ``TrainConfig``)."""
+    space = model.observation_space
+    return ModelInfo(
+        env_id=config.env_id,
+        num_players=int(config.players),
+        observation_shape=tuple(int(n) for n in space.shape),
+        observation_dtype=str(space.dtype),
+        observation_low=float(np.min(space.low)),
+        observation_high=float(np.max(space.high)),
+        num_actions=int(model.action_space.n),
+        observation=config.observation,
+        policy=config.policy,
+        net_arch=list(config.ppo.net_arch),
+        features_dim=int(config.ppo.features_dim),
+        timesteps=int(model.num_timesteps),
+        n_updates=int(getattr(model, "_n_updates", 0)),
+        game_options=dict(config.game_options),
+    )
+
+
 # ---- reading ----------------------------------------------------------------------------------------------
 def _read_entry(archive: zipfile.ZipFile, name: str, where: str) -> bytes:
     try:
@@ -183,17 +283,37 @@ def _open(path: Path) -> zipfile.ZipFile:
         raise ModelLoadError(f"{str(path)!r} is not a readable model file ({err})") from None
 
 
-def read_info(path: str | os.PathLike[str], legacy: bool = False) -> ModelInfo:
-    """The ``gameshelf.json`` of a model file (nothing else is read).
+def policy_folder(path: str | os.PathLike[str]) -> Path:
+    """The policy folder of ``path``: the folder itself, or a run folder's ``final_policy``."""
+    p = Path(path)
+    for candidate in (p, p / "final_policy"):
+        if (candidate / METADATA).is_file():
+            return candidate
+    raise FileNotFoundError(f"no RLlib policy at {str(path)!r} (a folder with {METADATA}, or a run folder with final_policy/)")
 
-    ``legacy``: for a model saved before ``gameshelf.json`` existed, read the same facts from the plain
-    JSON parts of SB3's ``data`` entry instead (its pickled parts are never decoded).
+
+@overload
+def read_info(path: str | os.PathLike[str], kind: Literal["sb3"] = ..., legacy: bool = ...) -> ModelInfo: ...
+@overload
+def read_info(path: str | os.PathLike[str], kind: Literal["rllib"], legacy: bool = ...) -> PolicyInfo: ...
+def read_info(path: str | os.PathLike[str], kind: str = "sb3", legacy: bool = False) -> ModelInfo | PolicyInfo:
+    """The ``gameshelf.json`` of a saved model (nothing else is read): of the zip file ``path`` (kind ``sb3``), or
+    of the policy folder ``path`` or its run folder's ``final_policy/`` (kind ``rllib``).
+
+    ``legacy`` (``sb3``): for a model saved before ``gameshelf.json`` existed, read the same facts from the
+    plain JSON parts of SB3's ``data`` entry instead (its pickled parts are never decoded).
     """
+    if kind == "rllib":
+        folder = policy_folder(path)
+        file = folder / METADATA
+        if file.stat().st_size > MAX_INFO_BYTES:
+            raise ModelLoadError(f"{str(file)!r} is too large to be a policy description")
+        return parse_info(file.read_text(encoding="utf-8", errors="replace"), repr(str(folder)), "rllib")
     p = Path(path)
     where = repr(str(p))
     with _open(p) as archive:
         if METADATA in archive.namelist():
-            return ModelInfo.from_json(_read_entry(archive, METADATA, where).decode("utf-8", "replace"), where)
+            return parse_info(_read_entry(archive, METADATA, where).decode("utf-8", "replace"), where, "sb3")
         info = _info_from_sb3_data(archive, where) if legacy else None
         if info is None:
             raise ModelLoadError(
@@ -271,38 +391,39 @@ def _info_from_sb3_data(archive: zipfile.ZipFile, where: str) -> ModelInfo | Non
         )
     except (KeyError, TypeError, ValueError, AttributeError, SyntaxError, MemoryError, RecursionError):
         return None
-    return ModelInfo.from_json(text, where)
+    return parse_info(text, where, "sb3")
 
 
-def _torch_weights(archive: zipfile.ZipFile, name: str, where: str) -> Any:
+def read_weights(source: bytes | Path, where: str) -> dict[str, Any]:
+    """A state dict read with ``torch.load(weights_only=True)`` from bytes or a file: tensors and plain containers
+    only; anything else (a pickled object: code) is refused with ``ModelLoadError``, as is a damaged file."""
     import pickle
 
     import torch
 
-    data = _read_entry(archive, name, where)
+    if isinstance(source, Path) and source.stat().st_size > MAX_ENTRY_BYTES:
+        raise ModelLoadError(f"{where} is too large ({source.stat().st_size} bytes)")
     try:
-        return torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+        weights = torch.load(io.BytesIO(source) if isinstance(source, bytes) else source, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise ModelLoadError(
-            f"{where}: {name} holds more than plain weights and was refused (loading it would run code from the file): {first}"
+            f"{where} holds more than plain weights and was refused (loading it would run code from the file): {first}"
         ) from None
     except (RuntimeError, EOFError, ValueError, OSError, zipfile.BadZipFile) as err:
-        raise ModelLoadError(f"{where}: {name} is damaged ({type(err).__name__}: {str(err)[:120]})") from None
+        raise ModelLoadError(f"{where} is damaged ({type(err).__name__}: {str(err)[:120]})") from None
+    if not isinstance(weights, dict):
+        raise ModelLoadError(f"{where} is not a state dict")
+    return weights
 
 
 def load_weights(path: str | os.PathLike[str], optimizer: bool = False) -> dict[str, Any]:
-    """``{"policy": state_dict}`` (and ``"policy.optimizer"``) of a model file, read with ``weights_only=True``."""
+    """``{"policy": state_dict}`` (and ``"policy.optimizer"``) of a model file, read with ``read_weights``."""
     p = Path(path)
     where = repr(str(p))
+    names = ["policy", "policy.optimizer"] if optimizer else ["policy"]
     with _open(p) as archive:
-        out = {"policy": _torch_weights(archive, "policy.pth", where)}
-        if optimizer:
-            out["policy.optimizer"] = _torch_weights(archive, "policy.optimizer.pth", where)
-    for key, value in out.items():
-        if not isinstance(value, dict):
-            raise ModelLoadError(f"{where}: {key}.pth is not a state dict")
-    return out
+        return {name: read_weights(_read_entry(archive, f"{name}.pth", where), f"{where}: {name}.pth") for name in names}
 
 
 @dataclass

@@ -104,17 +104,19 @@ def _conv_policy_class() -> type:
         """
 
         def _build_mlp_extractor(self) -> None:
-            shape = tuple(self.observation_space.shape)
-            n = int(self.action_space.n)
-            planes = n // (shape[1] * shape[2])
-            if planes * shape[1] * shape[2] != n:
-                raise ValueError(f"{n} actions do not tile a {shape[1]}x{shape[2]} grid")
-            self.mlp_extractor = _ConvHeads(shape, planes, **(self.net_arch if isinstance(self.net_arch, dict) else {}))
+            c, h, w = (int(n) for n in self.observation_space.shape or ())
+            n = int(getattr(self.action_space, "n", 0))
+            planes = n // (h * w)
+            if planes * h * w != n:
+                raise ValueError(f"{n} actions do not tile a {h}x{w} grid")
+            layout: dict[str, Any] = self.net_arch if isinstance(self.net_arch, dict) else {}
+            self.mlp_extractor: Any = _ConvHeads((c, h, w), planes, **layout)
 
         def _build(self, lr_schedule: Any) -> None:
             super()._build(lr_schedule)
             self.action_net = nn.Identity()
-            self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+            optimizer_class: Any = self.optimizer_class
+            self.optimizer = optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
     return FullyConvPolicy
 

@@ -1,129 +1,152 @@
-"""Train a ``MaskablePPO`` agent on one seat of a gameshelf game.
+"""Train an agent on one seat of a gameshelf game: one front door, ``train``, for the three trainers.
 
     python -m gameshelf.training.train level_x-v0
     python -m gameshelf.training.train amoriax-v0 --timesteps 300000 --n-envs 8 --opponent self --seed 1
     python -m gameshelf.training.train koplus-v0 --players 3 --config my_koplus.yaml --out runs/koplus-3p
     python -m gameshelf.training.train --resume runs/level_x-v0/20260101-120000-s0 [--timesteps 400000]
+    python -m gameshelf.training.train level_x-v0 --backend batched --n-envs 16 --opponent random
     python -m gameshelf.training.train level_x-v0 --backend rllib --num-env-runners 2   # Ray RLlib, see training/rllib
 
-Defaults per game come from ``training/configs/<game>.yaml``; command-line options override them. The
-learner plays a random seat of a ``SingleSeatEnv`` each episode against ``random``, ``heuristic`` or
-``self`` (a pool of frozen snapshots of itself mixed with heuristic and random opponents). A run directory
-(default ``runs/<env_id>/<time>-s<seed>``) receives:
+``gameshelf train`` is this command; from Python, ``train(env_id, config=..., backend=...)``. The backends
+learn from the same settings and write the same run folder (``gameshelf.training.checkpoints``):
 
-* ``config.yaml`` (the resolved configuration), ``state.json`` (steps done, pool), ``tb/`` (TensorBoard),
-* ``eval.csv`` and ``learning_curve.png``: periodic evaluation against random and heuristic, every seat,
-* ``checkpoints/`` (the last ``keep_checkpoints``, for ``--resume``), ``pool/`` (self-play snapshots),
-  ``final_model.zip``.
+* ``sb3`` (the default; ``gameshelf.training.sb3``): ``MaskablePPO`` on ``n_envs`` ``SingleSeatEnv`` copies:
+  the learner plays a random seat each episode against ``random``, ``heuristic``, an MCTS agent or ``self``
+  (a pool of frozen snapshots of itself mixed with heuristic and random opponents).
+* ``batched`` (``gameshelf.training.batched``): the same learner on ``n_envs`` games stepped together by
+  compiled kernels in one process, against ``random`` or ``heuristic`` (ids with kernels only).
+* ``rllib`` (``gameshelf.training.rllib``): PPO on Ray RLlib, one shared policy or one per seat, local or
+  on a cluster (needs the ``rllib`` extra; see docs/scaling.md).
+
+Defaults per game come from ``training/configs/<game>.yaml``; ``config`` (a YAML path, a dict of settings
+or a ``TrainConfig``) and the command-line options override them. A run folder (default
+``runs/<env_id>/<time>-s<seed>``, with ``-batched`` or ``-rllib`` after it for those backends) receives
+``config.yaml`` (the resolved settings and the backend), ``state.json`` (steps done, the checkpoint, the
+self-play pool), ``eval.csv`` and ``learning_curve.png`` (periodic evaluation against ``eval.opponents``,
+every seat), ``checkpoints/`` (the last ``keep_checkpoints``) and the model: ``final_model.zip`` (SB3,
+batched) or ``final_policy/`` (RLlib), each with its ``gameshelf.json`` beside the weights.
 
 Every setting is checked before anything is created; a bad one prints one line and exits with status 2.
 Ctrl-C (or SIGTERM) saves a checkpoint and the run state, prints how to resume and exits with 130 (143).
+``--resume`` continues an SB3 or batched run from its newest sound checkpoint (an RLlib run starts anew).
 A full disk stops training with one line saying so and status 1 (``RunWriteError``): every file is written
 atomically, so the run keeps its last good checkpoint and resumes from it once there is room.
-
-The code is in layers: ``config`` (typed, checked settings), ``environments`` (the vectorized envs),
-``build_model`` / ``restore_model`` below, ``callbacks`` (one job each) and ``learn``.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import errno
 import os
 import shutil
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gameshelf.training.checkpoints import RunDir, RunState, check_new_run_dir, require_run_dir, warn
-from gameshelf.training.cli_util import ArgumentParser, UserError, check_writable_dir, run
-from gameshelf.training.config import (
-    CONFIG_DIR,
-    DEFAULTS,
-    OPPONENTS,
-    TrainConfig,
-    from_dict,
-    game_name,
-    load_config,
-    read_yaml,
-    resolve_config,
+from gameshelf.training import batched
+from gameshelf.training.checkpoints import (
+    WRITE_ERRNOS,
+    Plan,
+    RunDir,
+    RunState,
+    RunWriteError,
+    TrainResult,
+    check_new_run_dir,
+    read_rows,
+    require_run_dir,
+    warn,
 )
-from gameshelf.training.environments import heuristic_available, make_env_fn, make_vec_env
-from gameshelf.training.model_io import atomic_write_text
+from gameshelf.training.cli_util import ArgumentParser, UserError, check_env_id, check_writable_dir, is_terminal, run
+from gameshelf.training.config import OPPONENTS, TrainConfig, from_dict, read_yaml, resolve_config
+from gameshelf.training.environments import heuristic_available, make_vec_env
 
-__all__ = [
-    "CONFIG_DIR",
-    "DEFAULTS",
-    "OPPONENTS",
-    "RunWriteError",
-    "TrainConfig",
-    "TrainResult",
-    "game_name",
-    "heuristic_available",
-    "load_config",
-    "make_env_fn",
-    "read_evaluations",
-    "train",
-]
+__all__ = ["BACKENDS", "RunWriteError", "TrainConfig", "TrainResult", "heuristic_available", "read_evaluations", "train"]
+
+BACKENDS = ("sb3", "batched", "rllib")
+RLLIB_OPTIONS = ("num_env_runners", "envs_per_runner", "address", "num_cpus", "policies")
 
 
-@dataclass
-class TrainResult:
-    """Where a run's model and evaluations are.
+# ---- the front door -----------------------------------------------------------------------------------------
+def train(
+    env_id: str = "",
+    *,
+    backend: str | None = None,
+    config: str | os.PathLike[str] | dict[str, Any] | TrainConfig | None = None,
+    players: int | None = None,
+    timesteps: int | None = None,
+    n_envs: int | None = None,
+    opponent: str | None = None,
+    seed: int | None = None,
+    out: str | os.PathLike[str] | None = None,
+    resume: str | os.PathLike[str] | None = None,
+    rllib: Any = None,
+    progress: bool | None = None,
+    verbose: int = 0,
+    quiet: bool = False,
+    callbacks: Sequence[Any] = (),
+) -> TrainResult:
+    """Train (or resume) a run on ``backend`` (``sb3``, ``batched`` or ``rllib``; default ``sb3``, or the
+    resumed run's); returns where the model and the evaluations are. Raises ``UserError`` for a bad setting,
+    ``RunWriteError`` when the run's files cannot be written (a full disk; the last good checkpoint stays).
 
-    ``status``: ``"finished"`` (``model_path`` is ``final_model.zip``), ``"interrupted"`` (by a signal;
-    ``model_path`` is the checkpoint just written) or ``"already_done"`` (a resumed run had nothing left
-    to do); ``message`` says what happened in one line.
+    ``config``: a YAML path replacing the game's config file, a dict of settings overriding it, or a whole
+    ``TrainConfig`` (which also gives the id and the seed); ``players``, ``timesteps``, ``n_envs``,
+    ``opponent`` override single settings. ``resume``: a run folder to continue (SB3 and batched runs).
+    ``rllib``: RLlib's own settings (``gameshelf.training.rllib.train.RLlibSettings``). ``progress``: the
+    progress bar (default: only when standard output is a terminal); ``quiet``: no bar and no evaluation
+    lines. ``callbacks``: extra SB3 callbacks, run after ours (not on RLlib).
     """
-
-    run_dir: Path
-    model_path: Path
-    evaluations: list[dict[str, Any]] = field(default_factory=list)
-    wall_s: float = 0.0
-    timesteps: int = 0
-    status: str = "finished"
-    message: str = ""
-    signal: str = ""
-
-
-WRITE_ERRNOS = frozenset(getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG", "EROFS", "EIO") if hasattr(errno, name))
-"""Errors of the storage itself (full disk, quota, read-only or failing file system): they stop a run cleanly."""
-
-
-class RunWriteError(OSError):
-    """Training stopped because the run's files could not be written (e.g. the disk is full).
-
-    The message says so in one line, and which checkpoint the run keeps; ``errno`` is that of the cause.
-    """
-
-
-def _write_failure(run: RunDir, err: OSError) -> RunWriteError:
-    reason = err.strerror or str(err) or type(err).__name__
-    checkpoints = run.checkpoint_files() if run.root.is_dir() else []
-    if checkpoints:
-        kept = (
-            f"the run keeps its last good checkpoint, {run.relative(checkpoints[-1])}; "
-            f"once there is room, resume with: gameshelf train --resume {run.root}"
-        )
+    if resume is not None:
+        planned = _plan_resume(resume, timesteps, backend)
+        if isinstance(planned, TrainResult):
+            return planned
+        plan = planned
     else:
-        kept = "it had no checkpoint yet, so nothing was kept"
-    failure = RunWriteError(f"training stopped: cannot write the run's files in {str(run.root)!r} ({reason}); {kept}")
-    failure.errno = err.errno
-    return failure
+        overrides = {"players": players, "timesteps": timesteps, "n_envs": n_envs, "opponent": opponent}
+        plan = _plan_new(env_id, backend or "sb3", config, seed, out, overrides, rllib)
+    if plan.backend == "rllib" and callbacks:
+        raise ValueError("callbacks are Stable-Baselines3 callbacks: the rllib backend takes none")
+    if progress is None:
+        progress = is_terminal(sys.stdout)
+    progress = progress and not quiet
+    existed = plan.run.root.exists()
+    try:
+        _create_run(plan)
+        if plan.backend == "rllib":
+            from gameshelf.training.rllib.train import learn as learn_rllib
+
+            return learn_rllib(plan, progress=progress, quiet=quiet)
+        from gameshelf.training.sb3 import learn
+
+        environments = make_vec_env if plan.backend == "sb3" else batched.make_vec_env
+        return learn(plan, environments, progress=progress, quiet=quiet, verbose=verbose, extra=callbacks)
+    except BaseException as err:
+        if plan.new and not plan.run.checkpoint_files() and not plan.run.policy_checkpoints():
+            _remove_new_run(plan.run.root, existed)
+        if isinstance(err, OSError) and err.errno in WRITE_ERRNOS:
+            raise plan.run.write_failure(err) from err
+        raise
+
+
+def read_evaluations(run_dir: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """The rows of a run's ``eval.csv`` (one per evaluation; empty when there is none yet)."""
+    return RunDir(run_dir).read_evaluations()
 
 
 # ---- planning: settings and the run folder, all checked before anything is created -----------------------
-@dataclass
-class _Plan:
-    config: TrainConfig
-    run: RunDir
-    state: RunState
-    checkpoint: tuple[Path, dict[str, Any], int] | None = None
-    new: bool = True
+def _check_backend(plan: Plan) -> Plan:
+    """The backend's own checks; the self-play mix without a heuristic the game does not have."""
+    if plan.backend not in BACKENDS:
+        raise UserError(f"backend={plan.backend!r} is not allowed; allowed values: {', '.join(BACKENDS)}")
+    if plan.backend == "rllib":
+        from gameshelf.training.rllib.train import check as check_rllib
+
+        return check_rllib(plan)
+    if plan.backend == "batched":
+        batched.check(plan)
+    return dataclasses.replace(plan, config=_without_missing_heuristic(plan.config))
 
 
 def _without_missing_heuristic(config: TrainConfig) -> TrainConfig:
@@ -140,26 +163,41 @@ def _without_missing_heuristic(config: TrainConfig) -> TrainConfig:
     return dataclasses.replace(config, selfplay=dataclasses.replace(config.selfplay, mix=mix))
 
 
-def _plan_new(env_id: str, config: Any, seed: Any, out: Any, overrides: dict[str, Any]) -> _Plan:
-    cfg = _without_missing_heuristic(resolve_config(env_id, config, seed=seed, overrides=overrides))
-    root = Path(out) if out is not None else Path("runs") / env_id / f"{time.strftime('%Y%m%d-%H%M%S')}-s{seed}"
+def _plan_new(env_id: str, backend: str, config: Any, seed: Any, out: Any, overrides: dict[str, Any], rllib: Any) -> Plan:
+    if isinstance(config, TrainConfig):
+        if env_id and env_id != config.env_id:
+            raise UserError(f"the config is for {config.env_id}, not {env_id}")
+        env_id, seed = config.env_id, config.seed if seed is None else seed
+        config = {k: v for k, v in config.to_dict().items() if k not in ("env_id", "seed")}
+    seed = 0 if seed is None else seed
+    cfg = resolve_config(env_id, config, seed=seed, overrides=overrides)
+    if out is not None:
+        root = Path(out)
+    else:
+        suffix = "" if backend == "sb3" else f"-{backend}"
+        root = Path("runs") / env_id / f"{time.strftime('%Y%m%d-%H%M%S')}-s{seed}{suffix}"
     check_new_run_dir(root)
-    return _Plan(cfg, RunDir(root), RunState())
+    return _check_backend(Plan(cfg, RunDir(root), RunState(), backend, rllib=rllib))
 
 
-def _plan_resume(resume: Any, timesteps: int | None) -> _Plan | TrainResult:
+def _plan_resume(resume: Any, timesteps: int | None, backend: str | None) -> Plan | TrainResult:
     run_dir = require_run_dir(Path(resume))
     saved = read_yaml(run_dir.config_file)
     env_id, seed = saved.pop("env_id", None), saved.pop("seed", 0)
+    saved_backend = saved.pop("backend", "sb3")
+    saved.pop("rllib", None)
+    if saved_backend == "rllib":
+        raise UserError(f"{str(run_dir.root)!r} is an RLlib run, which cannot be resumed; its final_policy/ loads as rllib:PATH")
+    if backend is not None and backend != saved_backend:
+        raise UserError(f"{str(run_dir.root)!r} is a {saved_backend} run; it resumes with --backend {saved_backend}")
     if not isinstance(env_id, str):
         raise UserError(f"{str(run_dir.config_file)!r} names no env_id")
-    from gameshelf.training.cli_util import check_env_id
-
     check_env_id(env_id)
     cfg = from_dict(env_id, seed, saved)
     if timesteps is not None:
         cfg = cfg.with_timesteps(timesteps)
-    cfg = _without_missing_heuristic(cfg)
+    plan = _check_backend(Plan(cfg, run_dir, RunState(), str(saved_backend), new=False))
+    cfg = plan.config
     state = run_dir.read_state()
     done = _already_done(run_dir, cfg, state, timesteps, state.timesteps)
     if done is not None:
@@ -168,13 +206,13 @@ def _plan_resume(resume: Any, timesteps: int | None) -> _Plan | TrainResult:
     if checkpoint is None:
         # stopped (or killed) before its first checkpoint: the run starts again from its config.yaml
         warn(f"{str(run_dir.root)!r} has no usable checkpoint; starting the run again from step 0")
-        return _Plan(cfg, run_dir, RunState(), None, new=False)
+        return plan
     done = _already_done(run_dir, cfg, state, timesteps, checkpoint[2])
     if done is not None:
         return done
     if checkpoint[2] < state.timesteps:
         warn(f"resuming from {checkpoint[2]} steps (the run state says {state.timesteps})")
-    return _Plan(cfg, run_dir, state, checkpoint, new=False)
+    return dataclasses.replace(plan, state=state, checkpoint=checkpoint)
 
 
 def _already_done(run_dir: RunDir, cfg: TrainConfig, state: RunState, timesteps: int | None, steps: int) -> TrainResult | None:
@@ -189,13 +227,11 @@ def _already_done(run_dir: RunDir, cfg: TrainConfig, state: RunState, timesteps:
         )
     else:
         return None
-    from gameshelf.training.callbacks import read_rows
-
     model = run_dir.final_model if run_dir.final_model.is_file() else run_dir.root / (state.checkpoint or "")
     return TrainResult(
         run_dir.root,
         model,
-        read_rows(run_dir.root / "eval.csv"),
+        read_rows(run_dir.eval_file),
         state.wall_s,
         steps,
         status="already_done",
@@ -203,14 +239,12 @@ def _already_done(run_dir: RunDir, cfg: TrainConfig, state: RunState, timesteps:
     )
 
 
-def _create_run(plan: _Plan) -> None:
-    import yaml
-
+def _create_run(plan: Plan) -> None:
     check_writable_dir(plan.run.root)
-    plan.run.create()
+    plan.run.create(plan.backend)
     if plan.new or plan.config.timesteps != _saved_timesteps(plan.run):
-        data = {"env_id": plan.config.env_id, **plan.config.to_dict()}
-        atomic_write_text(plan.run.config_file, yaml.safe_dump(data, sort_keys=False))
+        extra = {"rllib": dataclasses.asdict(plan.rllib)} if plan.backend == "rllib" else None
+        plan.run.write_config(plan.config, plan.backend, extra)
 
 
 def _saved_timesteps(run: RunDir) -> Any:
@@ -218,85 +252,6 @@ def _saved_timesteps(run: RunDir) -> Any:
         return read_yaml(run.config_file).get("timesteps")
     except UserError:
         return None
-
-
-# ---- the model ------------------------------------------------------------------------------------------------
-def build_model(config: TrainConfig, vec: Any, tb_dir: Path | None, verbose: int = 0) -> Any:
-    """A fresh ``MaskablePPO`` on ``vec`` with the policy of ``config``."""
-    from sb3_contrib import MaskablePPO
-
-    from gameshelf.training.policies import policy_spec
-
-    policy_class, kwargs = policy_spec(config.policy, config.observation, config.ppo.net_arch, config.ppo.features_dim)
-    return MaskablePPO(
-        policy_class,
-        vec,
-        policy_kwargs=kwargs,
-        tensorboard_log=str(tb_dir) if tb_dir is not None else None,
-        seed=config.seed,
-        device="cpu",
-        verbose=verbose,
-        **config.ppo.algorithm_kwargs(config.n_envs),
-    )
-
-
-def restore_model(model: Any, checkpoint: tuple[Path, dict[str, Any], int]) -> None:
-    """Load a checkpoint's policy and optimizer weights (read as weights only) into a freshly built model."""
-    path, weights, steps = checkpoint
-    try:
-        model.set_parameters(weights, exact_match=True, device="cpu")
-    except (RuntimeError, ValueError, KeyError) as err:
-        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise UserError(f"the checkpoint {str(path)!r} does not fit the run's config.yaml ({first})") from None
-    model.num_timesteps = int(steps)
-
-
-# ---- learning ---------------------------------------------------------------------------------------------------
-def train(
-    env_id: str,
-    *,
-    players: int | None = None,
-    timesteps: int | None = None,
-    n_envs: int | None = None,
-    opponent: str | None = None,
-    seed: int = 0,
-    config: str | os.PathLike[str] | dict[str, Any] | None = None,
-    out: str | os.PathLike[str] | None = None,
-    resume: str | os.PathLike[str] | None = None,
-    progress: bool | None = None,
-    verbose: int = 0,
-    quiet: bool = False,
-    callbacks: Sequence[Any] = (),
-) -> TrainResult:
-    """Train (or resume) a run; returns where the model and the evaluations are. Raises ``UserError`` for a bad
-    setting, ``RunWriteError`` when the run's files cannot be written (a full disk; the last good checkpoint stays).
-
-    ``config``: a YAML path replacing the game's config file, or a dict of settings overriding it.
-    ``progress``: the progress bar (default: only when standard output is a terminal); ``quiet``: no bar
-    and no evaluation lines. ``callbacks``: extra SB3 callbacks, run after ours.
-    """
-    if resume is not None:
-        planned = _plan_resume(resume, timesteps)
-        if isinstance(planned, TrainResult):
-            return planned
-        plan = planned
-    else:
-        overrides = {"players": players, "timesteps": timesteps, "n_envs": n_envs, "opponent": opponent}
-        plan = _plan_new(env_id, config, seed, out, overrides)
-    if progress is None:
-        from gameshelf.training.callbacks import stdout_is_terminal
-
-        progress = stdout_is_terminal()
-    existed = plan.run.root.exists()
-    try:
-        _create_run(plan)
-        return learn(plan, progress=progress and not quiet, quiet=quiet, verbose=verbose, extra=callbacks)
-    except BaseException as err:
-        if plan.new and not plan.run.checkpoint_files():
-            _remove_new_run(plan.run.root, existed)
-        if isinstance(err, OSError) and err.errno in WRITE_ERRNOS:
-            raise _write_failure(plan.run, err) from err
-        raise
 
 
 def _remove_new_run(root: Path, existed: bool) -> None:
@@ -309,109 +264,11 @@ def _remove_new_run(root: Path, existed: bool) -> None:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def learn(plan: _Plan, *, progress: bool, quiet: bool, verbose: int, extra: Sequence[Any] = ()) -> TrainResult:
-    """Build the environments and the model, run ``model.learn`` under the callbacks, save the outcome.
-
-    SIGINT and SIGTERM are caught from here on: learning stops at the next step and the run is saved.
-    """
-    import torch
-
-    from gameshelf.training.callbacks import Clock, StopOnSignal
-
-    cfg = plan.config
-    torch.set_num_threads(cfg.torch_threads)
-    clock = Clock(plan.state.wall_s)
-    stop = StopOnSignal()
-    with stop:
-        return _learn(plan, clock, stop, progress=progress, quiet=quiet, verbose=verbose, extra=extra)
-
-
-def _learn(plan: _Plan, clock: Any, stop: Any, *, progress: bool, quiet: bool, verbose: int, extra: Sequence[Any]) -> TrainResult:
-    from stable_baselines3.common.callbacks import CallbackList
-
-    from gameshelf.training.callbacks import (
-        CheckpointCallback,
-        EvaluationCallback,
-        LearningCurveCallback,
-        ProgressBarCallback,
-        Recorder,
-        SelfPlayCallback,
-        read_rows,
-    )
-    from gameshelf.training.selfplay import OpponentPool
-
-    cfg, run_dir = plan.config, plan.run
-    vec = make_vec_env(cfg)
-    try:
-        model = build_model(cfg, vec, run_dir.root / "tb", verbose)
-        if plan.checkpoint is not None:
-            restore_model(model, plan.checkpoint)
-        pool = None
-        if cfg.opponent == "self":
-            pool = OpponentPool(cfg.env_id, cfg.selfplay.mix, cfg.selfplay.pool_size, plan.state.snapshots, root=run_dir.root)
-        rows = [r for r in read_rows(run_dir.root / "eval.csv") if r["timesteps"] <= model.num_timesteps]
-        recorder = Recorder(run_dir, cfg, clock, pool)
-
-        def say(message: str) -> None:
-            if quiet:
-                return
-            if progress:
-                from tqdm.auto import tqdm
-
-                tqdm.write(message)
-            else:
-                print(message, flush=True)
-
-        curve = LearningCurveCallback(rows, run_dir.root / "learning_curve.png", f"{cfg.env_id}, {cfg.players} players")
-        evaluation = EvaluationCallback(cfg, run_dir, clock, rows, say, callback_after_eval=curve)
-        jobs: list[Any] = []
-        if progress:
-            jobs.append(ProgressBarCallback(cfg.timesteps, f"train {cfg.env_id}"))
-        if pool is not None:
-            jobs.append(SelfPlayCallback(pool, run_dir, cfg))
-        jobs += [evaluation, CheckpointCallback(recorder, cfg.checkpoint_every), stop, *extra]
-        if stop.received is None:  # a signal while building: save the fresh model, learn nothing
-            model.learn(
-                total_timesteps=cfg.timesteps - model.num_timesteps,
-                callback=CallbackList(jobs),
-                reset_num_timesteps=plan.checkpoint is None,
-                tb_log_name="ppo",
-            )
-        interrupted = stop.received is not None and model.num_timesteps < cfg.timesteps
-        if not interrupted:
-            if not rows or rows[-1]["timesteps"] != model.num_timesteps:
-                evaluation.evaluate(model)
-            path = recorder.save(model, finished=True)
-        else:
-            path = recorder.save(model, finished=False)
-            message = (
-                f"{stop.signal_name}: stopped at {model.num_timesteps} steps; saved {run_dir.relative(path)} and "
-                f"state.json in {str(run_dir.root)!r}. Resume with: gameshelf train --resume {run_dir.root}"
-            )
-            print(message, file=sys.stderr, flush=True)
-            curve.draw()
-            return TrainResult(
-                run_dir.root, path, rows, clock(), int(model.num_timesteps), "interrupted", message, stop.signal_name
-            )
-    finally:
-        vec.close()
-    curve.draw()
-    message = f"trained {model.num_timesteps} steps in {clock():.0f} s"
-    return TrainResult(run_dir.root, run_dir.final_model, rows, clock(), int(model.num_timesteps), "finished", message)
-
-
-def read_evaluations(run_dir: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """The rows of a run's ``eval.csv`` (one per evaluation; empty when there is none yet)."""
-    from gameshelf.training.callbacks import read_rows
-
-    return read_rows(Path(run_dir) / "eval.csv")
-
-
 # ---- command line -------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(
         prog="gameshelf train",
-        description="Train a MaskablePPO agent on one seat of a gameshelf game (self-play by default).",
+        description="Train an agent on one seat of a gameshelf game (MaskablePPO self-play by default).",
     )
     parser.add_argument("env_id", nargs="?", help="environment id, e.g. level_x-v0 (not needed with --resume)")
     parser.add_argument("--players", type=int, default=None, help="number of players (default: the config's or the id's first)")
@@ -428,8 +285,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--resume", default=None, metavar="RUN_DIR", help="continue a run from its latest checkpoint")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no evaluation lines")
     parser.add_argument("--verbose", type=int, default=0, help="SB3 verbosity (0, 1, 2)")
+    parser.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default=None,
+        help="sb3 (default), batched (compiled kernels in one process: --opponent random or heuristic) or rllib",
+    )
     rllib = parser.add_argument_group("Ray RLlib (--backend rllib, needs the rllib extra; see docs/scaling.md)")
-    rllib.add_argument("--backend", choices=("sb3", "rllib"), default="sb3", help="training library (default sb3)")
     rllib.add_argument("--num-env-runners", type=int, default=None, help="sampling processes (default 1; 0: in this process)")
     rllib.add_argument("--envs-per-runner", type=int, default=None, help="games each env runner steps (default 1)")
     rllib.add_argument(
@@ -440,33 +302,6 @@ def build_parser() -> argparse.ArgumentParser:
         "--policies", choices=("shared", "per_seat"), default=None, help="one policy for all seats (default) or one per seat"
     )
     return parser
-
-
-RLLIB_OPTIONS = ("num_env_runners", "envs_per_runner", "address", "num_cpus", "policies")
-
-
-def main_rllib(args: argparse.Namespace) -> int:
-    """``gameshelf train ... --backend rllib``."""
-    from gameshelf.training.rllib.train import RLlibSettings, train_rllib
-
-    if args.resume is not None:
-        raise UserError("--resume is for SB3 runs; an RLlib run starts anew (its final_policy/ loads as rllib:PATH)")
-    given = {name: getattr(args, name) for name in RLLIB_OPTIONS if getattr(args, name) is not None}
-    result = train_rllib(
-        args.env_id,
-        settings=RLlibSettings(**given),
-        players=args.players,
-        timesteps=args.timesteps,
-        n_envs=args.n_envs,
-        opponent=args.opponent,
-        seed=args.seed,
-        config=args.config,
-        out=args.out,
-        progress=not args.quiet and sys.stdout.isatty(),
-        quiet=args.quiet,
-    )
-    report(result, f"policy: {result.model_path} (play it as rllib:{result.run_dir})")
-    return exit_code(result)
 
 
 def report(result: TrainResult, saved: str) -> None:
@@ -497,14 +332,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         value = getattr(args, name)
         if value is not None and value < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
+    given = {name: getattr(args, name) for name in RLLIB_OPTIONS if getattr(args, name) is not None}
+    settings = None
     if args.backend == "rllib":
-        return main_rllib(args)
-    stray = [f"--{name.replace('_', '-')}" for name in RLLIB_OPTIONS if getattr(args, name) is not None]
-    if stray:
-        parser.error(f"{', '.join(stray)} only apply with --backend rllib")
+        if args.resume is not None:
+            raise UserError(
+                "--resume is for SB3 runs and batched runs; an RLlib run starts anew (its final_policy/ loads as rllib:PATH)"
+            )
+        from gameshelf.training.rllib.train import RLlibSettings
+
+        settings = RLlibSettings(**given)
+    elif given:
+        parser.error(f"{', '.join('--' + name.replace('_', '-') for name in given)} only apply with --backend rllib")
     try:
         result = train(
             args.env_id or "",
+            backend=args.backend,
             players=args.players,
             timesteps=args.timesteps,
             n_envs=args.n_envs,
@@ -513,6 +356,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             config=args.config,
             out=args.out,
             resume=args.resume,
+            rllib=settings,
             progress=False if args.quiet else None,
             quiet=args.quiet,
             verbose=args.verbose,
@@ -525,7 +369,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if result.status == "interrupted":
         return exit_code(result)
-    report(result, f"model: {result.model_path}")
+    if result.model_path.is_dir():  # an RLlib policy folder
+        report(result, f"policy: {result.model_path} (play it as rllib:{result.run_dir})")
+    else:
+        report(result, f"model: {result.model_path}")
     return 0
 
 

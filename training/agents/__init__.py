@@ -10,10 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gameshelf import envs
-from gameshelf.envs.core.episode import observed_state
-from gameshelf.envs.registration import load_entry_point
-from gameshelf.training.agents.base import Agent, RandomAgent
+from gameshelf.training.agents.base import Agent, RandomAgent, heuristic_agent
 
 
 def make_agent(name: str, env_id: str, **kwargs: Any) -> Agent:
@@ -21,12 +18,7 @@ def make_agent(name: str, env_id: str, **kwargs: Any) -> Agent:
     if name == "random":
         return RandomAgent()
     if name == "heuristic":
-        entry = envs.spec(env_id).heuristic
-        if entry is None:
-            with_one = [i for i in envs.registered_ids() if envs.spec(i).heuristic]
-            raise ValueError(f"no heuristic agent for {env_id!r}; games with one: {with_one}")
-        agent: Agent = load_entry_point(entry)(**kwargs)
-        return agent
+        return heuristic_agent(env_id, **kwargs)
     if name.startswith("model:"):
         from gameshelf.training.agents.learned import LearnedAgent
 
@@ -43,4 +35,4 @@ def make_agent(name: str, env_id: str, **kwargs: Any) -> Agent:
     raise ValueError(f"unknown agent {name!r}; use {forms}")
 
 
-__all__ = ["Agent", "RandomAgent", "make_agent", "observed_state"]
+__all__ = ["Agent", "RandomAgent", "make_agent"]

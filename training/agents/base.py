@@ -6,7 +6,7 @@ hands it ``state.resample_hidden(seat, rng)`` (``gameshelf.envs.core.episode.obs
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -49,6 +49,19 @@ class PolicyAgent:
         if self.deterministic:
             return int(np.argmax(probs))
         return int(rng.choice(len(probs), p=probs))
+
+
+def heuristic_agent(env_id: str, **kwargs: Any) -> Agent:
+    """The game's own heuristic agent (the table named in the id's registration); ``ValueError`` if it has none."""
+    from gameshelf import envs
+    from gameshelf.envs.registration import load_entry_point
+
+    entry = envs.spec(env_id).heuristic
+    if entry is None:
+        with_one = [i for i in envs.registered_ids() if envs.spec(i).heuristic]
+        raise ValueError(f"no heuristic agent for {env_id!r}; games with one: {with_one}")
+    agent: Agent = load_entry_point(entry)(**kwargs)
+    return agent
 
 
 def masked_probabilities(probs: np.ndarray, mask: np.ndarray) -> np.ndarray:

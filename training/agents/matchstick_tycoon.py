@@ -93,7 +93,6 @@ class MatchstickHeuristic:
         if count == size:
             score += 20.0  # no cards left: only matchsticks to discard
         return score
-        return 0.0
 
 
 __all__ = ["MatchstickHeuristic"]

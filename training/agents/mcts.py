@@ -45,7 +45,7 @@ game gets it by registration.
   however slow the game's rollouts.
 
 Pure Python, so strength per second depends on the engine's clone + mask + apply speed
-(``python -m gameshelf.training.bench --mcts`` measures simulations per second).
+(``python -m gameshelf.bench.throughput --mcts`` measures simulations per second).
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ from typing import Any
 import numpy as np
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL, State
-from gameshelf.training.agents.base import Agent
+from gameshelf.training.agents.base import Agent, heuristic_agent
 
 DEFAULT_C_PUCT = 1.0
 """PUCT's exploration constant (policy-guided search), on returns scaled to [0, 1]."""
@@ -369,9 +369,7 @@ def make_mcts_agent(name: str, env_id: str, trust_model: bool = False, **kwargs:
     parsed = parse_mcts_name(name)
     rollout = prior = None
     if parsed["heuristic"]:
-        from gameshelf.training.agents import make_agent
-
-        rollout = make_agent("heuristic", env_id)
+        rollout = heuristic_agent(env_id)
     if parsed["model"] is not None:
         from gameshelf.training.agents.learned import LearnedAgent
 

@@ -3,8 +3,10 @@
 * ``env``: the AEC environments through RLlib's ``PettingZooEnv``, observations under RLlib's key names.
 * ``module``: PPO's default network with the illegal actions' logits masked; a masked random module.
 * ``league``: one shared policy (self-play against frozen snapshots) or one policy per seat.
-* ``train``: ``gameshelf train <id> --backend rllib`` (local Ray or a cluster with ``--address``).
-* ``policy_io`` and ``agent``: trained policies saved as JSON and weights, loaded as the agent ``rllib:PATH``.
+* ``train``: the ``rllib`` backend of ``gameshelf train <id> --backend rllib`` (local Ray or a cluster with
+  ``--address``).
+* ``agent``: trained policies (saved as JSON and weights by ``gameshelf.training.model_io``) loaded as the
+  agent ``rllib:PATH``.
 
 Importing this package does not import Ray; its modules do. See docs/scaling.md.
 """

@@ -4,11 +4,12 @@
     action = agent.act(state, seat, rng)
 
 ``make_agent("rllib:PATH", env_id)`` builds one, so ``gameshelf evaluate`` and ``gameshelf play`` take
-``rllib:PATH``. PATH is a policy folder (``final_policy/``, ``checkpoints/iter_N/``, ``pool/snap_N/``) or
-a run folder. It is loaded as weights only (``gameshelf.training.rllib.policy_io``): nothing in it is
-unpickled. It reads ``state.observation(seat)`` and the legal-action mask exactly as training did, plays
-seat ``i`` with the module trained for it (one shared module, or one per seat) and is checked against
-the game when made: a policy of another game, or of a different player count when each seat has its own
+``rllib:PATH``. PATH is a policy folder (``final_policy/``, ``checkpoints/iter_N/``) or a run folder. It
+is loaded as weights only (``load_policy_modules``: ``gameshelf.json`` and the weights read by
+``gameshelf.training.model_io``, the modules rebuilt from our own code): nothing in it is unpickled. It
+reads ``state.observation(seat)`` and the legal-action mask exactly as training did, plays seat ``i``
+with the module trained for it (one shared module, or one per seat) and is checked against the game
+when made: a policy of another game, or of a different player count when each seat has its own
 module, fails there with a message naming both.
 """
 
@@ -22,15 +23,13 @@ import numpy as np
 
 from gameshelf.envs.core.game import State
 from gameshelf.training.agents.base import PolicyAgent, masked_probabilities
-from gameshelf.training.model_io import ModelLoadError
+from gameshelf.training.model_io import METADATA, ModelLoadError, PolicyInfo, policy_folder, read_info, read_weights
 
 
 class RLlibAgent(PolicyAgent):
     """A trained RLlib policy (masked PPO modules) playing any seat of ``env_id``."""
 
     def __init__(self, path: str | os.PathLike[str], env_id: str, deterministic: bool = True, name: str | None = None) -> None:
-        from gameshelf.training.rllib.policy_io import load_policy_modules, policy_folder
-
         require_ray("rllib:PATH")
         folder = policy_folder(path)
         info, modules = load_policy_modules(folder)
@@ -74,6 +73,31 @@ class RLlibAgent(PolicyAgent):
 
     def __repr__(self) -> str:
         return f"RLlibAgent({self.path!r}, {self.env_id!r}, deterministic={self.deterministic})"
+
+
+def load_policy_modules(path: str | os.PathLike[str]) -> tuple[PolicyInfo, dict[str, Any]]:
+    """``(info, {module_id: module})`` of a saved policy, rebuilt from our code with weights-only loading."""
+    from gameshelf.training.rllib.module import module_spec
+
+    folder = policy_folder(path)
+    info = read_info(folder, "rllib")
+    spec = module_spec(info)
+    modules: dict[str, Any] = {}
+    for module_id in info.modules:
+        file = folder / f"{module_id}.pt"
+        where = repr(str(file))
+        if not file.is_file():
+            raise ModelLoadError(f"{where} is missing (named in {METADATA})")
+        weights = read_weights(file, where)
+        module = spec.build()
+        try:
+            module.load_state_dict(weights, strict=True)
+        except (RuntimeError, TypeError, ValueError) as err:
+            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            raise ModelLoadError(f"{where}: the weights do not fit the network {METADATA} describes ({first})") from None
+        module.eval()
+        modules[module_id] = module
+    return info, modules
 
 
 def require_ray(what: str) -> None:

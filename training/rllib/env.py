@@ -25,6 +25,8 @@ MASK_KEY = "action_mask"
 def rllib_observation_space(space: spaces.Dict) -> spaces.Dict:
     """RLlib's view of one of our observation spaces: a flat float vector and a float mask."""
     obs, mask = space["observation"], space["action_mask"]
+    if not isinstance(obs, spaces.Box) or not isinstance(mask, spaces.Box):
+        raise TypeError(f"expected Box observation and mask spaces, got {type(obs).__name__} and {type(mask).__name__}")
     size = int(np.prod(obs.shape))
     low = np.broadcast_to(np.asarray(obs.low, dtype=np.float32), obs.shape).reshape(size)
     high = np.broadcast_to(np.asarray(obs.high, dtype=np.float32), obs.shape).reshape(size)

@@ -4,18 +4,24 @@
 the ``"observations"`` part of the observation; the ``"action_mask"`` part pushes the logits of illegal
 actions to the lowest float, so sampling, the greedy action and the PPO loss only ever see legal ones.
 ``MaskedRandomModule`` plays uniformly among legal actions (the ``random`` opponents of the league).
+``module_spec`` builds the spec of a saved policy's modules from its ``gameshelf.json`` alone.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import gymnasium as gym
+import numpy as np
 import torch
 from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
 from ray.rllib.core.columns import Columns
+from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
+from gameshelf.training.model_io import PolicyInfo
 from gameshelf.training.rllib.env import MASK_KEY, OBS_KEY
 
 
@@ -80,3 +86,19 @@ class MaskedRandomModule(TorchRLModule):  # type: ignore[misc]
 
     def _forward_train(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         raise NotImplementedError("the random module is not trained")
+
+
+def module_spec(info: PolicyInfo) -> Any:
+    """The ``RLModuleSpec`` of the policy's modules (all seats share one architecture)."""
+    space = gym.spaces.Dict(
+        {
+            OBS_KEY: gym.spaces.Box(-np.inf, np.inf, (info.observation_size,), np.float32),
+            MASK_KEY: gym.spaces.Box(0.0, 1.0, (info.num_actions,), np.float32),
+        }
+    )
+    return RLModuleSpec(
+        module_class=MaskedPPOModule,
+        observation_space=space,
+        action_space=gym.spaces.Discrete(info.num_actions),
+        model_config=DefaultModelConfig(fcnet_hiddens=list(info.hidden), fcnet_activation=info.activation),
+    )

@@ -1,4 +1,4 @@
-"""Train on Ray RLlib (PPO, new API stack): ``gameshelf train <id> --backend rllib``.
+"""The ``rllib`` backend: PPO on Ray RLlib (new API stack), driven by ``gameshelf train <id> --backend rllib``.
 
     gameshelf train level_x-v0 --backend rllib --num-env-runners 2
     gameshelf train koplus-v0 --backend rllib --players 3 --policies per_seat
@@ -11,29 +11,31 @@ read the same way: ``players``, ``timesteps`` (here: every seat's moves, RLlib's
 ``learning_rate``, ``gamma``, ``gae_lambda``, ``ent_coef``, ``clip_range``, ``vf_coef``, ``net_arch``),
 ``eval`` and ``checkpoint_every``. RLlib's own settings are ``RLlibSettings``.
 
-A run folder (default ``runs/<env_id>/<time>-s<seed>-rllib``) receives ``config.yaml``, ``progress.csv``
-(a row per training iteration: moves, seconds, moves per second), ``eval.csv`` and
-``learning_curve.png`` (the learner against ``eval.opponents`` on every seat, through the same
-``evaluate`` as SB3 runs), ``checkpoints/iter_N/`` (the last ``keep_checkpoints``) and ``final_policy/``
-(policies saved as plain JSON and weights, loaded as the agent ``rllib:PATH``), and ``algorithm/``, RLlib's
-own checkpoint of the whole algorithm at the end (for continuing in Ray; it holds pickles, so only restore
-one you made yourself, see docs/security.md).
+The run folder is the one every backend writes (``gameshelf.training.checkpoints``; default
+``runs/<env_id>/<time>-s<seed>-rllib``): ``config.yaml`` (with ``backend: rllib`` and ``RLlibSettings``),
+``state.json``, ``eval.csv`` and ``learning_curve.png`` (the learner against ``eval.opponents`` on every
+seat, through the same evaluation as SB3 runs), ``checkpoints/iter_N/`` (the last ``keep_checkpoints``) and
+``final_policy/`` (policies saved as ``gameshelf.json`` and weights by ``gameshelf.training.model_io``,
+loaded as the agent ``rllib:PATH``); besides, ``progress.csv`` (a row per training iteration: moves,
+seconds, moves per second) and ``algorithm/``, RLlib's own checkpoint of the whole algorithm at the end
+(for continuing in Ray; it holds pickles, so only restore one you made yourself, see docs/security.md).
+An RLlib run cannot be resumed with ``--resume``.
 """
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-import io
 import os
-import shutil
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gameshelf.training.checkpoints import Plan, RunDir, RunState, TrainResult, write_rows
 from gameshelf.training.cli_util import UserError
-from gameshelf.training.config import TrainConfig, resolve_config
+from gameshelf.training.config import TrainConfig
+from gameshelf.training.model_io import PolicyInfo
 from gameshelf.training.rllib.league import POLICIES, RLLIB_OPPONENTS, League
 
 ENV_NAME = "gameshelf_rllib"
@@ -87,8 +89,7 @@ def algorithm_config(cfg: TrainConfig, settings: RLlibSettings, league: League) 
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    from gameshelf.training.rllib.module import MaskedRandomModule
-    from gameshelf.training.rllib.policy_io import module_spec
+    from gameshelf.training.rllib.module import MaskedRandomModule, module_spec
 
     info = policy_info(cfg, league)
     masked = module_spec(info)
@@ -122,12 +123,11 @@ def algorithm_config(cfg: TrainConfig, settings: RLlibSettings, league: League) 
     )
 
 
-def policy_info(cfg: TrainConfig, league: League, env_steps: int = 0, iteration: int = 0) -> Any:
+def policy_info(cfg: TrainConfig, league: League, env_steps: int = 0, iteration: int = 0) -> PolicyInfo:
     """The ``PolicyInfo`` (shapes, seats) of the policy a run trains."""
     import numpy as np
 
     from gameshelf import envs
-    from gameshelf.training.rllib.policy_io import PolicyInfo
 
     game = envs.make_game(cfg.env_id, num_players=cfg.players, **cfg.game_options)
     return PolicyInfo(
@@ -177,6 +177,7 @@ class Run:
         from gameshelf.training.rllib.league import Snapshots
 
         self.cfg, self.settings, self.root, self.say = cfg, settings, root, say
+        self.run = RunDir(root)
         self.league = make_league(cfg, settings)
         register_env(ENV_NAME, make_rllib_env)
         self.algo = algorithm_config(cfg, settings, self.league).build_algo()
@@ -211,14 +212,13 @@ class Run:
             **{f"return_{m}": round(float(v), 4) for m, v in sorted(returns.items())},
         }
         self.progress.append(row)
-        write_csv(self.root / "progress.csv", self.progress)
+        write_rows(self.root / "progress.csv", self.progress)
         if self._due("snapshot"):
             self.snapshots.push(self.algo)
         if self._due("eval"):
             self.evaluate()
         if self._due("checkpoint"):
-            self.save_policy(self.root / "checkpoints" / f"iter_{self.iteration:06d}")
-            prune(self.root / "checkpoints", self.cfg.keep_checkpoints)
+            self.checkpoint(self.run.checkpoints / f"iter_{self.iteration:06d}", finished=False)
         return row
 
     def _due(self, job: str) -> bool:
@@ -232,6 +232,14 @@ class Run:
         self.next[job] = (self.steps // every + 1) * every
         return True
 
+    def checkpoint(self, folder: Path, finished: bool) -> Path:
+        """The policy saved as ``folder``, then ``state.json`` naming it; older checkpoints pruned."""
+        self.save_policy(folder)
+        state = RunState(self.steps, self.clock(), finished, checkpoint=self.run.relative(folder))
+        self.run.write_state(state)
+        self.run.prune_checkpoints(self.cfg.keep_checkpoints)
+        return folder
+
     def modules(self) -> tuple[Any, dict[str, Any]]:
         """``(info, {module: weights})`` of the trained modules as the learner holds them now."""
         from gameshelf.training.rllib.league import learner_module_states
@@ -240,22 +248,17 @@ class Run:
         return info, learner_module_states(self.algo, self.league.trained)
 
     def save_policy(self, folder: Path) -> Path:
-        from gameshelf.training.rllib.policy_io import save_policy
+        from gameshelf.training.model_io import save_policy
 
         info, weights = self.modules()
-        tmp = folder.with_name(folder.name + ".tmp")
-        shutil.rmtree(tmp, ignore_errors=True)
-        save_policy(tmp, info, weights)
-        shutil.rmtree(folder, ignore_errors=True)
-        tmp.rename(folder)
-        return folder
+        return save_policy(folder, info, weights)
 
     def learner_agent(self) -> Any:
         """The trained policy as an agent (a copy of the weights, for evaluation)."""
         import torch
 
         from gameshelf.training.rllib.agent import RLlibAgent
-        from gameshelf.training.rllib.policy_io import module_spec
+        from gameshelf.training.rllib.module import module_spec
 
         info, weights = self.modules()
         spec = module_spec(info)
@@ -269,42 +272,23 @@ class Run:
 
     def evaluate(self) -> None:
         """The learner against each of ``eval.opponents`` (every seat); a row in ``eval.csv``, the curve redrawn."""
-        from gameshelf.training.callbacks import _has_heuristic, plot_learning_curve
-        from gameshelf.training.evaluate import evaluate
+        from gameshelf.training.callbacks import evaluate_learner, evaluation_line, plot_learning_curve
 
         cfg = self.cfg
-        opponents = [o for o in cfg.eval.opponents if o != "heuristic" or _has_heuristic(cfg.env_id)]
-        if not opponents:
+        done = evaluate_learner(cfg, self.learner_agent(), self.steps, self.clock())
+        if done is None:
             return
-        result = evaluate(
-            cfg.env_id,
-            [self.learner_agent(), *opponents],
-            games=cfg.eval.games,
-            seed=cfg.seed + 1000,
-            num_players=cfg.players,
-            options=cfg.game_options or None,
-            first_only=True,
-        )
-        row: dict[str, Any] = {"timesteps": self.steps, "wall_s": round(self.clock(), 1)}
-        for name in result.agents[1:]:
-            pair = result.pair("learner", name)
-            row[f"win_{name}"] = round(pair.win_rate, 4)
-            row[f"draw_{name}"] = round(pair.draws / pair.games, 4)
-            row[f"rank_{name}"] = round(pair.mean_rank, 4)
-            row[f"return_{name}"] = round(pair.mean_return, 4)
+        row, result = done
         self.evaluations.append(row)
-        write_csv(self.root / "eval.csv", self.evaluations)
-        plot_learning_curve(self.evaluations, self.root / "learning_curve.png", f"{cfg.env_id}, {cfg.players} players (RLlib)")
-        self.say(
-            f"[{row['timesteps']} moves, {row['wall_s']:.0f} s] "
-            + ", ".join(f"vs {n}: win {100 * row[f'win_{n}']:.0f}% rank {row[f'rank_{n}']:.2f}" for n in result.agents[1:])
-        )
+        self.run.write_evaluations(self.evaluations)
+        plot_learning_curve(self.evaluations, self.run.learning_curve, f"{cfg.env_id}, {cfg.players} players (RLlib)")
+        self.say(evaluation_line(row, result, "moves"))
 
     def finish(self) -> Path:
-        """The last evaluation, ``final_policy/`` and RLlib's checkpoint of the algorithm."""
+        """The last evaluation, ``final_policy/`` (and the run state naming it), RLlib's checkpoint of the algorithm."""
         if not self.evaluations or self.evaluations[-1]["timesteps"] != self.steps:
             self.evaluate()
-        final = self.save_policy(self.root / "final_policy")
+        final = self.checkpoint(self.run.final_policy, finished=self.steps >= self.cfg.timesteps)
         self.algo.save_to_path(str((self.root / "algorithm").resolve()))
         return final
 
@@ -312,65 +296,24 @@ class Run:
         self.algo.stop()
 
 
-def write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
-    from gameshelf.training.model_io import atomic_write_text
-
-    keys: list[str] = []
-    for row in rows:
-        keys += [k for k in row if k not in keys]
-    text = io.StringIO()
-    writer = csv.DictWriter(text, fieldnames=keys)
-    writer.writeheader()
-    writer.writerows(rows)
-    atomic_write_text(path, text.getvalue())
-
-
-def prune(folder: Path, keep: int) -> None:
-    """Delete all but the newest ``keep`` ``iter_N`` folders."""
-    done = sorted(p for p in folder.glob("iter_*") if p.is_dir() and not p.name.endswith(".tmp"))
-    for old in done[: max(0, len(done) - keep)]:
-        shutil.rmtree(old, ignore_errors=True)
-
-
-def train_rllib(
-    env_id: str,
-    *,
-    settings: RLlibSettings | None = None,
-    players: int | None = None,
-    timesteps: int | None = None,
-    n_envs: int | None = None,
-    opponent: str | None = None,
-    seed: int = 0,
-    config: str | os.PathLike[str] | dict[str, Any] | None = None,
-    out: str | os.PathLike[str] | None = None,
-    progress: bool = False,
-    quiet: bool = False,
-) -> Any:
-    """Train a run on RLlib; returns a ``TrainResult`` (``model_path`` is ``final_policy/``). Raises ``UserError``."""
-    import yaml
-
-    from gameshelf.training.callbacks import StopOnSignal
-    from gameshelf.training.checkpoints import check_new_run_dir
-    from gameshelf.training.cli_util import check_writable_dir
-    from gameshelf.training.model_io import atomic_write_text
+def check(plan: Plan) -> Plan:
+    """Every RLlib setting checked, and Ray present, before anything is created; the plan with its settings."""
     from gameshelf.training.rllib.agent import require_ray
-    from gameshelf.training.train import TrainResult
 
-    settings = (settings or RLlibSettings()).check()
-    overrides = {"players": players, "timesteps": timesteps, "n_envs": n_envs, "opponent": opponent}
-    cfg = resolve_config(env_id, config, seed=seed, overrides=overrides)
-    make_league(cfg, settings)  # every setting checked before anything is created
+    settings = (plan.rllib or RLlibSettings()).check()
+    make_league(plan.config, settings)
     try:
         require_ray("--backend rllib")
     except ImportError as err:
         raise UserError(str(err)) from None
-    root = Path(out) if out is not None else Path("runs") / env_id / f"{time.strftime('%Y%m%d-%H%M%S')}-s{seed}-rllib"
-    check_new_run_dir(root)
-    check_writable_dir(root)
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "checkpoints").mkdir(exist_ok=True)
-    data = {"env_id": cfg.env_id, "backend": "rllib", **cfg.to_dict(), "rllib": dataclasses.asdict(settings)}
-    atomic_write_text(root / "config.yaml", yaml.safe_dump(data, sort_keys=False))
+    return dataclasses.replace(plan, rllib=settings)
+
+
+def learn(plan: Plan, *, progress: bool = False, quiet: bool = False) -> TrainResult:
+    """Train the planned run on RLlib (its folder already holds ``config.yaml``); ``model_path`` is ``final_policy/``."""
+    from gameshelf.training.callbacks import StopOnSignal
+
+    cfg, settings, root = plan.config, plan.rllib, plan.run.root
 
     def say(message: str) -> None:
         if not quiet:
@@ -395,6 +338,7 @@ def train_rllib(
         final = run.finish()
         if stop.received is not None:
             message = f"{stop.signal_name}: stopped after {run.steps} moves; saved {final} (an RLlib run cannot be resumed)"
+            print(message, file=sys.stderr, flush=True)
             return TrainResult(root, final, run.evaluations, run.clock(), run.steps, "interrupted", message, stop.signal_name)
         message = f"trained {run.steps} moves ({run.iteration} iterations) in {run.clock():.0f} s on RLlib"
         return TrainResult(root, final, run.evaluations, run.clock(), run.steps, "finished", message)

@@ -41,11 +41,11 @@ from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, IllegalActionError,
 from gameshelf.envs.core.record import GameRecord, RecordError
 from gameshelf.envs.core.rendering import render_seat_image
 from gameshelf.training.agents.base import Agent
-from gameshelf.training.web.errors import Conflict, NotFound, WebError
-from gameshelf.training.web.seats import HUMAN, Players, Seat
+from gameshelf.web.errors import Conflict, NotFound, WebError
+from gameshelf.web.seats import HUMAN, Players, Seat
 
 if TYPE_CHECKING:
-    from gameshelf.training.web.store import Workers
+    from gameshelf.web.store import Workers
 
 logger = logging.getLogger("gameshelf.web")
 

@@ -11,6 +11,7 @@ deal or a dice roll does not take a frame of its own; the public picture shows n
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from gameshelf.envs.core.game import CHANCE, State
 from gameshelf.envs.core.record import GameRecord, RecordError, load_record
 from gameshelf.envs.core.rendering import render_seat_image
 from gameshelf.training.cli_util import ArgumentParser, UserError, check_writable_file, run, show_progress
+from gameshelf.training.model_io import atomic_write_bytes
 
 
 def decision_states(record: GameRecord) -> list[State]:
@@ -63,10 +65,9 @@ def write_gif(record: GameRecord, path: str | Path, fps: float = 2.0, seat: int 
     duration = max(20, round(1000 / fps))
     durations = [duration] * len(pictures)
     durations[-1] = max(duration, 3000)  # linger on the end
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
-    pictures[0].save(tmp, format="GIF", save_all=True, append_images=pictures[1:], duration=durations, loop=0, optimize=False)
-    tmp.replace(path)
+    buffer = io.BytesIO()
+    pictures[0].save(buffer, format="GIF", save_all=True, append_images=pictures[1:], duration=durations, loop=0, optimize=False)
+    atomic_write_bytes(path, buffer.getvalue())
     return len(pictures)
 
 

@@ -44,11 +44,11 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from gameshelf.training.web.errors import TooLarge, WebError
-from gameshelf.training.web.guard import Guard, Hosts, is_loopback
-from gameshelf.training.web.seats import Players, ServedModel
-from gameshelf.training.web.session import game_catalogue, parse_json
-from gameshelf.training.web.store import AGENT_THREADS, MAX_JOBS, Store, Workers
+from gameshelf.web.errors import TooLarge, WebError
+from gameshelf.web.guard import Guard, Hosts, is_loopback
+from gameshelf.web.seats import Players, ServedModel
+from gameshelf.web.session import game_catalogue, parse_json
+from gameshelf.web.store import AGENT_THREADS, MAX_JOBS, Store, Workers
 
 logger = logging.getLogger("gameshelf.web")
 
@@ -130,7 +130,8 @@ def create_app(
     store of games (tests build one each). ``trust_model`` applies to ``models`` only: requests cannot name
     any other model. The answer is the guarded app; ``app.state`` holds the ``store``."""
     players = Players(models, trust_model)
-    store = Store(players, Workers(agent_threads, max_jobs))
+    workers = Workers(agent_threads, max_jobs)
+    store = Store(players, workers)
     replay_workers = Workers(1, 4, name="gameshelf-replay")
     store.games.clock = store.replays.clock = clock
     catalogue = game_catalogue()
@@ -187,8 +188,8 @@ def create_app(
         name = data.get("agent", "heuristic")
         if not players.parse(name, human=False).slow:
             return await run_in_threadpool(session.hint, seat, name)
-        store.workers.check_room()
-        job = store.workers.submit(session.hint, seat, name)
+        workers.check_room()
+        job = workers.submit(session.hint, seat, name)
         await settle(job, None)
         return job.result()
 
@@ -253,7 +254,7 @@ def _int_param(request: Request, name: str, default: int | None) -> int | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from gameshelf.training.cli_util import ArgumentParser, UserError
-    from gameshelf.training.web.seats import served_models
+    from gameshelf.web.seats import served_models
 
     parser = ArgumentParser(prog="gameshelf serve", description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
@@ -348,3 +349,9 @@ def _token(value: str, host: str) -> str | None:
     if not TOKEN.fullmatch(value):
         raise UserError("--token must be 'auto', 'none' or 16 to 200 letters, digits, '-' or '_'")
     return value
+
+
+if __name__ == "__main__":
+    from gameshelf.training.cli_util import run
+
+    run(main, prog="gameshelf serve")

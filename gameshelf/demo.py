@@ -1,7 +1,7 @@
 """Train an agent on Level X, evaluate it against the random and heuristic agents, print the table.
 
-    python -m gameshelf.training.demo                      # about 4.5 minutes on a 2-core CPU
-    python -m gameshelf.training.demo --timesteps 20000    # quicker, weaker
+    python -m gameshelf.demo                      # about 4.5 minutes on a 2-core CPU
+    python -m gameshelf.demo --timesteps 20000    # quicker, weaker
 
 Level X is the game where a policy learns fastest on a CPU (short games, small observation): after 15,000
 steps of self-play it already beats the random agent in nearly every game. Everything is written under

@@ -1,6 +1,6 @@
 """Training throughput on RLlib (0, 1, 2 ... env runners) beside SB3's MaskablePPO, on one game.
 
-    python -m gameshelf.training.rllib.bench level_x-v0 --runners 1 2 --rounds 3
+    python -m gameshelf.bench.rllib level_x-v0 --runners 1 2 --rounds 3
 
 Both train with the game's config (``training/configs/<game>.yaml``: the same batch of ``n_steps *
 n_envs`` per update, minibatch, epochs and network). A round is one training iteration (sample, then
@@ -41,7 +41,7 @@ def moves_per_learner_step(cfg: Any, games: int = 200) -> float:
 def sb3_rate(cfg: Any, rounds: int) -> float:
     """Best learner steps per second of SB3 MaskablePPO over ``rounds`` updates."""
     from gameshelf.training.environments import make_vec_env
-    from gameshelf.training.train import build_model
+    from gameshelf.training.sb3 import build_model
 
     vec = make_vec_env(cfg)
     try:
@@ -85,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from gameshelf.training.config import resolve_config
 
-    parser = argparse.ArgumentParser(prog="python -m gameshelf.training.rllib.bench", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m gameshelf.bench.rllib", description=__doc__.splitlines()[0])
     parser.add_argument("env_id", nargs="?", default="level_x-v0")
     parser.add_argument("--runners", type=int, nargs="+", default=[1, 2], help="env runner counts to measure (default 1 2)")
     parser.add_argument("--rounds", type=int, default=3, help="timed iterations per setting (best reported)")

@@ -9,12 +9,6 @@ class WebError(Exception):
     status = 400
 
 
-class Forbidden(WebError):
-    """Not from this server's own page (another site, a wrong Host, no token where one is needed)."""
-
-    status = 403
-
-
 class NotFound(WebError):
     status = 404
 
@@ -27,10 +21,6 @@ class Conflict(WebError):
 
 class TooLarge(WebError):
     status = 413
-
-
-class UnsupportedMediaType(WebError):
-    status = 415
 
 
 class TooMany(WebError):

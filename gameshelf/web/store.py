@@ -24,9 +24,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from gameshelf.training.web.errors import Busy, NotFound, TooMany, WebError
-from gameshelf.training.web.seats import Players
-from gameshelf.training.web.session import Replay, Session, make_game
+from gameshelf.web.errors import Busy, NotFound, TooMany, WebError
+from gameshelf.web.seats import Players
+from gameshelf.web.session import Replay, Session, make_game
 
 MAX_GAMES = 256
 """Games held at once (each with all its seat links)."""

@@ -25,7 +25,7 @@ from typing import Any
 
 from gameshelf import envs
 from gameshelf.training.agents.base import Agent, RandomAgent
-from gameshelf.training.web.errors import WebError
+from gameshelf.web.errors import WebError
 
 logger = logging.getLogger("gameshelf.web")
 
