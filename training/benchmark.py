@@ -465,6 +465,8 @@ def benchmark(agent: str, ids: Sequence[str], games: int = protocol.DEFAULT_GAME
               reuse: Sequence[str | Path] = (), progress: bool = False, command: str = "") -> dict[str, Any]:  # fmt: skip
     """Run (or resume) the protocol for ``agent`` on ``ids``; returns the result (also written under ``out``)."""
     out_dir = Path(out) if out is not None else None
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
     store = GameStore(out_dir / "games.jsonl" if out_dir is not None else None, reuse)
     plans = [make_plan(agent, env_id, games, num_players, ladder, model, paired) for env_id in ids]
     start = time.perf_counter()
