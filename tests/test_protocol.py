@@ -136,3 +136,8 @@ def test_the_score_of_a_rank():
     assert protocol.pair_scores([0, 0], 1) == 0.5
     assert protocol.pair_scores([1, -1, 1, -1], 0) == pytest.approx((0.5 + 1 + 1) / 3)  # partners tie
     assert protocol.pair_scores([1, 0, -1], 1) == 0.5
+
+
+def test_the_reproducing_command_leaves_out_where_and_how_fast():
+    argv = ["heuristic", "--ids", "a-v0", "--out", "x", "--workers=3", "--quiet", "--games", "8"]
+    assert protocol.reproduce_command("gameshelf benchmark", argv) == "gameshelf benchmark heuristic --ids a-v0 --games 8"

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 import math
-import shlex
 import sys
 import time
 from collections.abc import Sequence
@@ -44,6 +43,7 @@ from gameshelf.training.agents import Agent
 from gameshelf.training.benchmark import GameStore, Progress, collect, fmt, run_games, summarize
 from gameshelf.training.cli_util import ArgumentParser, UserError, check_env_id, check_writable_dir, run, show_progress
 from gameshelf.training.evaluate import Z95, outcome, wilson
+from gameshelf.training.protocol import reproduce_command
 
 MCTS_BUDGET = 50
 """The MCTS budget of ``--with-mcts`` (self-play and the ladder's third rung)."""
@@ -459,7 +459,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     name = result["game"]
     (out / f"{name}.json").write_text(json.dumps(result, indent=1) + "\n")
     plot = f"{name}.png" if plot_analysis(result, out / f"{name}.png") else None
-    command = "gameshelf analyze " + " ".join(shlex.quote(a) for a in args_list)
+    command = reproduce_command("gameshelf analyze", args_list)
     (out / f"{name}.md").write_text(report_markdown(result, command, plot))
     (out / "README.md").write_text(summary_markdown(out))
     print(report_markdown(result, command, plot))

@@ -36,7 +36,6 @@ import math
 import multiprocessing as mp
 import queue
 import re
-import shlex
 import signal
 import sys
 import time
@@ -51,7 +50,7 @@ from gameshelf import envs
 from gameshelf.training import protocol
 from gameshelf.training.cli_util import ArgumentParser, UserError, check_env_id, check_writable_dir, run, show_progress
 from gameshelf.training.evaluate import outcome
-from gameshelf.training.protocol import PROTOCOL, GameTask
+from gameshelf.training.protocol import PROTOCOL, GameTask, reproduce_command
 from gameshelf.training.ratings import elo_ratings
 
 DEFAULT_BOOTSTRAP = 500
@@ -647,7 +646,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for spec in dict.fromkeys(specs):
             check_agent(spec, env_id)
     out = check_writable_dir(args.out or f"runs/benchmark/{slug(args.agent)}")
-    command = "gameshelf benchmark " + " ".join(shlex.quote(a) for a in args_list)
+    command = reproduce_command("gameshelf benchmark", args_list)
     try:
         result = benchmark(
             args.agent, ids, args.games, out, args.workers, args.players, args.ladder, model,

@@ -42,6 +42,7 @@ import importlib
 import importlib.util
 import math
 import re
+import shlex
 import time
 import zlib
 from collections.abc import Callable, Sequence
@@ -269,6 +270,25 @@ def build_agent(spec: str, env_id: str) -> Agent:
     if not callable(getattr(agent, "act", None)):
         raise ValueError(f"{spec} returned {type(agent).__name__}, which has no act(state, seat, rng) method")
     return agent
+
+
+def reproduce_command(prog: str, argv: Sequence[str]) -> str:
+    """The command line that reproduces a result: ``argv`` without the options that change where and how
+    fast it is written but not a number of it (``--out``, ``--workers``, ``--quiet``)."""
+    kept: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+            continue
+        name = arg.split("=", 1)[0]
+        if name in ("--out", "--workers"):
+            skip = "=" not in arg
+            continue
+        if name == "--quiet":
+            continue
+        kept.append(shlex.quote(arg))
+    return " ".join([prog, *kept])
 
 
 # ---- one game -------------------------------------------------------------------------------------------
