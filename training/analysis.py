@@ -136,10 +136,13 @@ def _by_index(rows: list[list[int]], bins: int = 40) -> list[float]:
     return out
 
 
-def mcts_cost(env_id: str, num_players: int, positions: int = 6, simulations: int = 50) -> dict[str, Any]:
+def mcts_cost(
+    env_id: str, num_players: int, decisions: float | None = None, positions: int = 6, simulations: int = 50
+) -> dict[str, Any]:
     """CPU seconds per MCTS simulation at ``positions`` positions spread over a heuristic game (after a
     warm-up search, so compiling is not counted), and the CPU seconds a game with MCTS in every seat would
-    take at each ladder budget (the game's decisions in heuristic self-play times the budget times that)."""
+    take at each ladder budget: ``decisions`` per game (default: those of that game) times the budget
+    times the cost of a simulation."""
     game = envs.make_game(env_id, num_players=num_players)
     seed = protocol.deal_seed(env_id, num_players, 0)
     rng = np.random.default_rng(seed)
@@ -165,11 +168,12 @@ def mcts_cost(env_id: str, num_players: int, positions: int = 6, simulations: in
         agent.act(view, seat, rng)
         per_sim.append((time.process_time() - start) / max(int(getattr(agent, "last_simulations", simulations)), 1))
     cost = float(np.mean(per_sim))
+    per_game = float(decisions) if decisions is not None else float(len(states))
     return {
         "cpu_s_per_simulation": cost,
         "positions": len(picks),
-        "decisions_per_game": len(states),
-        "cpu_s_per_game": {str(b): cost * b * len(states) for b in protocol.LADDER_BUDGETS},
+        "decisions_per_game": per_game,
+        "cpu_s_per_game": {str(b): cost * b * per_game for b in protocol.LADDER_BUDGETS},
     }
 
 
@@ -233,7 +237,7 @@ def analyze(env_id: str, games: int = 100, num_players: int | None = None, with_
         "deal_seeds": [protocol.deal_seed(env_id, n, 0), protocol.deal_seed(env_id, n, games - 1)],
         "selfplay": selfplay,
         "ladder": ladder,
-        "mcts_cost": mcts_cost(env_id, n) if cost else None,
+        "mcts_cost": mcts_cost(env_id, n, selfplay["heuristic"]["decisions"]["mean"]) if cost else None,
     }
 
 
@@ -324,9 +328,10 @@ def report_markdown(a: dict[str, Any], command: str, plot: str | None) -> str:
             "",
             "## Cost of search",
             "",
-            f"`mcts:50` at {c['positions']} positions of a heuristic game ({c['decisions_per_game']} decisions): "
+            f"`mcts:50` at {c['positions']} positions of the heuristic's game on deal 0: "
             f"{1000 * c['cpu_s_per_simulation']:.2f} ms CPU per simulation on this machine (a shared 2-core VM; a "
-            "timing, so it varies with the load). A game with MCTS in every seat would cost about "
+            "timing, so it varies with the load). A game of the heuristic's length "
+            f"({c['decisions_per_game']:.0f} decisions) with MCTS in every seat would cost about "
             + ", ".join(f"{float(est[str(b)]):,.1f} s at `mcts:{b}`" for b in protocol.LADDER_BUDGETS)
             + " of CPU.",
         ]
@@ -457,9 +462,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.env_id, args.games, args.players, args.with_mcts, not args.no_cost, show_progress(args.quiet), args.workers
     )
     name = result["game"]
+    command = reproduce_command("gameshelf analyze", args_list)
+    result["command"] = command
     (out / f"{name}.json").write_text(json.dumps(result, indent=1) + "\n")
     plot = f"{name}.png" if plot_analysis(result, out / f"{name}.png") else None
-    command = reproduce_command("gameshelf analyze", args_list)
     (out / f"{name}.md").write_text(report_markdown(result, command, plot))
     (out / "README.md").write_text(summary_markdown(out))
     print(report_markdown(result, command, plot))

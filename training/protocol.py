@@ -41,8 +41,10 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import math
+import os
 import re
 import shlex
+import sys
 import time
 import zlib
 from collections.abc import Callable, Sequence
@@ -85,9 +87,27 @@ DEFAULT_PLAYERS: dict[str, int] = {
 """The protocol's player count per id (pinned here, so a change of an id's registered default does not
 change the protocol); an id not listed plays its registered default."""
 
-SLOW_RUNGS: dict[str, dict[int, str]] = {}
-"""``{env_id: {budget: reason}}``: MCTS rungs left out of an id's ladder because its engine is too slow for
-that budget today (filled from measurements: docs/protocol.md, "Ladder")."""
+SLOW_LIMIT_S = 30.0
+"""An MCTS rung is left out of an id's ladder where a game with MCTS in every seat would take more CPU
+seconds than this at its budget (so a full run of a rung stays within a few CPU-hours per game)."""
+
+
+def _slow(cpu_s: float, ms_per_sim: float, game: str) -> str:
+    return f"~{cpu_s:.0f} CPU s per game with MCTS in every seat ({ms_per_sim:.1f} ms per simulation; docs/analysis/{game}.md)"
+
+
+SLOW_RUNGS: dict[str, dict[int, str]] = {
+    "amoriax-v0": {1000: _slow(86, 4.4, "amoriax")},
+    "cargo_empire-v0": {1000: _slow(52, 0.7, "cargo_empire")},
+    "catsle_builders-v0": {200: _slow(82, 1.2, "catsle_builders"), 1000: _slow(409, 1.2, "catsle_builders")},
+    "matchstick_tycoon-v0": {1000: _slow(57, 0.5, "matchstick_tycoon")},
+    "paiko-v0": {50: _slow(56, 13.2, "paiko"), 200: _slow(226, 13.2, "paiko"), 1000: _slow(1129, 13.2, "paiko")},
+    "tsukuru_ten_ten-v0": {200: _slow(91, 3.9, "tsukuru_ten_ten"), 1000: _slow(456, 3.9, "tsukuru_ten_ten")},
+}
+"""``{env_id: {budget: reason}}``: MCTS rungs left out of an id's ladder in this protocol version because
+the engine is too slow for them today (over ``SLOW_LIMIT_S``, measured by ``gameshelf analyze`` on a
+shared 2-core VM). Pinned data, not a timing taken at run time: a rung that a faster engine makes
+affordable joins the ladder in the next protocol version."""
 
 SEED_CHANCE, SEED_FALLBACK, SEED_SEAT, SEED_UNPAIRED = 0, 1, 2, 3
 """Stream tags: the generators of a game are ``SeedSequence([deal_seed, tag, ...])``."""
@@ -192,6 +212,8 @@ def load_factory(spec: str) -> Callable[[str], Agent]:
         module = importlib.util.module_from_spec(loader_spec)
         loader_spec.loader.exec_module(module)
     else:
+        if os.getcwd() not in sys.path and "" not in sys.path:  # as `python -m` would: modules of the current folder
+            sys.path.insert(0, os.getcwd())
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as err:
