@@ -139,5 +139,5 @@ def test_the_score_of_a_rank():
 
 
 def test_the_reproducing_command_leaves_out_where_and_how_fast():
-    argv = ["heuristic", "--ids", "a-v0", "--out", "x", "--workers=3", "--quiet", "--games", "8"]
+    argv = ["heuristic", "--ids", "a-v0", "--out", "x", "--workers=3", "--reuse", "a.jsonl", "b.jsonl", "--quiet", "--games", "8"]
     assert protocol.reproduce_command("gameshelf benchmark", argv) == "gameshelf benchmark heuristic --ids a-v0 --games 8"

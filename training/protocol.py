@@ -295,17 +295,19 @@ def build_agent(spec: str, env_id: str) -> Agent:
 
 
 def reproduce_command(prog: str, argv: Sequence[str]) -> str:
-    """The command line that reproduces a result: ``argv`` without the options that change where and how
-    fast it is written but not a number of it (``--out``, ``--workers``, ``--quiet``)."""
+    """The command line that reproduces a result: ``argv`` without the options that change where, how fast
+    and from which earlier games it is written but not a number of it (``--out``, ``--workers``,
+    ``--quiet``, ``--reuse FILE...``)."""
     kept: list[str] = []
-    skip = False
+    skip = 0  # 1: the next argument is the skipped option's value; 2: skip values up to the next option
     for arg in argv:
-        if skip:
-            skip = False
+        if skip == 1 or (skip == 2 and not arg.startswith("-")):
+            skip = 0 if skip == 1 else 2
             continue
+        skip = 0
         name = arg.split("=", 1)[0]
-        if name in ("--out", "--workers"):
-            skip = "=" not in arg
+        if name in ("--out", "--workers", "--reuse"):
+            skip = 0 if "=" in arg else (2 if name == "--reuse" else 1)
             continue
         if name == "--quiet":
             continue
