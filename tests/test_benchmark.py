@@ -159,3 +159,10 @@ def test_leaderboard_merges_results_and_compares_pairing(nim, tmp_path):
     assert "`gameshelf benchmark tests.toy_agents:perfect`" in text
     assert "## Paired deals against unpaired games" in text
     assert "--unpaired" not in text.split("## Paired deals")[0]  # unpaired games are not ranked
+
+
+def test_ratings_that_rest_on_a_sweep_are_flagged():
+    pairs = {("random", "heuristic"): [0.0, 0.0], ("mcts:50", "random"): [1.0, 0.5], ("heuristic", "mcts:50"): [1.0, 1.0]}
+    assert bm.sweeps(["random", "heuristic", "mcts:50"], pairs) == {"heuristic": ["random", "mcts:50"], "mcts:50": ["heuristic"]}
+    section = {"sweeps": {"heuristic": ["random"]}, "ratings": {"heuristic": {"value": 802.0, "lo": 802.0, "hi": 802.0}}}
+    assert bm.rating_cell(section, "heuristic") == "802\\* [802, 802]"

@@ -444,8 +444,37 @@ def id_result(plan: Plan, store: GameStore, bootstrap: int, agent: str) -> tuple
             "replayed_fraction": float(np.mean([r["replayed"] / max(len(r["chance"]), 1) for r in replays])) if replays else None,
         },
         "truncated": sum(bool(r["truncated"]) for r in records),
+        "sweeps": sweeps(plan.agents, pairs),
     }
     return section, summary.boot_normalized.get(agent, np.full(bootstrap, np.nan))
+
+
+def sweeps(agents: Sequence[str], pairs: dict[tuple[str, str], list[float]]) -> dict[str, list[str]]:
+    """For each agent but random (the anchor), the agents it won or lost every deal against: there the
+    Bradley–Terry gap is only bounded (by the virtual draw), not measured."""
+    out: dict[str, list[str]] = {}
+    for (a, b), scores in pairs.items():
+        if scores and (all(x == 1.0 for x in scores) or all(x == 0.0 for x in scores)):
+            for x, y in ((a, b), (b, a)):
+                if x != "random" and x in agents:
+                    out.setdefault(x, []).append(y)
+    return out
+
+
+SWEEP_NOTE = (
+    "\\* won or lost every deal against an agent (listed in result.json, `sweeps`): Bradley–Terry only bounds "
+    "that gap, through the one virtual draw per pair (between two agents a sweep of D deals counts as "
+    "400 log10(2D + 1) Elo), so the rating grows with the game count; compare such agents by their scores and "
+    "normalized scores."
+)
+
+
+def rating_cell(section: dict[str, Any], agent: str) -> str:
+    text = fmt(section["ratings"][agent], 0)
+    if agent in section.get("sweeps", {}) and text != "-":
+        value, _, rest = text.partition(" ")
+        return f"{value}\\* {rest}"
+    return text
 
 
 def mean_normalized(sections: dict[str, dict[str, Any]], boots: dict[str, np.ndarray], agent: str) -> dict[str, Any]:
@@ -518,7 +547,7 @@ def ladder_rows(section: dict[str, Any], highlight: str | None = None) -> list[s
         name = f"**{a}**" if a == highlight else a
         versus = section["versus"].get(a, {})
         rows.append(
-            f"| {name} | {fmt(section['ratings'][a], 0)} | {fmt(section['normalized'][a])} | "
+            f"| {name} | {rating_cell(section, a)} | {fmt(section['normalized'][a])} | "
             f"{fmt(versus.get('random'))} | {fmt(versus.get('heuristic'))} |"
         )
     return rows
@@ -555,7 +584,7 @@ def result_markdown(result: dict[str, Any]) -> str:
     for env_id, s in result["ids"].items():
         v = s["versus"].get(agent, {})
         lines.append(
-            f"| `{env_id}` | {s['num_players']} | {s['games_per_pairing']} | {fmt(s['ratings'][agent], 0)} | "
+            f"| `{env_id}` | {s['num_players']} | {s['games_per_pairing']} | {rating_cell(s, agent)} | "
             f"{fmt(s['normalized'][agent])} | {fmt(v.get('random'))} | {fmt(v.get('heuristic'))} |"
         )
     for env_id, s in result["ids"].items():
@@ -571,6 +600,8 @@ def result_markdown(result: dict[str, Any]) -> str:
             "",
             chance_line(s),
         ]
+        if s.get("sweeps"):
+            lines += ["", SWEEP_NOTE]
         if s["left_out"]:
             lines += ["", "Left out of the ladder: " + "; ".join(f"`{k}`: {v}" for k, v in s["left_out"].items())]
     return "\n".join(lines) + "\n"

@@ -26,11 +26,14 @@ from gameshelf.training.benchmark import (
     DEFAULT_BOOTSTRAP,
     NORMALIZED_SCALE,
     RATING_SCALE,
+    SWEEP_NOTE,
     Summary,
     bootstrap_seed,
     fmt,
     interval,
+    rating_cell,
     summarize,
+    sweeps,
 )
 from gameshelf.training.cli_util import ArgumentParser, UserError, check_writable_file, run
 
@@ -84,6 +87,12 @@ def merge(results: Sequence[dict[str, Any]]) -> list[Group]:
     return list(groups.values())
 
 
+def _games(g: Group, agent: str) -> str:
+    """Games per pairing of ``agent`` (a range when its pairings differ)."""
+    counts = sorted({n for (a, b), n in g.games.items() if agent in (a, b)})
+    return "-" if not counts else str(counts[0]) if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
+
+
 def _versus(s: Summary, a: str, b: str) -> dict[str, float] | None:
     return s.versus(a, b) if a != b and b in s.agents else None
 
@@ -126,21 +135,22 @@ def leaderboard_markdown(results: Sequence[dict[str, Any]], bootstrap: int = DEF
             lines.append(f"| {a} | {len(values)} | {fmt(cell)} |")
     for g in sorted(ranked, key=lambda g: (g.env_id, g.num_players)):
         s = summaries[id(g)]
-        games = sorted(set(g.games.values()))
         lines += [
             "",
             f"## `{g.env_id}`, {g.num_players} players",
             "",
-            f"Protocol `{g.protocol}`, {'/'.join(map(str, games))} games per pairing.",
-            "",
-            "| agent | rating [95%] | normalized [95%] | vs random | vs heuristic | command |",
-            "|---|---:|---:|---:|---:|---|",
+            "| agent | rating [95%] | normalized [95%] | vs random | vs heuristic | games | protocol | command |",
+            "|---|---:|---:|---:|---:|---:|---|---|",
         ]
+        swept = {"sweeps": sweeps(g.agents, g.pairs), "ratings": {a: s.cell("rating", a) for a in g.agents}}
         for a in sorted(g.agents, key=lambda a: -s.ratings[a]):
             lines.append(
-                f"| {a} | {fmt(s.cell('rating', a), 0)} | {fmt(s.cell('normalized', a))} | "
-                f"{fmt(_versus(s, a, 'random'))} | {fmt(_versus(s, a, 'heuristic'))} | `{g.commands.get(a, '')}` |"
+                f"| {a} | {rating_cell(swept, a)} | {fmt(s.cell('normalized', a))} | "
+                f"{fmt(_versus(s, a, 'random'))} | {fmt(_versus(s, a, 'heuristic'))} | {_games(g, a)} | {g.protocol} | "
+                f"`{g.commands.get(a, '')}` |"
             )
+        if swept["sweeps"]:
+            lines += ["", SWEEP_NOTE]
         if g.left_out:
             lines += ["", "Left out of the ladder: " + "; ".join(f"`{k}`: {v}" for k, v in g.left_out.items())]
     comparison = pairing_comparison(groups, summaries)
