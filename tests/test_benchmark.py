@@ -166,3 +166,11 @@ def test_ratings_that_rest_on_a_sweep_are_flagged():
     assert bm.sweeps(["random", "heuristic", "mcts:50"], pairs) == {"heuristic": ["random", "mcts:50"], "mcts:50": ["heuristic"]}
     section = {"sweeps": {"heuristic": ["random"]}, "ratings": {"heuristic": {"value": 802.0, "lo": 802.0, "hi": 802.0}}}
     assert bm.rating_cell(section, "heuristic") == "802\\* [802, 802]"
+
+
+def test_pairing_gain_is_below_one_when_a_deals_games_hedge_each_other():
+    hedged = [[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [0.0, 1.0]]  # every deal split: the luck was the deal's
+    assert bm.pairing_gain(hedged) == 0.0
+    same = [[1.0, 1.0], [0.0, 0.0], [1.0, 1.0], [0.0, 0.0]]  # the deal decided both games: no hedging
+    assert bm.pairing_gain(same) == pytest.approx(2**0.5)
+    assert bm.pairing_gain([[1.0, 0.0]]) is None

@@ -231,7 +231,8 @@ class Pairing:
     draws: int = 0
     losses: int = 0
     games: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
+    game_scores: list[list[float]] = field(default_factory=list)
+    """The focal agent's score in every game, per deal, in seat-assignment order."""
 
 
 def collect(tasks: Sequence[GameTask], store: GameStore) -> dict[tuple[str, str], Pairing]:
@@ -253,7 +254,24 @@ def collect(tasks: Sequence[GameTask], store: GameStore) -> dict[tuple[str, str]
         p.games += 1
     for pair, deals in per.items():
         out[pair].deal_scores = [float(np.mean(deals[d])) for d in sorted(deals)]
+        out[pair].game_scores = [deals[d] for d in sorted(deals)]
     return out
+
+
+def pairing_gain(game_scores: Sequence[Sequence[float]]) -> float | None:
+    """How much the games of a deal hedge each other: the standard deviation of the per-deal mean score
+    divided by what it would be if the deal's games were independent (the same games, their correlation
+    within a deal removed). Below 1: a deal's seatings cancel luck (what paired deals aim at); about 1 for
+    unpaired games. None when it is not defined (fewer than two deals, or no spread)."""
+    rows = [list(r) for r in game_scores]
+    width = min((len(r) for r in rows), default=0)
+    if len(rows) < 2 or width < 1:
+        return None
+    a = np.asarray([r[:width] for r in rows], dtype=np.float64)
+    independent = float(a.var(axis=0, ddof=1).mean()) / width
+    if independent <= 0:
+        return None
+    return math.sqrt(float(a.mean(axis=1).var(ddof=1)) / independent)
 
 
 def _weighted_mean(values: Sequence[float], weights: np.ndarray | None) -> float:
@@ -433,6 +451,8 @@ def id_result(plan: Plan, store: GameStore, bootstrap: int, agent: str) -> tuple
                 "losses": p.losses,
                 "score": summary.cell("pair", key),
                 "deal_scores": p.deal_scores,
+                "game_scores": p.game_scores,
+                "pairing_gain": pairing_gain(p.game_scores),
             }
             for key, p in pairings.items()
         ],
