@@ -427,6 +427,7 @@ def id_result(plan: Plan, store: GameStore, bootstrap: int, agent: str) -> tuple
     summary = summarize(plan.agents, plan.num_players, pairs, bootstrap, bootstrap_seed(plan.env_id, plan.num_players))
     records = [store.records[t.key] for t in plan.tasks]
     replays = [r for r in records if r["paired"] and r["assignment"] > 0]
+    with_chance = [r for r in replays if r["chance"]]
     deals = protocol.deals_for(1, plan.num_players) if not plan.tasks else max(t.deal for t in plan.tasks) + 1
     section = {
         "num_players": plan.num_players,
@@ -461,7 +462,7 @@ def id_result(plan: Plan, store: GameStore, bootstrap: int, agent: str) -> tuple
             "followed_to_end": sum(r["diverged_at"] is None for r in replays),
             "impossible": sum(r["divergence"] == "impossible" for r in replays),
             "ran_out": sum(r["divergence"] == "ran_out" for r in replays),
-            "replayed_fraction": float(np.mean([r["replayed"] / max(len(r["chance"]), 1) for r in replays])) if replays else None,
+            "replayed_fraction": float(np.mean([r["replayed"] / len(r["chance"]) for r in with_chance])) if with_chance else None,
         },
         "truncated": sum(bool(r["truncated"]) for r in records),
         "sweeps": sweeps(plan.agents, pairs),
@@ -577,6 +578,8 @@ def chance_line(section: dict[str, Any]) -> str:
     c = section["chance"]
     if not c["replays"]:
         return "Paired deals: no replays (unpaired run)."
+    if c["replayed_fraction"] is None:
+        return "Paired deals: the games had no chance events; a deal differs only by the agents' generators."
     return (
         f"Paired deals: of {c['replays']} replayed games, {c['followed_to_end']} followed the recorded chance to the end, "
         f"{c['ran_out']} ran past its end and {c['impossible']} met an outcome not possible any more; on average "
