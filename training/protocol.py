@@ -445,10 +445,11 @@ def play_game(task: GameTask, script: Sequence[int] | None = None, agents: Seque
         try:
             action = players[seat].act(observed_state(state, seat, rng), seat, rng)
             episode.step(action)
-        except (IllegalActionError, TypeError, ValueError) as err:
+        except Exception as err:  # an agent's mistake (or an engine's) names the game it happened in
             raise RuntimeError(
-                f"{task.lineup[seat]} at seat {seat} of {task.env_id} deal {task.deal} (move {episode.num_moves}): {err}"
-            ) from None
+                f"{task.lineup[seat]} at seat {seat} of {task.env_id} deal {task.deal} (move {episode.num_moves}): "
+                f"{type(err).__name__}: {err}"
+            ) from err
     cpu = time.process_time() - start
     state = episode.require_state()
     returns = [float(x) for x in state.returns()]
