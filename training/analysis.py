@@ -392,7 +392,8 @@ def summary_markdown(folder: Path) -> str:
         up = {(x["agent"], x["opponent"]): x for x in a["ladder"]}
         hr = up.get(("heuristic", "random"))
         mcts = a.get("mcts_cost") or {}
-        cost = f"{float(mcts['cpu_s_per_game']['200']):,.0f}" if mcts else "-"
+        at200 = float(mcts["cpu_s_per_game"]["200"]) if mcts else float("nan")
+        cost = "-" if not mcts else f"{at200:,.1f}" if at200 < 10 else f"{at200:,.0f}"
         rows.append(
             f"| [{a['env_id']}]({a['game']}.md) | {a['num_players']} | {a['num_actions']} | {a['observation_size']:,} | "
             f"{'yes' if a['has_chance'] else 'no'} / {'yes' if a['has_hidden_info'] else 'no'} | "
