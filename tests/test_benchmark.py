@@ -1,0 +1,176 @@
+"""``gameshelf benchmark``: normalized scores of agents of known strength, repeatable results, resume, errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gameshelf import envs
+from gameshelf.cli import main as cli_main
+from gameshelf.training import benchmark as bm
+from gameshelf.training.leaderboard import leaderboard_markdown
+
+NIM = "toy_nim_bench-v0"
+LADDER = ["random", "heuristic"]
+
+
+@pytest.fixture
+def nim():
+    """Nim with chance, its heuristic the perfect player (the one that leaves a multiple of 3)."""
+    envs.register(NIM, "tests.toy_nim:NimGame", heuristic="tests.toy_nim:PerfectNim", kwargs={"chance": True, "pile": 8})
+    yield NIM
+    envs.unregister(NIM)
+
+
+def numbers(result):
+    """Everything in a result but the CPU times and the command line (which names the output folder)."""
+    return {k: v for k, v in result.items() if k not in ("cost", "command")}
+
+
+def run_nim(agent, **kwargs):
+    kwargs.setdefault("games", 24)
+    kwargs.setdefault("ladder", LADDER)
+    kwargs.setdefault("bootstrap", 50)
+    return bm.benchmark(agent, [NIM], **kwargs)
+
+
+def test_normalized_score_of_agents_of_known_strength(nim):
+    same_as_heuristic = run_nim("tests.toy_agents:perfect")["ids"][NIM]
+    assert same_as_heuristic["normalized"]["tests.toy_agents:perfect"]["value"] == pytest.approx(1.0)
+    assert same_as_heuristic["normalized"]["heuristic"]["value"] == pytest.approx(1.0)
+    assert same_as_heuristic["normalized"]["random"]["value"] == 0.0
+    assert same_as_heuristic["ratings"]["random"]["value"] == 0.0
+    assert same_as_heuristic["ratings"]["heuristic"]["value"] > 100
+    same_as_random = run_nim("tests.toy_agents:random_agent")["ids"][NIM]
+    assert same_as_random["normalized"]["tests.toy_agents:random_agent"]["value"] == pytest.approx(0.0)
+    halfway = run_nim("tests.toy_agents:half")
+    section = halfway["ids"][NIM]
+    value = section["normalized"]["tests.toy_agents:half"]
+    assert 0.1 < value["value"] < 0.9
+    assert value["lo"] <= value["value"] <= value["hi"]
+    ratings = {a: r["value"] for a, r in section["ratings"].items()}
+    assert ratings["random"] < ratings["tests.toy_agents:half"] < ratings["heuristic"]
+    assert halfway["mean_normalized"]["value"] == pytest.approx(value["value"])
+    assert halfway["mean_normalized"]["ids"] == [NIM]
+
+
+def test_heuristic_benchmark_repeats_on_a_fast_game(tmp_path, capsys):
+    args = [
+        "benchmark",
+        "heuristic",
+        "--ids",
+        "level_x-v0",
+        "--games",
+        "4",
+        "--ladder",
+        "random",
+        "heuristic",
+        "--bootstrap",
+        "20",
+    ]
+    assert cli_main([*args, "--out", str(tmp_path / "a")]) == 0
+    assert cli_main([*args, "--out", str(tmp_path / "b")]) == 0
+    a, b = (json.loads((tmp_path / d / "result.json").read_text()) for d in ("a", "b"))
+    assert numbers(a) == numbers(b)
+    assert a["protocol"] == "gameshelf-protocol/1"
+    assert a["ids"]["level_x-v0"]["games_per_pairing"] == 4
+    assert (tmp_path / "a" / "result.md").read_text() == (tmp_path / "b" / "result.md").read_text()
+    assert a["command"] == "gameshelf benchmark " + " ".join(args[1:])  # --out does not change a number: not in it
+    assert "gameshelf-protocol/1" in capsys.readouterr().out
+
+
+def test_user_agent_factory_through_the_command_line(nim, tmp_path):
+    out = tmp_path / "mine"
+    code = cli_main(["benchmark", "tests.toy_agents:perfect", "--ids", NIM, "--games", "6", "--ladder", *LADDER,
+                     "--bootstrap", "10", "--out", str(out)])  # fmt: skip
+    assert code == 0
+    result = json.loads((out / "result.json").read_text())
+    assert result["agent"] == "tests.toy_agents:perfect"
+    assert result["ids"][NIM]["agents"] == ["random", "heuristic", "tests.toy_agents:perfect"]
+
+
+def test_an_interrupted_run_resumes_to_the_same_result(nim, tmp_path):
+    full = run_nim("tests.toy_agents:half", out=tmp_path / "full")
+    out = tmp_path / "cut"
+    run_nim("tests.toy_agents:half", out=out)
+    lines = (out / "games.jsonl").read_text().splitlines(keepends=True)
+    kept = len(lines) // 3
+    # as if killed while writing: a third of the games kept, the next line cut in the middle
+    (out / "games.jsonl").write_text("".join(lines[:kept]) + lines[kept][:40])
+    (out / "result.json").unlink()
+    store = bm.GameStore(out / "games.jsonl")
+    assert len(store) == kept
+    plan = bm.make_plan("tests.toy_agents:half", NIM, 24, ladder=LADDER)
+    assert bm.run_games(plan.tasks, store) == len(lines) - kept  # only the missing games are played
+    resumed = run_nim("tests.toy_agents:half", out=out)
+    assert numbers(resumed) == numbers(full)
+    assert len(bm.GameStore(out / "games.jsonl")) == len(lines)
+
+
+def test_workers_give_the_same_numbers(nim):
+    one = run_nim("tests.toy_agents:half", games=12)
+    two = run_nim("tests.toy_agents:half", games=12, workers=2)
+    assert numbers(one) == numbers(two)
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("nosuchagent", "unknown agent"),
+        ("mcts:lots", "bad MCTS budget"),
+        ("mcts:0.5s", "never time budgets"),
+        ("model:/nonexistent/model.zip", "no saved model"),
+        ("nosuch_module_xyz:factory", "cannot import"),
+        ("tests.toy_agents:missing", "no callable"),
+    ],
+)
+def test_bad_agent_specs_give_one_line_and_exit_2(spec, message, tmp_path, capsys):
+    code = cli_main(["benchmark", spec, "--ids", "level_x-v0", "--games", "2", "--out", str(tmp_path)])
+    err = capsys.readouterr().err.strip()
+    assert code == 2
+    assert len(err.splitlines()) == 1 and message in err and err.startswith("gameshelf benchmark: error: agent")
+    assert not (tmp_path / "games.jsonl").exists()
+
+
+def test_other_command_line_mistakes_exit_2(capsys):
+    for args in (["--ids", "nosuch-v0"], ["--games", "0"], ["--workers", "0"], ["--players", "1", "--ids", "cargo_empire-v0"]):
+        assert cli_main(["benchmark", "heuristic", *args]) == 2
+        assert len(capsys.readouterr().err.strip().splitlines()) == 1
+    assert cli_main(["benchmark"]) == 2
+
+
+def test_an_agent_that_breaks_the_rules_stops_the_run(nim, tmp_path, capsys):
+    code = cli_main(
+        ["benchmark", "tests.toy_agents:illegal", "--ids", NIM, "--games", "2", "--ladder", *LADDER, "--out", str(tmp_path)]
+    )
+    assert code == 1
+    assert "tests.toy_agents:illegal at seat" in capsys.readouterr().err
+
+
+def test_leaderboard_merges_results_and_compares_pairing(nim, tmp_path):
+    a = run_nim("tests.toy_agents:half", games=8, command="gameshelf benchmark tests.toy_agents:half")
+    b = run_nim("tests.toy_agents:perfect", games=8, command="gameshelf benchmark tests.toy_agents:perfect")
+    u = run_nim("tests.toy_agents:half", games=8, paired=False, command="gameshelf benchmark tests.toy_agents:half --unpaired")
+    text = leaderboard_markdown([a, b, u], bootstrap=20)
+    assert f"## `{NIM}`, 2 players" in text
+    for agent in ("random", "heuristic", "tests.toy_agents:half", "tests.toy_agents:perfect"):
+        assert f"| {agent} |" in text
+    assert "`gameshelf benchmark tests.toy_agents:perfect`" in text
+    assert "## Paired deals against unpaired games" in text
+    assert "--unpaired" not in text.split("## Paired deals")[0]  # unpaired games are not ranked
+
+
+def test_ratings_that_rest_on_a_sweep_are_flagged():
+    pairs = {("random", "heuristic"): [0.0, 0.0], ("mcts:50", "random"): [1.0, 0.5], ("heuristic", "mcts:50"): [1.0, 1.0]}
+    assert bm.sweeps(["random", "heuristic", "mcts:50"], pairs) == {"heuristic": ["random", "mcts:50"], "mcts:50": ["heuristic"]}
+    section = {"sweeps": {"heuristic": ["random"]}, "ratings": {"heuristic": {"value": 802.0, "lo": 802.0, "hi": 802.0}}}
+    assert bm.rating_cell(section, "heuristic") == "802\\* [802, 802]"
+
+
+def test_pairing_gain_is_below_one_when_a_deals_games_hedge_each_other():
+    hedged = [[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [0.0, 1.0]]  # every deal split: the luck was the deal's
+    assert bm.pairing_gain(hedged) == 0.0
+    same = [[1.0, 1.0], [0.0, 0.0], [1.0, 1.0], [0.0, 0.0]]  # the deal decided both games: no hedging
+    assert bm.pairing_gain(same) == pytest.approx(2**0.5)
+    assert bm.pairing_gain([[1.0, 0.0]]) is None

@@ -1,0 +1,725 @@
+"""``gameshelf benchmark``: an agent through the protocol against the baseline ladder, rated on one scale.
+
+    gameshelf benchmark heuristic --ids level_x-v0 olenon-v0 --games 40
+    gameshelf benchmark model:runs/level_x-v0/demo/final_model.zip --ids level_x-v0 --workers 2
+    gameshelf benchmark mypackage.agents:make_agent --out runs/benchmark/mine      # your own agent
+    gameshelf benchmark --leaderboard runs/benchmark/*/result.json                 # docs/leaderboard.md
+
+For every id (default: all ten games) the agent and the ladder of ``training.protocol`` (random, the
+heuristic, ``mcts:50/200/1000`` where the engine is fast enough, a ``--model`` when given) play a round
+robin under the protocol (``training/protocol.py``: fixed deals, every seat assignment, paired chance).
+Every game is appended to ``OUT/games.jsonl`` as it ends; an interrupted run (Ctrl-C) keeps them, and the
+same command again resumes, playing only the games not yet recorded for this protocol version and these
+agent specs. The result is ``OUT/result.json`` and ``OUT/result.md``:
+
+* **score** of a pairing: the focal agent's mean score of rank against the other agent (1 win, 1/2 tie, 0
+  loss against each other seat), over every game; per deal, the mean over the deal's seat assignments.
+* **rating**: a Bradley–Terry fit (``training.ratings.elo_ratings``) of the per-deal scores of every
+  pairing, in Elo points with random = 0; pairwise outcomes from final rankings put every player count on
+  one scale.
+* **normalized score**: ``(S(x) - S(random)) / (S(heuristic) - S(random))`` where ``S(a)`` is the mean of
+  a's scores against random and against the heuristic (an agent scores 1/2 against itself): 0 is random,
+  1 is the heuristic; averaged over the ids run.
+* **intervals**: 95% percentile intervals of a bootstrap over deals (the same resampled deals for every
+  pairing of an id, so the correlation the shared deals create is kept; ``--bootstrap`` replicates, seeded).
+
+Numbers in ``result.json`` depend only on the protocol, the agents, the ids, ``--games`` and
+``--bootstrap``: not on ``--workers``, the order games ran in, or an interruption. CPU times are kept apart
+(``cost``). Every mistake in the command line (unknown id or agent, a time budget, a bad number) is one line
+on standard error and exit status 2, before any game is played.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing as mp
+import queue
+import re
+import signal
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gameshelf import envs
+from gameshelf.training import protocol
+from gameshelf.training.cli_util import ArgumentParser, UserError, check_env_id, check_writable_dir, run, show_progress
+from gameshelf.training.evaluate import outcome
+from gameshelf.training.protocol import PROTOCOL, GameTask, reproduce_command
+from gameshelf.training.ratings import elo_ratings
+
+DEFAULT_BOOTSTRAP = 500
+RATING_SCALE = "Bradley–Terry fit of per-deal pairwise scores (from final ranks), Elo points, random = 0"
+NORMALIZED_SCALE = "(S(x) - S(random)) / (S(heuristic) - S(random)), S = mean score against random and the heuristic"
+
+
+# ---- the games file ---------------------------------------------------------------------------------
+class GameStore:
+    """Game records by key: those of ``path`` (a JSONL file, appended to as games end) and of ``reuse``
+    files (read only). Records of another protocol version are ignored; a line cut short by an
+    interruption is skipped (its game is played again)."""
+
+    def __init__(self, path: str | Path | None = None, reuse: Iterable[str | Path] = ()) -> None:
+        self.records: dict[str, dict[str, Any]] = {}
+        self.path = Path(path) if path is not None else None
+        for extra in reuse:
+            self._load(Path(extra))
+        if self.path is not None and self.path.exists():
+            self._load(self.path)
+            with self.path.open("rb") as f:
+                f.seek(0, 2)
+                if f.tell() > 0:
+                    f.seek(-1, 2)
+                    if f.read(1) != b"\n":  # an interrupted write: start the next record on a line of its own
+                        with self.path.open("a") as out:
+                            out.write("\n")
+
+    def _load(self, path: Path) -> None:
+        for line in path.read_text().splitlines():
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(record, dict) and record.get("protocol") == PROTOCOL and "key" in record:
+                self.records[record["key"]] = record
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.records
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        return self.records.get(key)
+
+    def add(self, record: dict[str, Any]) -> None:
+        self.records[record["key"]] = record
+        if self.path is not None:
+            with self.path.open("a") as f:
+                f.write(json.dumps(record, separators=(",", ":")) + "\n")
+
+
+# ---- progress ---------------------------------------------------------------------------------------------
+class Progress:
+    """A progress bar: tqdm when installed, else one plain line rewritten in place; nothing when off."""
+
+    def __init__(self, total: int, desc: str, enabled: bool) -> None:
+        self.total, self.count, self.desc, self.bar = total, 0, desc, None
+        self.enabled = enabled and total > 0
+        if self.enabled:
+            try:
+                from tqdm.auto import tqdm
+
+                self.bar = tqdm(total=total, desc=desc, unit="game")
+            except ImportError:
+                self._plain()
+
+    def _plain(self) -> None:
+        print(f"\r{self.desc}: {self.count}/{self.total} games", end="", file=sys.stderr, flush=True)
+
+    def update(self, desc: str | None = None) -> None:
+        self.count += 1
+        if not self.enabled:
+            return
+        if self.bar is not None:
+            if desc is not None:
+                self.bar.set_description(desc, refresh=False)
+            self.bar.update()
+        else:
+            self.desc = desc or self.desc
+            self._plain()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+        elif self.enabled:
+            print(file=sys.stderr)
+
+
+# ---- running games ---------------------------------------------------------------------------------------
+class GameFailed(RuntimeError):
+    """A game could not be played (an agent raised or chose an illegal action)."""
+
+
+def _script(task: GameTask, store: GameStore) -> list[int] | None:
+    if not task.paired or task.assignment == 0:
+        return None
+    first = store.get(task.first.key)
+    return None if first is None else list(first["chance"])
+
+
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the pool
+
+
+def run_games(tasks: Sequence[GameTask], store: GameStore, workers: int = 1, progress: bool = False) -> int:
+    """Play every task whose game ``store`` does not hold yet, adding each record as its game ends;
+    returns the number of games played. A paired game waits for its deal's first game (whose chance
+    outcomes it replays). ``workers > 1``: games run in that many processes, in any order."""
+    todo = [t for t in tasks if t.key not in store]
+    bar = Progress(len(todo), "benchmark", progress)
+    played = 0
+    try:
+        if workers <= 1:
+            for task in todo:  # the plan lists a deal's first game before the others
+                try:
+                    record = protocol.play_task(task, _script(task, store))
+                except RuntimeError as err:
+                    raise GameFailed(str(err)) from None
+                store.add(record)
+                played += 1
+                bar.update(task.env_id)
+            return played
+        methods = mp.get_all_start_methods()
+        ctx = mp.get_context("fork" if "fork" in methods else "spawn")
+        results: queue.Queue[tuple[bool, Any]] = queue.Queue()
+        waiting: dict[str, list[GameTask]] = {}
+        pool = ctx.Pool(workers, initializer=_ignore_sigint)
+        pending = 0
+
+        def submit(task: GameTask) -> None:
+            nonlocal pending
+            pool.apply_async(
+                protocol.play_task,
+                (task, _script(task, store)),
+                callback=lambda record: results.put((True, record)),
+                error_callback=lambda err: results.put((False, err)),
+            )
+            pending += 1
+
+        try:
+            for task in todo:
+                if task.paired and task.assignment > 0 and task.first.key not in store:
+                    waiting.setdefault(task.first.key, []).append(task)
+                else:
+                    submit(task)
+            while pending:
+                try:
+                    ok, value = results.get(timeout=0.2)
+                except queue.Empty:
+                    continue
+                pending -= 1
+                if not ok:
+                    raise GameFailed(str(value))
+                store.add(value)
+                played += 1
+                bar.update(value["env_id"])
+                for task in waiting.pop(value["key"], []):
+                    submit(task)
+        finally:
+            pool.terminate()
+            pool.join()
+        return played
+    finally:
+        bar.close()
+
+
+# ---- statistics ----------------------------------------------------------------------------------------
+@dataclass
+class Pairing:
+    """The games of one (focal, other) pairing: per-deal focal scores and the focal agent's w/d/l."""
+
+    focal: str
+    other: str
+    deal_scores: list[float]
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    games: int = 0
+    game_scores: list[list[float]] = field(default_factory=list)
+    """The focal agent's score in every game, per deal, in seat-assignment order."""
+
+
+def collect(tasks: Sequence[GameTask], store: GameStore) -> dict[tuple[str, str], Pairing]:
+    """The pairings of ``tasks`` from their records (every task must have one)."""
+    per: dict[tuple[str, str], dict[int, list[float]]] = {}
+    out: dict[tuple[str, str], Pairing] = {}
+    for task in tasks:
+        record = store.get(task.key)
+        if record is None:
+            raise KeyError(f"no record of {task.key}")
+        pair = (task.focal, task.other)
+        per.setdefault(pair, {}).setdefault(task.deal, []).append(record["focal_score"])
+        p = out.setdefault(pair, Pairing(task.focal, task.other, []))
+        focal_seat = task.seats.index(0)
+        result = outcome(np.asarray(record["returns"]), focal_seat)
+        p.wins += result == "win"
+        p.draws += result == "draw"
+        p.losses += result == "loss"
+        p.games += 1
+    for pair, deals in per.items():
+        out[pair].deal_scores = [float(np.mean(deals[d])) for d in sorted(deals)]
+        out[pair].game_scores = [deals[d] for d in sorted(deals)]
+    return out
+
+
+def pairing_gain(game_scores: Sequence[Sequence[float]]) -> float | None:
+    """How much the games of a deal hedge each other: the standard deviation of the per-deal mean score
+    divided by what it would be if the deal's games were independent (the same games, their correlation
+    within a deal removed). Below 1: a deal's seatings cancel luck (what paired deals aim at); about 1 for
+    unpaired games. None when it is not defined (fewer than two deals, or no spread)."""
+    rows = [list(r) for r in game_scores]
+    width = min((len(r) for r in rows), default=0)
+    if len(rows) < 2 or width < 1:
+        return None
+    a = np.asarray([r[:width] for r in rows], dtype=np.float64)
+    independent = float(a.var(axis=0, ddof=1).mean()) / width
+    if independent <= 0:
+        return None
+    return math.sqrt(float(a.mean(axis=1).var(ddof=1)) / independent)
+
+
+def _weighted_mean(values: Sequence[float], weights: np.ndarray | None) -> float:
+    a = np.asarray(values, dtype=np.float64)
+    if weights is None:
+        return float(a.mean())
+    w = weights[: a.size]
+    return float((w * a).sum() / w.sum()) if w.sum() > 0 else float(a.mean())
+
+
+def pair_means(pairs: dict[tuple[str, str], list[float]], weights: np.ndarray | None = None) -> dict[tuple[str, str], float]:
+    return {pair: _weighted_mean(scores, weights) for pair, scores in pairs.items()}
+
+
+def score_of(a: str, b: str, means: dict[tuple[str, str], float], num_players: int) -> float:
+    """Mean score of ``a`` against ``b`` (1/2 against itself; two players: from either order); nan if unplayed."""
+    if a == b:
+        return 0.5
+    if (a, b) in means:
+        return means[(a, b)]
+    if num_players == 2 and (b, a) in means:
+        return 1.0 - means[(b, a)]
+    return float("nan")
+
+
+def normalized_scores(agents: Sequence[str], means: dict[tuple[str, str], float], num_players: int) -> dict[str, float]:
+    """0 = random, 1 = heuristic (see the module docstring); nan without both or when they score alike."""
+
+    def strength(a: str) -> float:
+        return 0.5 * (score_of(a, "random", means, num_players) + score_of(a, "heuristic", means, num_players))
+
+    low, high = strength("random"), strength("heuristic")
+    span = high - low
+    if not math.isfinite(span) or abs(span) < 1e-9:
+        return {a: float("nan") for a in agents}
+    return {a: (strength(a) - low) / span for a in agents}
+
+
+def rating_fit(
+    agents: Sequence[str], pairs: dict[tuple[str, str], list[float]], weights: np.ndarray | None = None
+) -> dict[str, float]:
+    """Bradley–Terry ratings (Elo points, random = 0) of per-deal scores, each deal counted ``weights[k]`` times."""
+    index = {a: k for k, a in enumerate(agents)}
+    duels: list[tuple[int, int, float]] = []
+    for (a, b), scores in pairs.items():
+        for k, s in enumerate(scores):
+            repeat = 1 if weights is None else int(weights[k])
+            duels.extend([(index[a], index[b], float(s))] * repeat)
+    fitted = elo_ratings(list(agents), duels, anchor="random", anchor_value=0.0)
+    return {a: r.value for a, r in fitted.items()}
+
+
+def interval(values: np.ndarray) -> tuple[float, float]:
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        return (float("nan"), float("nan"))
+    lo, hi = np.percentile(finite, [2.5, 97.5])
+    return (float(lo), float(hi))
+
+
+BOOTSTRAP_DEAL = 2**32 - 1
+"""The bootstrap of an id is seeded with the seed of this (never played) deal number."""
+
+
+def bootstrap_seed(env_id: str, num_players: int) -> int:
+    return protocol.deal_seed(env_id, num_players, BOOTSTRAP_DEAL)
+
+
+@dataclass
+class Summary:
+    """Ratings, normalized scores and pair scores of one id, each with its bootstrap replicates."""
+
+    agents: list[str]
+    num_players: int
+    pairs: dict[tuple[str, str], list[float]]
+    ratings: dict[str, float]
+    normalized: dict[str, float]
+    means: dict[tuple[str, str], float]
+    boot_ratings: dict[str, np.ndarray]
+    boot_normalized: dict[str, np.ndarray]
+    boot_means: dict[tuple[str, str], np.ndarray]
+
+    def cell(self, what: str, key: Any) -> dict[str, float]:
+        if what == "rating":
+            point, boot = self.ratings[key], self.boot_ratings[key]
+        elif what == "normalized":
+            point, boot = self.normalized[key], self.boot_normalized[key]
+        else:
+            point, boot = self.means[key], self.boot_means[key]
+        lo, hi = interval(boot)
+        return {"value": point, "lo": lo, "hi": hi}
+
+    def versus(self, a: str, b: str) -> dict[str, float] | None:
+        """``a``'s score against ``b`` with its interval (two players: from either order)."""
+        if (a, b) in self.means:
+            return self.cell("pair", (a, b))
+        if self.num_players == 2 and (b, a) in self.means:
+            c = self.cell("pair", (b, a))
+            return {"value": 1 - c["value"], "lo": 1 - c["hi"], "hi": 1 - c["lo"]}
+        return None
+
+
+def summarize(agents: Sequence[str], num_players: int, pairs: dict[tuple[str, str], list[float]],
+              bootstrap: int = DEFAULT_BOOTSTRAP, seed: int = 0) -> Summary:  # fmt: skip
+    """Point estimates on every deal and ``bootstrap`` replicates resampling the deals (seeded by ``seed``)."""
+    agents = list(agents)
+    means = pair_means(pairs)
+    ratings = rating_fit(agents, pairs)
+    normalized = normalized_scores(agents, means, num_players)
+    deals = max((len(s) for s in pairs.values()), default=0)
+    rng = np.random.default_rng(seed)
+    boot_r = {a: np.empty(bootstrap) for a in agents}
+    boot_n = {a: np.empty(bootstrap) for a in agents}
+    boot_m = {p: np.empty(bootstrap) for p in pairs}
+    for b in range(bootstrap):
+        weights = rng.multinomial(deals, np.full(deals, 1.0 / deals)) if deals else np.zeros(0)
+        m = pair_means(pairs, weights)
+        for p, v in m.items():
+            boot_m[p][b] = v
+        for a, v in rating_fit(agents, pairs, weights).items():
+            boot_r[a][b] = v
+        for a, v in normalized_scores(agents, m, num_players).items():
+            boot_n[a][b] = v
+    return Summary(agents, num_players, dict(pairs), ratings, normalized, means, boot_r, boot_n, boot_m)
+
+
+# ---- one benchmark --------------------------------------------------------------------------------------
+@dataclass
+class Plan:
+    env_id: str
+    num_players: int
+    agents: list[str]
+    left_out: dict[str, str]
+    tasks: list[GameTask]
+
+
+def make_plan(agent: str, env_id: str, games: int, num_players: int | None = None, ladder: Sequence[str] | None = None,
+              model: str | None = None, paired: bool = True) -> Plan:  # fmt: skip
+    """The agents (ladder rungs, then ``agent`` unless it is one) and every game of their round robin."""
+    n = protocol.players_for(env_id, num_players)
+    if ladder is None:
+        rungs, left_out = protocol.ladder(env_id, model)
+    else:
+        rungs, left_out = list(ladder), {}
+    agents = rungs + ([agent] if agent not in rungs else [])
+    return Plan(env_id, n, agents, left_out, protocol.plan(env_id, agents, games, n, paired=paired))
+
+
+def id_result(plan: Plan, store: GameStore, bootstrap: int, agent: str) -> tuple[dict[str, Any], np.ndarray]:
+    """The JSON section of one id, and the bootstrap replicates of the agent's normalized score."""
+    pairings = collect(plan.tasks, store)
+    pairs = {p: v.deal_scores for p, v in pairings.items()}
+    summary = summarize(plan.agents, plan.num_players, pairs, bootstrap, bootstrap_seed(plan.env_id, plan.num_players))
+    records = [store.records[t.key] for t in plan.tasks]
+    replays = [r for r in records if r["paired"] and r["assignment"] > 0]
+    with_chance = [r for r in replays if r["chance"]]
+    deals = protocol.deals_for(1, plan.num_players) if not plan.tasks else max(t.deal for t in plan.tasks) + 1
+    section = {
+        "num_players": plan.num_players,
+        "deals": deals,
+        "games_per_pairing": deals * len(protocol.seat_assignments(plan.num_players)),
+        "deal_seeds": [protocol.deal_seed(plan.env_id, plan.num_players, k) for k in range(deals)],
+        "agents": plan.agents,
+        "left_out": plan.left_out,
+        "ratings": {a: summary.cell("rating", a) for a in plan.agents},
+        "normalized": {a: summary.cell("normalized", a) for a in plan.agents},
+        "versus": {
+            a: {opp: summary.versus(a, opp) for opp in ("random", "heuristic") if opp in plan.agents and opp != a}
+            for a in plan.agents
+        },
+        "pairs": [
+            {
+                "focal": p.focal,
+                "other": p.other,
+                "games": p.games,
+                "wins": p.wins,
+                "draws": p.draws,
+                "losses": p.losses,
+                "score": summary.cell("pair", key),
+                "deal_scores": p.deal_scores,
+                "game_scores": p.game_scores,
+                "pairing_gain": pairing_gain(p.game_scores),
+            }
+            for key, p in pairings.items()
+        ],
+        "chance": {
+            "replays": len(replays),
+            "followed_to_end": sum(r["diverged_at"] is None for r in replays),
+            "impossible": sum(r["divergence"] == "impossible" for r in replays),
+            "ran_out": sum(r["divergence"] == "ran_out" for r in replays),
+            "replayed_fraction": float(np.mean([r["replayed"] / len(r["chance"]) for r in with_chance])) if with_chance else None,
+        },
+        "truncated": sum(bool(r["truncated"]) for r in records),
+        "sweeps": sweeps(plan.agents, pairs),
+    }
+    return section, summary.boot_normalized.get(agent, np.full(bootstrap, np.nan))
+
+
+def sweeps(agents: Sequence[str], pairs: dict[tuple[str, str], list[float]]) -> dict[str, list[str]]:
+    """For each agent but random (the anchor), the agents it won or lost every deal against: there the
+    Bradley–Terry gap is only bounded (by the virtual draw), not measured."""
+    out: dict[str, list[str]] = {}
+    for (a, b), scores in pairs.items():
+        if scores and (all(x == 1.0 for x in scores) or all(x == 0.0 for x in scores)):
+            for x, y in ((a, b), (b, a)):
+                if x != "random" and x in agents:
+                    out.setdefault(x, []).append(y)
+    return out
+
+
+SWEEP_NOTE = (
+    "\\* won or lost every deal against an agent (listed in result.json, `sweeps`): Bradley–Terry only bounds "
+    "that gap, through the one virtual draw per pair (between two agents a sweep of D deals counts as "
+    "400 log10(2D + 1) Elo), so the rating grows with the game count; compare such agents by their scores and "
+    "normalized scores."
+)
+
+
+def rating_cell(section: dict[str, Any], agent: str) -> str:
+    text = fmt(section["ratings"][agent], 0)
+    if agent in section.get("sweeps", {}) and text != "-":
+        value, _, rest = text.partition(" ")
+        return f"{value}\\* {rest}"
+    return text
+
+
+def mean_normalized(sections: dict[str, dict[str, Any]], boots: dict[str, np.ndarray], agent: str) -> dict[str, Any]:
+    """The agent's normalized score averaged over the ids where it is defined, with a bootstrap interval."""
+    ids = [i for i, s in sections.items() if math.isfinite(s["normalized"][agent]["value"])]
+    if not ids:
+        return {"value": float("nan"), "lo": float("nan"), "hi": float("nan"), "ids": []}
+    value = float(np.mean([sections[i]["normalized"][agent]["value"] for i in ids]))
+    lo, hi = interval(np.mean([boots[i] for i in ids], axis=0))
+    return {"value": value, "lo": lo, "hi": hi, "ids": ids}
+
+
+def benchmark(agent: str, ids: Sequence[str], games: int = protocol.DEFAULT_GAMES, out: str | Path | None = None,
+              workers: int = 1, num_players: int | None = None, ladder: Sequence[str] | None = None,
+              model: str | None = None, paired: bool = True, bootstrap: int = DEFAULT_BOOTSTRAP,
+              reuse: Sequence[str | Path] = (), progress: bool = False, command: str = "") -> dict[str, Any]:  # fmt: skip
+    """Run (or resume) the protocol for ``agent`` on ``ids``; returns the result (also written under ``out``)."""
+    out_dir = Path(out) if out is not None else None
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    store = GameStore(out_dir / "games.jsonl" if out_dir is not None else None, reuse)
+    plans = [make_plan(agent, env_id, games, num_players, ladder, model, paired) for env_id in ids]
+    start = time.perf_counter()
+    run_games([t for p in plans for t in p.tasks], store, workers, progress)
+    sections: dict[str, dict[str, Any]] = {}
+    boots: dict[str, np.ndarray] = {}
+    cost: dict[str, float] = {}
+    for p in plans:
+        sections[p.env_id], boots[p.env_id] = id_result(p, store, bootstrap, agent)
+        cost[p.env_id] = round(sum(store.records[t.key]["cpu_s"] for t in p.tasks), 2)
+    from gameshelf import __version__
+
+    result = {
+        "protocol": PROTOCOL,
+        "agent": agent,
+        "agent_identity": protocol.spec_identity(agent),
+        "command": command,
+        "gameshelf": __version__,
+        "games_per_pairing": games,
+        "paired": paired,
+        "bootstrap": bootstrap,
+        "rating_scale": RATING_SCALE,
+        "normalized_scale": NORMALIZED_SCALE,
+        "ids": sections,
+        "mean_normalized": mean_normalized(sections, boots, agent),
+        "cost": {"cpu_s_of_games": cost, "wall_s_this_run": round(time.perf_counter() - start, 1)},
+    }
+    if out_dir is not None:
+        (out_dir / "result.json").write_text(json.dumps(result, indent=1) + "\n")
+        (out_dir / "result.md").write_text(result_markdown(result))
+    return result
+
+
+# ---- markdown -------------------------------------------------------------------------------------------
+def fmt(cell: dict[str, float] | None, digits: int = 2, scale: float = 1.0) -> str:
+    """``value [lo, hi]``, or a dash when there is none."""
+    if cell is None or not math.isfinite(cell.get("value", float("nan"))):
+        return "-"
+    v, lo, hi = (scale * cell[k] for k in ("value", "lo", "hi"))
+    return f"{v:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
+def ladder_rows(section: dict[str, Any], highlight: str | None = None) -> list[str]:
+    rows = [
+        "| agent | rating (Elo, random = 0) [95%] | normalized [95%] | score vs random [95%] | score vs heuristic [95%] |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    order = sorted(section["agents"], key=lambda a: -section["ratings"][a]["value"])
+    for a in order:
+        name = f"**{a}**" if a == highlight else a
+        versus = section["versus"].get(a, {})
+        rows.append(
+            f"| {name} | {rating_cell(section, a)} | {fmt(section['normalized'][a])} | "
+            f"{fmt(versus.get('random'))} | {fmt(versus.get('heuristic'))} |"
+        )
+    return rows
+
+
+def chance_line(section: dict[str, Any]) -> str:
+    c = section["chance"]
+    if not c["replays"]:
+        return "Paired deals: no replays (unpaired run)."
+    if c["replayed_fraction"] is None:
+        return "Paired deals: the games had no chance events; a deal differs only by the agents' generators."
+    return (
+        f"Paired deals: of {c['replays']} replayed games, {c['followed_to_end']} followed the recorded chance to the end, "
+        f"{c['ran_out']} ran past its end and {c['impossible']} met an outcome not possible any more; on average "
+        f"{100 * (c['replayed_fraction'] or 0):.0f}% of a replay's chance outcomes came from the record."
+    )
+
+
+def result_markdown(result: dict[str, Any]) -> str:
+    agent = result["agent"]
+    mean = result["mean_normalized"]
+    lines = [
+        f"# Benchmark of `{agent}`",
+        "",
+        f"Protocol `{result['protocol']}` ({'paired deals' if result['paired'] else 'UNPAIRED games, for comparison only'}), "
+        f"{result['games_per_pairing']} games per pairing asked (rounded up to whole deals), intervals from "
+        f"{result['bootstrap']} bootstrap replicates over deals. Reproduce: `{result['command']}`.",
+        "",
+        f"Ratings: {result['rating_scale']}. Normalized score: {result['normalized_scale']}.",
+        "",
+        f"**Mean normalized score of `{agent}`** over {len(mean['ids'])} game(s): {fmt(mean)}.",
+        "",
+        "| game | players | games per pairing | rating [95%] | normalized [95%] | vs random | vs heuristic |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for env_id, s in result["ids"].items():
+        v = s["versus"].get(agent, {})
+        lines.append(
+            f"| `{env_id}` | {s['num_players']} | {s['games_per_pairing']} | {rating_cell(s, agent)} | "
+            f"{fmt(s['normalized'][agent])} | {fmt(v.get('random'))} | {fmt(v.get('heuristic'))} |"
+        )
+    for env_id, s in result["ids"].items():
+        seeds = s["deal_seeds"]
+        lines += [
+            "",
+            f"## `{env_id}`, {s['num_players']} players",
+            "",
+            f"{s['deals']} deals (seeds {seeds[0]}, {seeds[1] if len(seeds) > 1 else ''}... in result.json), "
+            f"{s['games_per_pairing']} games per pairing, {s['truncated']} games cut off at the length limit.",
+            "",
+            *ladder_rows(s, agent),
+            "",
+            chance_line(s),
+        ]
+        if s.get("sweeps"):
+            lines += ["", SWEEP_NOTE]
+        if s["left_out"]:
+            lines += ["", "Left out of the ladder: " + "; ".join(f"`{k}`: {v}" for k, v in s["left_out"].items())]
+    return "\n".join(lines) + "\n"
+
+
+# ---- command line ---------------------------------------------------------------------------------------
+def slug(spec: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", spec).strip("_") or "agent"
+
+
+def build_parser() -> ArgumentParser:
+    parser = ArgumentParser(
+        prog="gameshelf benchmark",
+        description="Run an agent through the benchmark protocol against the baseline ladder (docs/protocol.md).",
+    )
+    parser.add_argument("agent", nargs="?", help=f"the agent: {protocol.AGENT_FORMS}")
+    parser.add_argument("--ids", nargs="+", default=None, help="environment ids (default: every registered game)")
+    parser.add_argument(
+        "--games", type=int, default=protocol.DEFAULT_GAMES, help=f"games per pairing (default {protocol.DEFAULT_GAMES})"
+    )
+    parser.add_argument("--players", type=int, default=None, help="player count (default: the protocol's count of each id)")
+    parser.add_argument("--workers", type=int, default=1, help="games played in parallel processes (default 1)")
+    parser.add_argument(
+        "--out", default=None, help="output folder (default runs/benchmark/<agent>); --leaderboard: the markdown file"
+    )
+    parser.add_argument("--model", default=None, help="a saved model (PATH) to add to the ladder as model:PATH")
+    parser.add_argument("--ladder", nargs="+", default=None, help="replace the ladder by these agents (studies, tests)")
+    parser.add_argument(
+        "--unpaired", action="store_true", help="independent chance in every game (to measure what pairing gains)"
+    )
+    parser.add_argument(
+        "--bootstrap", type=int, default=DEFAULT_BOOTSTRAP, help=f"bootstrap replicates (default {DEFAULT_BOOTSTRAP})"
+    )
+    parser.add_argument("--reuse", nargs="+", default=(), help="games.jsonl files of earlier runs whose games to reuse")
+    parser.add_argument(
+        "--leaderboard", nargs="+", default=None, metavar="RESULT", help="write the leaderboard from result.json files"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bar (there is none unless the output is a terminal)")
+    return parser
+
+
+def check_agent(spec: str, env_id: str) -> None:
+    try:
+        protocol.build_agent(spec, env_id)
+    except (ValueError, FileNotFoundError, ImportError) as err:
+        raise UserError(f"agent {spec!r}: {err}") from None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args = parser.parse_args(args_list)
+    if args.leaderboard is not None:
+        from gameshelf.training.leaderboard import write_leaderboard
+
+        path = write_leaderboard(args.leaderboard, args.out or "docs/leaderboard.md", bootstrap=args.bootstrap)
+        print(f"leaderboard: {path}")
+        return 0
+    if args.agent is None:
+        raise UserError("give the agent to benchmark (or --leaderboard RESULT...)")
+    for name in ("games", "workers", "bootstrap"):
+        if getattr(args, name) < 1:
+            raise UserError(f"--{name} must be at least 1, not {getattr(args, name)}")
+    ids = args.ids or envs.registered_ids()
+    for env_id in ids:
+        check_env_id(env_id, args.players)
+        n = protocol.players_for(env_id, args.players)
+        if n < 2:
+            raise UserError(f"{env_id}: the protocol needs at least 2 players (give --players)")
+    model = f"model:{args.model}" if args.model else None
+    for env_id in ids:
+        specs = [args.agent, *(args.ladder or protocol.ladder(env_id, model)[0])]
+        for spec in dict.fromkeys(specs):
+            check_agent(spec, env_id)
+    out = check_writable_dir(args.out or f"runs/benchmark/{slug(args.agent)}")
+    command = reproduce_command("gameshelf benchmark", args_list)
+    try:
+        result = benchmark(
+            args.agent, ids, args.games, out, args.workers, args.players, args.ladder, model,
+            not args.unpaired, args.bootstrap, args.reuse, show_progress(args.quiet), command,
+        )  # fmt: skip
+    except KeyboardInterrupt:
+        kept = GameStore(out / "games.jsonl")
+        print(
+            f"\ninterrupted: {len(kept)} games kept in {out / 'games.jsonl'}; run the same command again to resume",
+            file=sys.stderr,
+        )
+        raise SystemExit(130) from None
+    except GameFailed as err:
+        print(f"gameshelf benchmark: a game failed: {err}", file=sys.stderr)
+        raise SystemExit(1) from None
+    print(result_markdown(result))
+    print(f"results: {out / 'result.json'}, {out / 'result.md'}, games: {out / 'games.jsonl'}")
+    return 0
+
+
+if __name__ == "__main__":
+    run(main, prog="gameshelf benchmark")

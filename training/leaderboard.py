@@ -1,0 +1,268 @@
+"""``gameshelf leaderboard``: docs/leaderboard.md from benchmark result files.
+
+    gameshelf leaderboard runs/benchmark/*/result.json                 # writes docs/leaderboard.md
+    gameshelf benchmark --leaderboard runs/benchmark/*/result.json     # the same
+
+Result files (``result.json`` of ``gameshelf benchmark``) of the same protocol version, id and player
+count are merged: every pairing they played (the one with the most deals when two files played it), one
+Bradley–Terry fit and one bootstrap over all of them, so every agent of every file lands on one scale per
+game (random = 0). Each row names the command and protocol version that produced it. Results of unpaired
+runs (``--unpaired``) are not ranked: beside a paired run of the same pairings they give the section on
+how much paired deals narrow the intervals.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gameshelf.training.benchmark import (
+    DEFAULT_BOOTSTRAP,
+    NORMALIZED_SCALE,
+    RATING_SCALE,
+    SWEEP_NOTE,
+    Summary,
+    bootstrap_seed,
+    fmt,
+    interval,
+    pairing_gain,
+    rating_cell,
+    summarize,
+    sweeps,
+)
+from gameshelf.training.cli_util import ArgumentParser, UserError, check_writable_file, run
+
+
+@dataclass
+class Group:
+    """Every pairing of one protocol version, id, player count and pairing mode, merged over files."""
+
+    protocol: str
+    env_id: str
+    num_players: int
+    paired: bool
+    agents: list[str] = field(default_factory=list)
+    pairs: dict[tuple[str, str], list[float]] = field(default_factory=dict)
+    games: dict[tuple[str, str], int] = field(default_factory=dict)
+    game_scores: dict[tuple[str, str], list[list[float]]] = field(default_factory=dict)
+    commands: dict[str, str] = field(default_factory=dict)
+    left_out: dict[str, str] = field(default_factory=dict)
+
+
+def load_result(path: str | Path) -> dict[str, Any]:
+    p = Path(path)
+    try:
+        result = json.loads(p.read_text())
+    except FileNotFoundError:
+        raise UserError(f"no result file {str(p)!r}") from None
+    except (OSError, json.JSONDecodeError) as err:
+        raise UserError(f"cannot read {str(p)!r} as a benchmark result ({err})") from None
+    if not isinstance(result, dict) or "protocol" not in result or "ids" not in result:
+        raise UserError(f"{str(p)!r} is not a benchmark result.json (no protocol or ids)")
+    return result
+
+
+def merge(results: Sequence[dict[str, Any]]) -> list[Group]:
+    groups: dict[tuple[str, str, int, bool], Group] = {}
+    for result in results:
+        for env_id, section in result["ids"].items():
+            key = (result["protocol"], env_id, section["num_players"], bool(result.get("paired", True)))
+            g = groups.setdefault(key, Group(*key))
+            for agent in section["agents"]:
+                if agent not in g.agents:
+                    g.agents.append(agent)
+                # the benchmarked agent of a file names its own command; others keep the first that played them
+                if agent == result["agent"] or agent not in g.commands:
+                    g.commands[agent] = result["command"]
+            g.left_out.update(section.get("left_out", {}))
+            for pair in section["pairs"]:
+                k = (pair["focal"], pair["other"])
+                if len(pair["deal_scores"]) > len(g.pairs.get(k, [])):
+                    g.pairs[k] = list(pair["deal_scores"])
+                    g.games[k] = pair["games"]
+                    g.game_scores[k] = pair.get("game_scores", [])
+    return list(groups.values())
+
+
+def _games(g: Group, agent: str) -> str:
+    """Games per pairing of ``agent`` (a range when its pairings differ)."""
+    counts = sorted({n for (a, b), n in g.games.items() if agent in (a, b)})
+    return "-" if not counts else str(counts[0]) if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
+
+
+def _versus(s: Summary, a: str, b: str) -> dict[str, float] | None:
+    return s.versus(a, b) if a != b and b in s.agents else None
+
+
+def leaderboard_markdown(
+    results: Sequence[dict[str, Any]], bootstrap: int = DEFAULT_BOOTSTRAP, sources: Sequence[str] = ()
+) -> str:
+    groups = merge(results)
+    ranked = [g for g in groups if g.paired]
+    summaries = {
+        id(g): summarize(g.agents, g.num_players, g.pairs, bootstrap, bootstrap_seed(g.env_id, g.num_players)) for g in groups
+    }
+    lines = [
+        "# Leaderboard",
+        "",
+        "Generated from the result files of `gameshelf benchmark` by `gameshelf leaderboard RESULT.json...` (or",
+        "`gameshelf benchmark --leaderboard ...`); do not edit by hand. The protocol: [protocol.md](protocol.md).",
+        "",
+        f"* **Rating**: {RATING_SCALE}; one fit per game over every pairing of every result file.",
+        f"* **Normalized score**: {NORMALIZED_SCALE}; 0 = random, 1 = heuristic.",
+        f"* **Brackets**: 95% intervals of a bootstrap over deals ({bootstrap} replicates, seeded).",
+        "* **games**: games per pairing. Every row names the protocol version and the command that produced it",
+        "  (rows of ladder rungs name a run that played them).",
+    ]
+    if sources:
+        lines += ["", "Regenerate: `gameshelf leaderboard " + " ".join(sources) + "`."]
+    # mean normalized score per agent over the games it was run on
+    per_agent: dict[str, list[tuple[float, np.ndarray]]] = {}
+    for g in ranked:
+        s = summaries[id(g)]
+        for a in g.agents:
+            v = s.normalized[a]
+            if math.isfinite(v):
+                per_agent.setdefault(a, []).append((v, s.boot_normalized[a]))
+    if per_agent:
+        lines += [
+            "",
+            "## Mean normalized score",
+            "",
+            "| agent | games | mean normalized [95%] |",
+            "|---|---:|---:|",
+        ]
+        for a, values in sorted(per_agent.items(), key=lambda kv: -float(np.mean([v for v, _ in kv[1]]))):
+            lo, hi = interval(np.mean([b for _, b in values], axis=0))
+            cell = {"value": float(np.mean([v for v, _ in values])), "lo": lo, "hi": hi}
+            lines.append(f"| {a} | {len(values)} | {fmt(cell)} |")
+    for g in sorted(ranked, key=lambda g: (g.env_id, g.num_players)):
+        s = summaries[id(g)]
+        lines += [
+            "",
+            f"## `{g.env_id}`, {g.num_players} players",
+            "",
+            "| agent | rating [95%] | normalized [95%] | vs random | vs heuristic | games | protocol | command |",
+            "|---|---:|---:|---:|---:|---:|---|---|",
+        ]
+        swept = {"sweeps": sweeps(g.agents, g.pairs), "ratings": {a: s.cell("rating", a) for a in g.agents}}
+        for a in sorted(g.agents, key=lambda a: -s.ratings[a]):
+            lines.append(
+                f"| {a} | {rating_cell(swept, a)} | {fmt(s.cell('normalized', a))} | "
+                f"{fmt(_versus(s, a, 'random'))} | {fmt(_versus(s, a, 'heuristic'))} | {_games(g, a)} | {g.protocol} | "
+                f"`{g.commands.get(a, '')}` |"
+            )
+        if swept["sweeps"]:
+            lines += ["", SWEEP_NOTE]
+        if g.left_out:
+            lines += ["", "Left out of the ladder: " + "; ".join(f"`{k}`: {v}" for k, v in g.left_out.items())]
+    comparison = pairing_comparison(groups, summaries)
+    if comparison:
+        lines += ["", *comparison]
+    return "\n".join(lines) + "\n"
+
+
+def _gain(g: Group, pair: tuple[str, str]) -> str:
+    gain = pairing_gain(g.game_scores.get(pair, []))
+    return "-" if gain is None else f"{gain:.2f}"
+
+
+def pairing_comparison(groups: Sequence[Group], summaries: dict[int, Summary]) -> list[str]:
+    """Interval widths of the same pairings, paired against unpaired, at the same game count."""
+    rows: list[str] = []
+    ratios: list[float] = []
+    gains: dict[bool, list[float]] = {True: [], False: []}
+    for u in groups:
+        if u.paired:
+            continue
+        match = [g for g in groups if g.paired and (g.protocol, g.env_id, g.num_players) == (u.protocol, u.env_id, u.num_players)]
+        if not match:
+            continue
+        p = match[0]
+        sp, su = summaries[id(p)], summaries[id(u)]
+        for pair, scores in u.pairs.items():
+            if pair not in p.pairs or len(p.pairs[pair]) != len(scores):
+                continue
+            cp, cu = sp.cell("pair", pair), su.cell("pair", pair)
+            wp, wu = (cp["hi"] - cp["lo"]) / 2, (cu["hi"] - cu["lo"]) / 2
+            ratio = wp / wu if wu > 0 else float("nan")
+            if math.isfinite(ratio):
+                ratios.append(ratio)
+            for group, bucket in ((p, True), (u, False)):
+                gain = pairing_gain(group.game_scores.get(pair, []))
+                if gain is not None:
+                    gains[bucket].append(gain)
+            rows.append(
+                f"| `{u.env_id}` | {pair[0]} vs {pair[1]} | {u.games[pair]} | {fmt(cp)} | {fmt(cu)} | "
+                f"{wp:.3f} / {wu:.3f} | {'-' if not math.isfinite(ratio) else f'{ratio:.2f}'} | "
+                f"{_gain(p, pair)} / {_gain(u, pair)} |"
+            )
+        for a in u.agents:
+            if a == "random" or a not in p.agents:
+                continue
+            cp, cu = sp.cell("rating", a), su.cell("rating", a)
+            wp, wu = (cp["hi"] - cp["lo"]) / 2, (cu["hi"] - cu["lo"]) / 2
+            ratio = wp / wu if wu > 0 else float("nan")
+            rows.append(
+                f"| `{u.env_id}` | rating of {a} | {max(u.games.values())} | {fmt(cp, 0)} | {fmt(cu, 0)} | "
+                f"{wp:.0f} / {wu:.0f} | {'-' if not math.isfinite(ratio) else f'{ratio:.2f}'} | |"
+            )
+    if not rows:
+        return []
+    head = [
+        "## Paired deals against unpaired games",
+        "",
+        "The same pairings and game counts played twice: with the protocol's paired deals, and with independent",
+        "chance in every game (`--unpaired`). *Measured*: half-widths of the 95% bootstrap intervals of the two runs",
+        "and their ratio (below 1: pairing narrows the interval; the game count for equal precision scales with its",
+        "square). *Within deals*: the same ratio estimated inside one run, the spread of per-deal mean scores over",
+        "what it would be if the games of a deal were independent (`pairing_gain`); it should be about 1 for the",
+        "unpaired run, and it is less noisy than the measured ratio, which compares two intervals each estimated",
+        "from the deals of one run. A pairing one agent always wins has no interval to narrow.",
+        "",
+        "| game | pairing | games | paired [95%] | unpaired [95%] | half-widths paired / unpaired | measured ratio "
+        "| within deals: paired / unpaired |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    tail = [""]
+    if ratios:
+        tail.append(f"Median measured ratio over the pairings with an interval: {float(np.median(ratios)):.2f}.")
+    if gains[True]:
+        tail.append(
+            f"Median within-deal ratio: {float(np.median(gains[True])):.2f} in the paired runs, "
+            f"{float(np.median(gains[False])) if gains[False] else float('nan'):.2f} in the unpaired runs."
+        )
+    return head + rows + tail
+
+
+def write_leaderboard(
+    paths: Sequence[str | Path], out: str | Path = "docs/leaderboard.md", bootstrap: int = DEFAULT_BOOTSTRAP
+) -> Path:
+    results = [load_result(p) for p in paths]
+    target = check_writable_file(out)
+    target.write_text(leaderboard_markdown(results, bootstrap, [str(p) for p in paths]))
+    return target
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = ArgumentParser(prog="gameshelf leaderboard", description="Write docs/leaderboard.md from benchmark result files.")
+    parser.add_argument("results", nargs="+", help="result.json files of gameshelf benchmark")
+    parser.add_argument("--out", default="docs/leaderboard.md", help="markdown file to write (default docs/leaderboard.md)")
+    parser.add_argument(
+        "--bootstrap", type=int, default=DEFAULT_BOOTSTRAP, help=f"bootstrap replicates (default {DEFAULT_BOOTSTRAP})"
+    )
+    args = parser.parse_args(argv)
+    if args.bootstrap < 1:
+        raise UserError(f"--bootstrap must be at least 1, not {args.bootstrap}")
+    print(f"leaderboard: {write_leaderboard(args.results, args.out, args.bootstrap)}")
+    return 0
+
+
+if __name__ == "__main__":
+    run(main, prog="gameshelf leaderboard")

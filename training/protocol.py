@@ -1,0 +1,495 @@
+"""The benchmark protocol: which games are played, on which deals, in which seats, and how one game is run.
+
+    from gameshelf.training import protocol
+    tasks = protocol.plan("level_x-v0", ["heuristic", "random"], games=20)
+    record = protocol.play_task(tasks[0])          # one game: returns, ranks, the chance outcomes drawn ...
+
+Every result names ``PROTOCOL`` (``"gameshelf-protocol/1"``); a change to anything below that changes a
+result is a new version. The protocol, version 1 (docs/protocol.md explains it with examples):
+
+* **Player count.** Each id is played at a fixed default count (``DEFAULT_PLAYERS``; 2 for most games, 4
+  for Olenon, Matchstick Tycoon and CATsle Builders); other counts are on request and say so. One player
+  (solitaire) is not part of the protocol: ratings need opponents.
+* **Deals.** Deal ``k`` of an id at ``n`` players has the seed ``deal_seed(env_id, n, k)`` (a
+  ``SeedSequence`` of the protocol's root seed, the id, ``n`` and ``k``), the same for every pairing of
+  agents: deal 0 is the same deal whoever plays it. ``G`` games per pairing play deals ``0..D-1`` with
+  ``D = ceil(G / seat assignments)``.
+* **Seats.** Agents are compared in pairs, the *focal* agent against the *other*. Two players: both
+  seatings of every deal. More players: a rotation, the focal agent at seat ``s`` and the other agent in
+  every other seat, for every ``s`` (``seat_assignments``); every seat is played equally often.
+* **Paired deals.** The first game of a deal (assignment 0) draws its chance outcomes from a generator
+  seeded from the deal seed and records them; every other seat assignment of that deal replays the
+  recorded outcomes, in order, so the same dice, cards and draws reach every seating. When a replayed
+  game diverges so that the next recorded outcome is not possible at its chance node, or the record runs
+  out, it abandons the record and draws the rest of its chance from a second generator seeded from the
+  deal seed (``PairedEpisode``); the game record says where (``diverged_at``).
+* **Decisions.** Agents decide at simulation budgets (``mcts:N``), never time budgets, so a result
+  repeats on any machine. Each seat's agent gets its own generator seeded from the deal seed and the seat
+  (the same generator hands it its view of hidden information, ``observed_state``); every game gets fresh
+  agents, so nothing carries over from one game to the next and games can run in any order or process.
+* **Outcome.** From the final returns, the focal agent's score against each other seat is 1 when its
+  return is higher, 1/2 when equal (partners share a return), 0 when lower; its score in a game is the
+  mean over the other seats (``(n - rank) / (n - 1)`` with ties averaged, the *score of its rank*). A game
+  cut off at ``max_game_length`` has all returns 0: a draw.
+* **Ladder.** Per id: random, the heuristic, ``mcts:50``, ``mcts:200`` and ``mcts:1000`` (random
+  rollouts), and a trained model when one is given. ``SLOW_RUNGS`` leaves out the budgets whose games an
+  engine cannot play in reasonable time today, with the measured reason.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import math
+import os
+import re
+import shlex
+import sys
+import time
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gameshelf import envs
+from gameshelf.envs.core.episode import Episode, observed_state
+from gameshelf.envs.core.game import CHANCE, Game, IllegalActionError, State
+from gameshelf.training.agents import Agent, make_agent
+
+PROTOCOL = "gameshelf-protocol/1"
+"""Name and version of the protocol, written into every record and result."""
+
+ROOT_SEED = 20_260_601
+"""Root of every deal seed of this protocol version."""
+
+DEFAULT_GAMES = 200
+"""Games per pairing of a full run (100 deals at 2 players, 50 at 4)."""
+
+LADDER_BUDGETS = (50, 200, 1000)
+"""Simulation budgets of the MCTS rungs of the ladder."""
+
+DEFAULT_PLAYERS: dict[str, int] = {
+    "level_x-v0": 2,
+    "amoriax-v0": 2,
+    "koplus-v0": 2,
+    "olenon-v0": 4,
+    "cargo_empire-v0": 2,
+    "matchstick_tycoon-v0": 4,
+    "range_ta_ludotheque-v0": 2,
+    "tsukuru_ten_ten-v0": 2,
+    "paiko-v0": 2,
+    "catsle_builders-v0": 4,
+}
+"""The protocol's player count per id (pinned here, so a change of an id's registered default does not
+change the protocol); an id not listed plays its registered default."""
+
+SLOW_LIMIT_S = 30.0
+"""An MCTS rung is left out of an id's ladder where a game with MCTS in every seat would take more CPU
+seconds than this at its budget (so a full run of a rung stays within a few CPU-hours per game)."""
+
+
+def _slow(cpu_s: float, ms_per_sim: float, game: str) -> str:
+    return f"~{cpu_s:.0f} CPU s per game with MCTS in every seat ({ms_per_sim:.1f} ms per simulation; docs/analysis/{game}.md)"
+
+
+SLOW_RUNGS: dict[str, dict[int, str]] = {
+    "amoriax-v0": {1000: _slow(86, 4.4, "amoriax")},
+    "cargo_empire-v0": {1000: _slow(52, 0.7, "cargo_empire")},
+    "catsle_builders-v0": {200: _slow(82, 1.2, "catsle_builders"), 1000: _slow(409, 1.2, "catsle_builders")},
+    "matchstick_tycoon-v0": {1000: _slow(57, 0.5, "matchstick_tycoon")},
+    "paiko-v0": {50: _slow(56, 13.2, "paiko"), 200: _slow(226, 13.2, "paiko"), 1000: _slow(1129, 13.2, "paiko")},
+    "tsukuru_ten_ten-v0": {200: _slow(91, 3.9, "tsukuru_ten_ten"), 1000: _slow(456, 3.9, "tsukuru_ten_ten")},
+}
+"""``{env_id: {budget: reason}}``: MCTS rungs left out of an id's ladder in this protocol version because
+the engine is too slow for them today (over ``SLOW_LIMIT_S``, measured by ``gameshelf analyze`` on a
+shared 2-core VM). Pinned data, not a timing taken at run time: a rung that a faster engine makes
+affordable joins the ladder in the next protocol version."""
+
+SEED_CHANCE, SEED_FALLBACK, SEED_SEAT, SEED_UNPAIRED = 0, 1, 2, 3
+"""Stream tags: the generators of a game are ``SeedSequence([deal_seed, tag, ...])``."""
+
+
+# ---- deals, seats and the ladder ---------------------------------------------------------------------
+def players_for(env_id: str, num_players: int | None = None) -> int:
+    """The player count the protocol plays ``env_id`` at (``num_players`` when given)."""
+    if num_players is not None:
+        return num_players
+    return DEFAULT_PLAYERS.get(env_id) or envs.spec(env_id).player_counts[0]
+
+
+def deal_seed(env_id: str, num_players: int, deal: int) -> int:
+    """The seed of deal ``deal`` of ``env_id`` at ``num_players`` players (a 63-bit integer)."""
+    seq = np.random.SeedSequence([ROOT_SEED, zlib.crc32(env_id.encode()), num_players, deal])
+    return int(seq.generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+def stream(seed: int, *tags: int) -> np.random.Generator:
+    """The generator of one stream of a deal (chance, fallback chance, a seat's agent)."""
+    return np.random.default_rng(np.random.SeedSequence([seed, *tags]))
+
+
+def seat_assignments(num_players: int) -> list[tuple[int, ...]]:
+    """Who sits where in the games of one deal: 0 is the focal agent, 1 the other.
+
+    Two players: ``[(0, 1), (1, 0)]``. More: ``n`` rotations, the focal agent at seat ``s`` and the other
+    agent everywhere else."""
+    if num_players < 2:
+        raise ValueError(f"the protocol needs at least 2 players, not {num_players}")
+    if num_players == 2:
+        return [(0, 1), (1, 0)]
+    return [tuple(0 if seat == s else 1 for seat in range(num_players)) for s in range(num_players)]
+
+
+def deals_for(games: int, num_players: int) -> int:
+    """Deals needed for ``games`` games per pairing (rounded up to whole deals)."""
+    if games < 1:
+        raise ValueError(f"games must be at least 1, not {games}")
+    return math.ceil(games / len(seat_assignments(num_players)))
+
+
+def ladder(env_id: str, model: str | None = None) -> tuple[list[str], dict[str, str]]:
+    """The baseline ladder of ``env_id``: its rungs, and the rungs left out with the reason."""
+    rungs = ["random", "heuristic"]
+    left_out: dict[str, str] = {}
+    for budget in LADDER_BUDGETS:
+        reason = SLOW_RUNGS.get(env_id, {}).get(budget)
+        if reason is None:
+            rungs.append(f"mcts:{budget}")
+        else:
+            left_out[f"mcts:{budget}"] = reason
+    if model is not None:
+        rungs.append(model)
+    return rungs, left_out
+
+
+def pairings(agents: Sequence[str], num_players: int, focal: str | None = None) -> list[tuple[str, str]]:
+    """The (focal, other) pairs to play among ``agents``: two players, each unordered pair once (both
+    seats are played anyway); more players, each ordered pair (a field of B around A differs from a field
+    of A around B). ``focal``: only the pairs that involve that agent."""
+    out: list[tuple[str, str]] = []
+    for i, a in enumerate(agents):
+        for j, b in enumerate(agents):
+            if i == j or (num_players == 2 and j < i):
+                continue
+            if focal is not None and focal not in (a, b):
+                continue
+            out.append((a, b))
+    return out
+
+
+# ---- agents by spec ------------------------------------------------------------------------------------
+BUILTIN_PREFIXES = ("model", "rllib", "mcts")
+_FACTORY = re.compile(r"^(?P<module>[A-Za-z_][\w.]*|.+\.py):(?P<attr>[A-Za-z_]\w*)$")
+
+AGENT_FORMS = (
+    "'random', 'heuristic', 'mcts:N' (N simulations per move, optionally ':heuristic' or ':model:PATH'), "
+    "'model:PATH', 'rllib:PATH', or your own 'package.module:factory' / 'path/to/file.py:factory'"
+)
+
+
+def is_factory_spec(spec: str) -> bool:
+    """Whether ``spec`` names a user's agent factory (``module:attr``) rather than a built-in agent."""
+    return spec.partition(":")[0] not in BUILTIN_PREFIXES and bool(_FACTORY.match(spec))
+
+
+def load_factory(spec: str) -> Callable[[str], Agent]:
+    """The callable named by ``package.module:factory`` or ``path/to/file.py:factory``."""
+    match = _FACTORY.match(spec)
+    if match is None:
+        raise ValueError(f"bad agent {spec!r}; use {AGENT_FORMS}")
+    module_name, attr = match["module"], match["attr"]
+    if module_name.endswith(".py"):
+        path = Path(module_name)
+        if not path.is_file():
+            raise ValueError(f"no file {module_name!r}")
+        loader_spec = importlib.util.spec_from_file_location(f"gameshelf_user_agent_{path.stem}", path)
+        if loader_spec is None or loader_spec.loader is None:
+            raise ValueError(f"cannot import {module_name!r}")
+        module = importlib.util.module_from_spec(loader_spec)
+        loader_spec.loader.exec_module(module)
+    else:
+        if os.getcwd() not in sys.path and "" not in sys.path:  # as `python -m` would: modules of the current folder
+            sys.path.insert(0, os.getcwd())
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as err:
+            raise ValueError(f"cannot import module {module_name!r} ({err})") from None
+    factory = getattr(module, attr, None)
+    if not callable(factory):
+        raise ValueError(f"module {module_name!r} has no callable {attr!r}")
+    return factory  # type: ignore[no-any-return]
+
+
+def check_spec(spec: str) -> None:
+    """``ValueError`` for specs the protocol refuses whatever the game: time budgets and unknown forms."""
+    head = spec.partition(":")[0]
+    if head == "mcts":
+        from gameshelf.training.agents.mcts import parse_mcts_name
+
+        if parse_mcts_name(spec)["simulations"] is None:
+            raise ValueError("the protocol decides at simulation budgets ('mcts:N'), never time budgets, so results repeat")
+    elif spec not in ("random", "heuristic") and head not in BUILTIN_PREFIXES and not is_factory_spec(spec):
+        raise ValueError(f"unknown agent; use {AGENT_FORMS}")
+
+
+def _model_file(spec: str) -> Path | None:
+    """The saved-model file a spec reads (``model:PATH``, ``mcts:N:model:PATH``), if it names one that exists."""
+    if spec.startswith("model:"):
+        path = spec.removeprefix("model:")
+    elif spec.startswith("mcts:") and ":model:" in spec:
+        path = spec.split(":model:", 1)[1]
+    else:
+        return None
+    for candidate in (Path(path), Path(path + ".zip")):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+@lru_cache(maxsize=256)
+def _file_digest(path: str, mtime: float, size: int) -> str:
+    import hashlib
+
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:12]
+
+
+def spec_identity(spec: str) -> str:
+    """``spec`` as results files key it: a spec that reads a saved model gets the file's digest appended
+    (``model:run/final_model#3f2a...``), so a rerun after the file changed does not reuse old games."""
+    path = _model_file(spec)
+    if path is None:
+        return spec
+    stat = path.stat()
+    return f"{spec}#{_file_digest(str(path.resolve()), stat.st_mtime, stat.st_size)}"
+
+
+@lru_cache(maxsize=64)
+def _shared_agent(spec: str, env_id: str) -> Agent:
+    """One object per process for agents that keep no state between moves (saved policies)."""
+    return make_agent(spec, env_id)
+
+
+def build_agent(spec: str, env_id: str) -> Agent:
+    """A fresh agent for one seat of one game (saved policies: one shared object per process, for speed).
+
+    ``ValueError`` (or ``FileNotFoundError``, ``ImportError``) with a readable message when ``spec`` does
+    not give an agent for ``env_id``."""
+    check_spec(spec)
+    head = spec.partition(":")[0]
+    if head in ("model", "rllib"):
+        return _shared_agent(spec, env_id)
+    if head == "mcts" or spec in ("random", "heuristic"):
+        return make_agent(spec, env_id)
+    agent = load_factory(spec)(env_id)
+    if not callable(getattr(agent, "act", None)):
+        raise ValueError(f"{spec} returned {type(agent).__name__}, which has no act(state, seat, rng) method")
+    return agent
+
+
+def reproduce_command(prog: str, argv: Sequence[str]) -> str:
+    """The command line that reproduces a result: ``argv`` without the options that change where, how fast
+    and from which earlier games it is written but not a number of it (``--out``, ``--workers``,
+    ``--quiet``, ``--reuse FILE...``)."""
+    kept: list[str] = []
+    skip = 0  # 1: the next argument is the skipped option's value; 2: skip values up to the next option
+    for arg in argv:
+        if skip == 1 or (skip == 2 and not arg.startswith("-")):
+            skip = 0 if skip == 1 else 2
+            continue
+        skip = 0
+        name = arg.split("=", 1)[0]
+        if name in ("--out", "--workers", "--reuse"):
+            skip = 0 if "=" in arg else (2 if name == "--reuse" else 1)
+            continue
+        if name == "--quiet":
+            continue
+        kept.append(shlex.quote(arg))
+    return " ".join([prog, *kept])
+
+
+# ---- one game -------------------------------------------------------------------------------------------
+class PairedEpisode(Episode):
+    """An ``Episode`` whose chance follows a recorded list of outcomes while it can.
+
+    ``script``: outcomes to replay in order (None: draw every outcome from ``chance_rng``). At each chance
+    node the next scripted outcome is applied if it is possible there; the first time it is not, or when
+    the script runs out, the episode leaves the script for good and draws from ``fallback_rng``.
+    ``chance`` lists every outcome applied; ``diverged_at`` is the index in it of the first one not taken
+    from the script (None when the whole game followed the script, or had none)."""
+
+    def __init__(self, game: Game, chance_rng: np.random.Generator, script: Sequence[int] | None = None,
+                 fallback_rng: np.random.Generator | None = None, env_id: str | None = None) -> None:  # fmt: skip
+        super().__init__(game, env_id=env_id)
+        self.script = None if script is None else [int(o) for o in script]
+        self.chance_rng = chance_rng
+        self.fallback_rng = fallback_rng if fallback_rng is not None else chance_rng
+        self.chance: list[int] = []
+        self.diverged_at: int | None = None
+        self.divergence: str | None = None
+        """Why the script was left: ``"impossible"`` (its next outcome could not happen here) or ``"ran_out"``."""
+        self.replayed = 0
+
+    def _resolve_chance(self, state: State, script: Any, rng: np.random.Generator) -> None:  # type: ignore[override]
+        # the base class's own script and generator are not used: chance comes from this episode's
+        while state.current_player() == CHANCE:
+            if self.script is not None and self.diverged_at is None:
+                if self.replayed < len(self.script):
+                    outcome = self.script[self.replayed]
+                    try:
+                        state.apply_action(outcome)
+                    except IllegalActionError:
+                        self.diverged_at, self.divergence = len(self.chance), "impossible"
+                    else:
+                        self.replayed += 1
+                        self.chance.append(outcome)
+                        continue
+                else:
+                    self.diverged_at, self.divergence = len(self.chance), "ran_out"
+            source = self.chance_rng if self.script is None else self.fallback_rng
+            outcome = state.sample_chance(source)
+            state.apply_checked_action(outcome)
+            self.chance.append(outcome)
+
+
+@dataclass(frozen=True)
+class GameTask:
+    """One game of the protocol: a pairing, a deal and a seat assignment."""
+
+    env_id: str
+    num_players: int
+    focal: str
+    other: str
+    deal: int
+    assignment: int
+    paired: bool = True
+
+    @property
+    def seats(self) -> tuple[int, ...]:
+        """0 (focal) or 1 (other) at every seat."""
+        return seat_assignments(self.num_players)[self.assignment]
+
+    @property
+    def lineup(self) -> tuple[str, ...]:
+        """The agent spec at every seat."""
+        return tuple(self.focal if who == 0 else self.other for who in self.seats)
+
+    @property
+    def seed(self) -> int:
+        return deal_seed(self.env_id, self.num_players, self.deal)
+
+    @property
+    def key(self) -> str:
+        """What identifies the game in a results file (with the protocol version)."""
+        mode = "" if self.paired else "|unpaired"
+        lineup = "|".join(spec_identity(spec) for spec in self.lineup)
+        return f"{PROTOCOL}|{self.env_id}|{self.num_players}|{self.deal}|{lineup}{mode}"
+
+    @property
+    def first(self) -> GameTask:
+        """The game of this deal and pairing whose chance outcomes the others replay."""
+        return GameTask(self.env_id, self.num_players, self.focal, self.other, self.deal, 0, self.paired)
+
+
+def plan(env_id: str, agents: Sequence[str], games: int, num_players: int | None = None,
+         focal: str | None = None, paired: bool = True) -> list[GameTask]:  # fmt: skip
+    """Every game of the pairings of ``agents`` (see ``pairings``) at ``games`` games per pairing."""
+    n = players_for(env_id, num_players)
+    deals = deals_for(games, n)
+    count = len(seat_assignments(n))
+    return [
+        GameTask(env_id, n, a, b, deal, k, paired)
+        for a, b in pairings(agents, n, focal)
+        for deal in range(deals)
+        for k in range(count)
+    ]
+
+
+def pair_scores(returns: Sequence[float], seat: int) -> float:
+    """Score of ``seat`` against the other seats from final returns: 1 per higher return, 1/2 per equal, averaged."""
+    r = np.asarray(returns, dtype=np.float64)
+    others = np.delete(r, seat)
+    return float(np.mean(np.where(r[seat] > others + 1e-9, 1.0, np.where(np.abs(r[seat] - others) <= 1e-9, 0.5, 0.0))))
+
+
+def play_game(task: GameTask, script: Sequence[int] | None = None, agents: Sequence[Agent] | None = None) -> dict[str, Any]:
+    """Play one game of the protocol; returns its record (a JSON-ready dict).
+
+    ``script``: the chance outcomes of the deal's first game (required for a paired game whose
+    assignment is not 0). ``agents``: the players at each seat (default: built fresh from the lineup)."""
+    if task.paired and task.assignment > 0 and script is None:
+        raise ValueError("a paired game after the first of its deal needs the first game's chance outcomes")
+    seed = task.seed
+    n = task.num_players
+    game = envs.make_game(task.env_id, num_players=n)
+    players = list(agents) if agents is not None else [build_agent(spec, task.env_id) for spec in task.lineup]
+    if task.paired:
+        episode = PairedEpisode(game, stream(seed, SEED_CHANCE), script if task.assignment > 0 else None,
+                                stream(seed, SEED_FALLBACK), env_id=task.env_id)  # fmt: skip
+    else:
+        episode = PairedEpisode(game, stream(seed, SEED_UNPAIRED, task.assignment), env_id=task.env_id)
+    seat_rngs = [stream(seed, SEED_SEAT, s) for s in range(n)]
+    start = time.process_time()
+    episode.reset(seat_rngs[0])  # the base class keeps this generator; the chance comes from the streams above
+    while not episode.done:
+        state = episode.require_state()
+        seat = state.current_player()
+        rng = seat_rngs[seat]
+        try:
+            action = players[seat].act(observed_state(state, seat, rng), seat, rng)
+            episode.step(action)
+        except Exception as err:  # an agent's mistake (or an engine's) names the game it happened in
+            raise RuntimeError(
+                f"{task.lineup[seat]} at seat {seat} of {task.env_id} deal {task.deal} (move {episode.num_moves}): "
+                f"{type(err).__name__}: {err}"
+            ) from err
+    cpu = time.process_time() - start
+    state = episode.require_state()
+    returns = [float(x) for x in state.returns()]
+    focal_seats = [s for s, who in enumerate(task.seats) if who == 0]
+    return {
+        "protocol": PROTOCOL,
+        "key": task.key,
+        "env_id": task.env_id,
+        "num_players": n,
+        "focal": task.focal,
+        "other": task.other,
+        "deal": task.deal,
+        "deal_seed": seed,
+        "assignment": task.assignment,
+        "paired": task.paired,
+        "lineup": list(task.lineup),
+        "returns": returns,
+        "scores": [float(x) for x in state.scores()],
+        "focal_score": float(np.mean([pair_scores(returns, s) for s in focal_seats])),
+        "decisions": episode.num_moves,
+        "truncated": bool(episode.truncated),
+        "chance": episode.chance,
+        "replayed": episode.replayed,
+        "diverged_at": episode.diverged_at,
+        "divergence": episode.divergence,
+        "cpu_s": round(cpu, 4),
+    }
+
+
+def play_task(task: GameTask, script: Sequence[int] | None = None) -> dict[str, Any]:
+    """``play_game`` with fresh agents: what a worker process runs."""
+    return play_game(task, script)
+
+
+def play_deal(env_id: str, focal: str, other: str, deal: int, num_players: int | None = None,
+              paired: bool = True) -> list[dict[str, Any]]:  # fmt: skip
+    """Every seat assignment of one deal of a pairing, in order (the first records, the others replay)."""
+    n = players_for(env_id, num_players)
+    records: list[dict[str, Any]] = []
+    for k in range(len(seat_assignments(n))):
+        task = GameTask(env_id, n, focal, other, deal, k, paired)
+        records.append(play_game(task, records[0]["chance"] if records and paired else None))
+    return records
