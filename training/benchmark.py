@@ -3,7 +3,6 @@
     gameshelf benchmark heuristic --ids level_x-v0 olenon-v0 --games 40
     gameshelf benchmark model:runs/level_x-v0/demo/final_model.zip --ids level_x-v0 --workers 2
     gameshelf benchmark mypackage.agents:make_agent --out runs/benchmark/mine      # your own agent
-    gameshelf benchmark --leaderboard runs/benchmark/*/result.json                 # docs/leaderboard.md
 
 For every id (default: all ten games) the agent and the ladder of ``training.protocol`` (random, the
 heuristic, ``mcts:50/200/1000`` where the engine is fast enough, a ``--model`` when given) play a round
@@ -647,9 +646,7 @@ def build_parser() -> ArgumentParser:
     )
     parser.add_argument("--players", type=int, default=None, help="player count (default: the protocol's count of each id)")
     parser.add_argument("--workers", type=int, default=1, help="games played in parallel processes (default 1)")
-    parser.add_argument(
-        "--out", default=None, help="output folder (default runs/benchmark/<agent>); --leaderboard: the markdown file"
-    )
+    parser.add_argument("--out", default=None, help="output folder (default runs/benchmark/<agent>)")
     parser.add_argument("--model", default=None, help="a saved model (PATH) to add to the ladder as model:PATH")
     parser.add_argument("--ladder", nargs="+", default=None, help="replace the ladder by these agents (studies, tests)")
     parser.add_argument(
@@ -659,9 +656,6 @@ def build_parser() -> ArgumentParser:
         "--bootstrap", type=int, default=DEFAULT_BOOTSTRAP, help=f"bootstrap replicates (default {DEFAULT_BOOTSTRAP})"
     )
     parser.add_argument("--reuse", nargs="+", default=(), help="games.jsonl files of earlier runs whose games to reuse")
-    parser.add_argument(
-        "--leaderboard", nargs="+", default=None, metavar="RESULT", help="write the leaderboard from result.json files"
-    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar (there is none unless the output is a terminal)")
     return parser
 
@@ -677,14 +671,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args = parser.parse_args(args_list)
-    if args.leaderboard is not None:
-        from gameshelf.training.leaderboard import write_leaderboard
-
-        path = write_leaderboard(args.leaderboard, args.out or "docs/leaderboard.md", bootstrap=args.bootstrap)
-        print(f"leaderboard: {path}")
-        return 0
     if args.agent is None:
-        raise UserError("give the agent to benchmark (or --leaderboard RESULT...)")
+        raise UserError("give the agent to benchmark (gameshelf leaderboard RESULT... writes the leaderboard)")
     for name in ("games", "workers", "bootstrap"):
         if getattr(args, name) < 1:
             raise UserError(f"--{name} must be at least 1, not {getattr(args, name)}")

@@ -1,7 +1,6 @@
 """``gameshelf leaderboard``: docs/leaderboard.md from benchmark result files.
 
     gameshelf leaderboard runs/benchmark/*/result.json                 # writes docs/leaderboard.md
-    gameshelf benchmark --leaderboard runs/benchmark/*/result.json     # the same
 
 Result files (``result.json`` of ``gameshelf benchmark``) of the same protocol version, id and player
 count are merged: every pairing they played (the one with the most deals when two files played it), one
@@ -111,8 +110,8 @@ def leaderboard_markdown(
     lines = [
         "# Leaderboard",
         "",
-        "Generated from the result files of `gameshelf benchmark` by `gameshelf leaderboard RESULT.json...` (or",
-        "`gameshelf benchmark --leaderboard ...`); do not edit by hand. The protocol: [protocol.md](protocol.md).",
+        "Generated from the result files of `gameshelf benchmark` by `gameshelf leaderboard RESULT.json...`;",
+        "do not edit by hand. The protocol: [protocol.md](protocol.md).",
         "",
         f"* **Rating**: {RATING_SCALE}; one fit per game over every pairing of every result file.",
         f"* **Normalized score**: {NORMALIZED_SCALE}; 0 = random, 1 = heuristic.",
