@@ -38,8 +38,9 @@ from typing import Any
 import numpy as np
 
 from gameshelf.envs.core.env import GameAECEnv
+from gameshelf.envs.core.episode import Episode
 from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, IllegalActionError, State
-from gameshelf.envs.core.record import GameRecord
+from gameshelf.envs.records import read_record
 
 
 class ConformanceError(AssertionError):
@@ -872,7 +873,7 @@ def check_refusals(make_env: EnvFactory, choices: Sequence[int] | None = None, s
                     _require(all(env.terminations.values()), "penalize: the game must end")
                     _require(env.rewards[agent] == -1.0, "penalize: the offender gets -1")
                     record = env.record()
-                    replayed = GameRecord.from_json(record.to_json()).replay_episode() if env.env_id in _registered() else None
+                    replayed = Episode.from_record(read_record(record.to_json())) if env.env_id in _registered() else None
                     if replayed is not None:
                         _require(replayed.offender == env.agent_name_mapping[agent], "penalize: the record keeps the offender")
             elif kind == 1:
@@ -909,8 +910,7 @@ def check_records(make_env: EnvFactory) -> None:
     for _ in play_env(env, np.random.default_rng(14)):
         pass
     record = env.record()
-    loaded = GameRecord.from_json(record.to_json())
-    episode = loaded.replay_episode()
+    episode = Episode.from_record(read_record(record.to_json()))
     _require(fingerprint(episode.require_state()) == fingerprint(env.episode.require_state()), "records: replay differs")
     _require((episode.terminated, episode.truncated) == (env.episode.terminated, env.episode.truncated), "records: flags differ")
     _require(np.allclose(episode.totals, env.episode.totals), "records: summed rewards differ")

@@ -7,7 +7,8 @@ import pytest
 
 from gameshelf import envs
 from gameshelf.envs.core.game import CHANCE, IllegalActionError, rank_returns
-from gameshelf.envs.core.record import GameRecord, RecordError, load_record, save_record
+from gameshelf.envs.core.record import GameRecord, RecordError, save_record
+from gameshelf.envs.records import load_record, read_record
 
 TOY = "toy_kuhn-v0"
 
@@ -164,14 +165,14 @@ def test_record_save_load_replay(tmp_path):
     assert state.to_text() == env.game_state.to_text()
     assert len(loaded.states()) == len(record.actions) + 1
     with pytest.raises(ValueError, match="not a game record"):
-        GameRecord.from_json("{}")
+        read_record("{}")
     with pytest.raises(ValueError, match="JSON"):
-        GameRecord.from_json("{nope")
+        read_record("{nope")
     with pytest.raises(ValueError, match="integer"):
-        GameRecord.from_json('{"format": "gameshelf-record/1", "env_id": "x", "options": {}, "actions": [1.5]}')
+        read_record('{"format": "gameshelf-record/1", "env_id": "x", "options": {}, "actions": [1.5]}')
     bad = GameRecord(TOY, {"stake": 2}, [0, 0])
     with pytest.raises(RecordError, match="not legal"):
-        bad.replay()
+        bad.replay(envs.make_game(TOY, stake=2))
 
 
 def test_truncation_at_max_game_length():

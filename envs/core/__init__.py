@@ -1,4 +1,4 @@
-"""The shared core: engine interface, the AEC adapter and game records."""
+"""The shared core: engine interface, the AEC adapter and game records (read by id in ``gameshelf.envs.records``)."""
 
 from gameshelf.envs.core.game import (
     CHANCE,
@@ -11,7 +11,7 @@ from gameshelf.envs.core.game import (
     random_playout,
     rank_returns,
 )
-from gameshelf.envs.core.record import GameRecord, load_record, save_record
+from gameshelf.envs.core.record import GameRecord, RecordError, save_record
 
 __all__ = [
     "CHANCE",
@@ -21,8 +21,8 @@ __all__ = [
     "GameRecord",
     "IllegalActionError",
     "Option",
+    "RecordError",
     "State",
-    "load_record",
     "random_playout",
     "rank_returns",
     "save_record",
