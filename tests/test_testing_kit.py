@@ -56,8 +56,8 @@ def test_a_wrong_mask_is_caught():
 
 
 class LeakyState(ToyKuhnState):
-    def observation(self, seat: int) -> np.ndarray:
-        obs = super().observation(seat)
+    def _observation(self, seat: int) -> np.ndarray:
+        obs = super()._observation(seat)
         if len(self.cards) == 2:
             obs[self.cards[1 - seat]] = 0.5  # shows the other seat's card
         return obs
@@ -91,8 +91,8 @@ def test_a_nondeterministic_chance_draw_is_caught():
 
 # ---- the resample test ------------------------------------------------------------------------------
 class HistoryKeptState(ToyKuhnState):
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
-        out = super().resample_hidden(seat, rng)
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
+        out = super()._resample_hidden(seat, rng)
         out.history = self.history[:]  # the redeal forgets to rewrite the deal in the history
         return out
 
@@ -117,8 +117,8 @@ class CoinPassState(NimState):
             mask[2] = True
         return mask
 
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> NimState:
-        out = super().resample_hidden(seat, rng)
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> NimState:
+        out = super()._resample_hidden(seat, rng)
         replay = self.game.new_initial_state()
         for action in self.history:  # a seat that passed has shown its coin is 1
             if action == 2 and replay.current_player() >= 0:
@@ -160,8 +160,8 @@ class NoMoveState(NimState):
     def legal_action_mask(self) -> np.ndarray:
         return np.zeros(3, dtype=bool) if getattr(self, "stuck", False) else super().legal_action_mask()
 
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> NimState:
-        out = super().resample_hidden(seat, rng)
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> NimState:
+        out = super()._resample_hidden(seat, rng)
         out.stuck = True  # type: ignore[attr-defined]  # the redeal has no legal action
         return out
 
@@ -177,8 +177,8 @@ def test_a_redeal_without_a_legal_action_is_caught():
 
 
 class OwnCoinState(NimState):
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> NimState:
-        out = super().resample_hidden(seat, rng)
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> NimState:
+        out = super()._resample_hidden(seat, rng)
         if len(out.coins) > seat:  # redeals the seat's own coin too
             out.coins[seat] = out.history[seat] = int(rng.integers(2))
         return out
@@ -195,10 +195,10 @@ def test_a_redeal_that_changes_what_the_seat_sees_is_caught():
 
 
 class CopyAtChanceState(ToyKuhnState):
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
         if self.is_chance_node():
             return self.clone()  # nothing redealt while the deal is under way
-        return super().resample_hidden(seat, rng)
+        return super()._resample_hidden(seat, rng)
 
 
 class CopyAtChanceGame(ToyKuhnGame):
@@ -228,7 +228,7 @@ class OneDealState(ToyKuhnState):
         else:
             self.cards = list(PAIRS[action])
 
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
         out = self.clone()
         if self.cards:
             out.cards[1 - seat] = int(rng.choice([c for c in range(3) if c != self.cards[seat]]))
@@ -246,8 +246,8 @@ def test_a_copy_at_chance_nodes_that_hide_nothing_passes():
 
 
 class DecisionChangedState(ToyKuhnState):
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
-        out = super().resample_hidden(seat, rng)
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
+        out = super()._resample_hidden(seat, rng)
         if out.moves:  # rewrites a player's decision in the history, not only the deal
             out.history[2] = 1 - out.history[2]
         return out
@@ -298,7 +298,7 @@ class PenniesState(State):
         """Whether ``seat`` sees seat 0's pick."""
         return seat == 0 or self.is_terminal()
 
-    def observation(self, seat: int) -> np.ndarray:
+    def _observation(self, seat: int) -> np.ndarray:
         obs = np.zeros(4, dtype=np.float32)
         if self.history and self.shown(seat):
             obs[self.history[0]] = 1.0
@@ -312,10 +312,10 @@ class PenniesState(State):
     def to_text(self) -> str:
         return f"picks={self.history[:2]}"
 
-    def seat_text(self, seat: int) -> str:
+    def _seat_text(self, seat: int) -> str:
         return f"{self.observation(seat).tolist()}"
 
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> PenniesState:
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> PenniesState:
         out = copy.deepcopy(self)
         if self.history and not self.shown(seat):
             out.history[0] = int(rng.integers(2))
@@ -341,7 +341,7 @@ def test_a_redeal_may_change_decisions_the_seat_did_not_see_but_not_those_it_saw
 
 
 class SelfState(ToyKuhnState):
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
         return self
 
 
@@ -356,8 +356,8 @@ def test_a_redeal_that_returns_the_state_itself_is_caught():
 
 
 class SharedMovesState(ToyKuhnState):
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
-        out = super().resample_hidden(seat, rng)
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
+        out = super()._resample_hidden(seat, rng)
         out.moves = self.moves  # shared with the original: acting on the redeal changes it
         return out
 

@@ -71,7 +71,7 @@ class ToyKuhnState(State):
     def scores(self) -> np.ndarray:
         return self.returns() * 10 * self.game.options["stake"]
 
-    def observation(self, seat: int) -> np.ndarray:
+    def _observation(self, seat: int) -> np.ndarray:
         obs = np.zeros(5, dtype=np.float32)
         if len(self.cards) > seat:
             obs[self.cards[seat]] = 1.0
@@ -87,11 +87,11 @@ class ToyKuhnState(State):
     def to_text(self) -> str:
         return f"cards={self.cards} moves={self.moves}"
 
-    def seat_text(self, seat: int) -> str:
+    def _seat_text(self, seat: int) -> str:
         own = self.cards[seat] if len(self.cards) > seat else "?"
         return f"your card={own} moves={self.moves}"
 
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
         """Redeal the other seat's card (once dealt) from the cards ``seat`` does not hold; the deal in
         ``history`` is rewritten to match."""
         out = self.clone()

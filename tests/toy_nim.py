@@ -145,7 +145,7 @@ class NimState(State):
     def scores(self) -> np.ndarray:
         return np.asarray(self.taken, dtype=np.float64)
 
-    def observation(self, seat: int) -> np.ndarray:
+    def _observation(self, seat: int) -> np.ndarray:
         obs = np.zeros(OBS, dtype=np.float32)
         obs[min(self.pile, 12)] = 1.0
         obs[13] = float(self.current_player() == seat)
@@ -162,7 +162,7 @@ class NimState(State):
     def to_text(self) -> str:
         return f"pile={self.pile} to_move={self.current_player()} taken={self.taken}"
 
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> NimState:
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> NimState:
         """Redeal the other seats' coins; they are the first chance outcomes of ``history``, rewritten to match."""
         out = self.clone()
         out.coins = [c if s == seat else int(rng.integers(2)) for s, c in enumerate(self.coins)]

@@ -431,7 +431,7 @@ class AmoriaxState(State):
         return self.counts.get(self.position_key(), 1)
 
     # ---- observation and text -----------------------------------------------------------------
-    def observation(self, seat: int) -> np.ndarray:
+    def _observation(self, seat: int) -> np.ndarray:
         cells = np.frombuffer(bytes(self.board), dtype=np.uint8).reshape(SIZE, SIZE)
         obs = np.zeros((SIZE, SIZE, NUM_PLANES), dtype=np.float32)
         obs[..., _OWN] = cells == seat + 1

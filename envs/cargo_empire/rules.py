@@ -483,9 +483,7 @@ class CargoEmpireState(State):
         return np.array([float(self.vp(s, with_goals=end)) for s in range(self.n)], dtype=np.float64)
 
     # ---- observation and text -------------------------------------------------------------------
-    def observation(self, seat: int) -> np.ndarray:
-        if not 0 <= seat < self.n:
-            raise ValueError(f"seat {seat} is not one of 0..{self.n - 1}")
+    def _observation(self, seat: int) -> np.ndarray:
         return obs_mod.encode(self, seat)
 
     def action_to_string(self, action: int) -> str:
@@ -524,7 +522,7 @@ class CargoEmpireState(State):
     def to_text(self) -> str:
         return self._text(None)
 
-    def seat_text(self, seat: int) -> str:
+    def _seat_text(self, seat: int) -> str:
         return self._text(seat)
 
     def _text(self, seat: int | None) -> str:
@@ -582,7 +580,7 @@ class CargoEmpireState(State):
         return "\n".join(lines)
 
     # ---- hidden information ---------------------------------------------------------------------
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> CargoEmpireState:
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> CargoEmpireState:
         """A state ``seat`` cannot tell apart from this one, drawn uniformly among those consistent with what
         it has seen: the outcomes of the other players' draws (transport cards, private city cards, goals;
         and their hands, unshown city cards and goals in the position the state was built from) are drawn
@@ -593,8 +591,6 @@ class CargoEmpireState(State):
         (a shown card was drawn before it was shown, an unshown one is not in a hand that delivered from or
         to its city after drawing it); at the end, every player's final VP. See ``hidden`` for the sampler
         (exact, except a close approximation for transport cards when many payments condition them)."""
-        if not 0 <= seat < self.n:
-            raise ValueError(f"seat {seat} is not one of 0..{self.n - 1}")
         if self.n == 1:
             return self.clone()
         from gameshelf.envs.cargo_empire.hidden import resample

@@ -383,9 +383,7 @@ class CatsleState(State):
         return np.array(self.totals, dtype=np.float64)
 
     # ---- observation and text -----------------------------------------------------------------
-    def observation(self, seat: int) -> np.ndarray:
-        if not 0 <= seat < self.game.num_players:
-            raise ValueError(f"seat {seat} is not one of 0..{self.game.num_players - 1}")
+    def _observation(self, seat: int) -> np.ndarray:
         return obs_mod.encode(self, seat)
 
     def action_to_string(self, action: int) -> str:
@@ -464,11 +462,11 @@ class CatsleState(State):
             )
         return "\n".join(lines)
 
-    def seat_text(self, seat: int) -> str:
+    def _seat_text(self, seat: int) -> str:
         return self.to_text(seat)
 
     # ---- hidden information -------------------------------------------------------------------
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> CatsleState:
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> CatsleState:
         """A state ``seat`` cannot tell apart from this one: every card it has not seen is redealt.
 
         The unseen cards (the other hands and the cards out of the round, or still to deal) are dealt

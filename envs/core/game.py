@@ -155,12 +155,23 @@ def validate_options(game: str, spec: Mapping[str, Option], given: Mapping[str, 
 class State(abc.ABC):
     """A game position. Mutated in place by ``apply_action``; ``clone`` gives an independent copy.
 
-    Subclasses implement the ``_``-prefixed hooks and the read-only queries. ``apply_action`` (final)
-    validates the action (``IllegalActionError`` leaves the state unchanged), records it in
-    ``history`` and calls the game's ``_apply`` hook.
+    A template: subclasses implement the ``_``-prefixed hooks and the read-only queries; the public methods
+    that check their input are final and call the hooks. ``apply_action`` validates the action
+    (``IllegalActionError`` leaves the state unchanged), records it in ``history`` and calls ``_apply``;
+    ``observation``, ``seat_text`` and ``resample_hidden`` check the seat (``check_seat``: one
+    ``ValueError`` for every bad seat) and call ``_observation``, ``_seat_text`` and ``_resample_hidden``
+    with a plain ``int`` in ``0..N-1``.
     """
 
-    _FINAL = ("apply_action", "apply_checked_action", "render_image")
+    _FINAL: ClassVar[dict[str, str]] = {
+        "apply_action": "_apply",
+        "apply_checked_action": "_apply",
+        "render_image": "the game's render.draw",
+        "observation": "_observation",
+        "seat_text": "_seat_text",
+        "resample_hidden": "_resample_hidden",
+    }
+    """The final methods, each with what a game implements instead."""
 
     def __init__(self, game: Game) -> None:
         self.game = game
@@ -168,9 +179,20 @@ class State(abc.ABC):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        for name in cls._FINAL:
+        for name, hook in State._FINAL.items():
             if name in cls.__dict__:
-                raise TypeError(f"{cls.__name__} overrides State.{name}; implement the _apply hook instead")
+                raise TypeError(f"{cls.__name__} overrides State.{name}; implement {hook} instead")
+
+    @final
+    def check_seat(self, seat: Any) -> int:
+        """``seat`` as a plain int if it is a seat of this game (``0..N-1``); ``ValueError`` otherwise.
+
+        A bool, a float, a string or None is not a seat, even when it equals one (``True``, ``1.0``).
+        """
+        n = self.game.info.num_players
+        if isinstance(seat, (int, np.integer)) and not isinstance(seat, (bool, np.bool_)) and 0 <= seat < n:
+            return int(seat)
+        raise ValueError(f"{seat!r} is not a seat of {self.game.info.name}: a seat is an int in 0..{n - 1}")
 
     # ---- whose turn -------------------------------------------------------------------------
     @abc.abstractmethod
@@ -251,9 +273,14 @@ class State(abc.ABC):
         return np.zeros(self.game.info.num_players, dtype=np.float64)
 
     # ---- observations and text ----------------------------------------------------------------
-    @abc.abstractmethod
+    @final
     def observation(self, seat: int) -> np.ndarray:
-        """The observation tensor of ``seat``; only what that seat may know."""
+        """The observation tensor of ``seat``; only what that seat may know. A bad seat raises ``ValueError``."""
+        return self._observation(self.check_seat(seat))
+
+    @abc.abstractmethod
+    def _observation(self, seat: int) -> np.ndarray:
+        """Hook: the observation of ``seat`` (a checked seat), laid out as ``game.layout`` says."""
 
     def global_observation(self) -> np.ndarray:
         """Omniscient tensor for centralized critics: every seat's observation stacked."""
@@ -267,11 +294,17 @@ class State(abc.ABC):
     def to_text(self) -> str:
         """Plain-text rendering of the whole public situation."""
 
+    @final
     def seat_text(self, seat: int) -> str:
         """What ``seat`` may see, as text: the public situation plus its private information (own hand).
 
-        Games with hidden information override it; without, it is ``to_text()``.
+        A bad seat raises ``ValueError``.
         """
+        return self._seat_text(self.check_seat(seat))
+
+    def _seat_text(self, seat: int) -> str:
+        """Hook: the text view of ``seat`` (a checked seat). Games with hidden information implement it;
+        without, it is ``to_text()``."""
         return self.to_text()
 
     @final
@@ -285,8 +318,14 @@ class State(abc.ABC):
         """This position as plain data, such that ``game.state_from_position(state.position())`` rebuilds it."""
         raise NotImplementedError(f"{type(self).__name__} has no position export")
 
+    @final
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> State:
-        """A state ``seat`` cannot tell apart from this one; games without hidden info return a clone."""
+        """A state ``seat`` cannot tell apart from this one (what it cannot see redealt); a bad seat raises ``ValueError``."""
+        return self._resample_hidden(self.check_seat(seat), rng)
+
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> State:
+        """Hook: the redeal for ``seat`` (a checked seat). Games with hidden information implement it (the kit's
+        resample test says what it must keep); without, it is a clone."""
         return self.clone()
 
     def clone(self) -> State:

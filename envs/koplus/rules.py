@@ -397,7 +397,7 @@ class KoPlusState(State):
         return np.array(self.totals(), dtype=np.float64)
 
     # ---- observation --------------------------------------------------------------------------
-    def observation(self, seat: int) -> np.ndarray:
+    def _observation(self, seat: int) -> np.ndarray:
         n = self.num_players
         # planes filled as contiguous (C, cells) rows and returned as an (H, W, C) view
         planes = self._static_planes().copy()

@@ -297,10 +297,7 @@ class LevelXState(State):
         return -1
 
     # ---- observation ------------------------------------------------------------------------------
-    def observation(self, seat: int) -> np.ndarray:
-        n = self.game.num_players
-        if not 0 <= seat < n:
-            raise ValueError(f"seat {seat} is not in [0, {n})")
+    def _observation(self, seat: int) -> np.ndarray:
         obs = np.empty((1, OBS_SIZE), dtype=np.float32)
         K.observation(self.S, 0, seat, obs)
         return obs[0]

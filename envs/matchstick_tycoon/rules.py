@@ -452,9 +452,7 @@ class MatchstickState(State):
         return counts
 
     # ---- observation and text -------------------------------------------------------------------
-    def observation(self, seat: int) -> np.ndarray:
-        if not 0 <= seat < self.game.num_players:
-            raise ValueError(f"seat {seat} is not one of 0..{self.game.num_players - 1}")
+    def _observation(self, seat: int) -> np.ndarray:
         return obs_mod.encode(self, seat)
 
     def action_to_string(self, action: int) -> str:
@@ -513,7 +511,7 @@ class MatchstickState(State):
             lines.append("Game over: finishing order " + " ".join(f"seat {s}" for s in self.out_order))
         return "\n".join(lines)
 
-    def seat_text(self, seat: int) -> str:
+    def _seat_text(self, seat: int) -> str:
         return self.to_text(seat)
 
     # ---- position -------------------------------------------------------------------------------
@@ -567,7 +565,7 @@ class MatchstickState(State):
         picks = self.pick_counts()
         return [self.deck[f] - self.hands[seat][f] - self.played[f] - picks[f] for f in range(NUM_FACES)]
 
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> MatchstickState:
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> MatchstickState:
         """A state ``seat`` cannot tell apart from this one: the other hands redealt from the unseen cards.
 
         Every other hand keeps its size; the cards ``seat`` cannot place are dealt to them uniformly at

@@ -384,9 +384,7 @@ class OlenonState(State):
         return 0 if self.wins[0] > self.wins[1] else 1
 
     # ---- observation and text -----------------------------------------------------------------
-    def observation(self, seat: int) -> np.ndarray:
-        if not 0 <= seat < NUM_SEATS:
-            raise ValueError(f"seat {seat} is not one of 0..{NUM_SEATS - 1}")
+    def _observation(self, seat: int) -> np.ndarray:
         out = np.empty((1, obs_mod.SIZE), dtype=np.float32)
         K.observation(self.S, 0, seat, out)
         return out[0]
@@ -403,7 +401,7 @@ class OlenonState(State):
             return f"replace with {self.table_count}x{value}" if self.table_count else f"replace with {value}"
         return f"pass (take a {self.table_value})" if self.table_count else "pass"
 
-    def seat_text(self, seat: int) -> str:
+    def _seat_text(self, seat: int) -> str:
         return self.to_text(seat)
 
     def to_text(self, seat: int | None = None) -> str:
@@ -458,7 +456,7 @@ class OlenonState(State):
             pool[self.table_value] -= self.table_count
         return pool
 
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> OlenonState:
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> OlenonState:
         """A state ``seat`` cannot tell apart from this one: the other hands redealt from the unseen cards.
 
         Each other hand keeps its size and its publicly known cards (passed cards it took back and may

@@ -682,7 +682,7 @@ class PaikoState(State):
         return np.asarray(self.score, dtype=np.float64)
 
     # ---- observation and text -----------------------------------------------------------------------
-    def observation(self, seat: int) -> np.ndarray:
+    def _observation(self, seat: int) -> np.ndarray:
         from gameshelf.envs.paiko.observation import encode
 
         return encode(self, seat)

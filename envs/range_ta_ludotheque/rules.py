@@ -452,17 +452,15 @@ class RangeTaLudothequeState(State):
         return rank_returns([self.ranking_key(s) for s in range(n)])
 
     # ---- observation -----------------------------------------------------------------------------
-    def observation(self, seat: int) -> np.ndarray:
+    def _observation(self, seat: int) -> np.ndarray:
         n = self.game.num_players
-        if not 0 <= seat < n:
-            raise ValueError(f"seat {seat} is not in [0, {n})")
         order = seat_order(seat, n)
         sheets = [self.planes[s][self.visible_moves(s, seat)] for s in order]
         chosen = [self.pending(s) for s in order]
         g = self.game
         return encode(g.layout, g.static_obs, g.geom, sheets, self.occ[seat], self.dice, self.round, n, chosen)
 
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> RangeTaLudothequeState:
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> RangeTaLudothequeState:
         """Redraw the other seats' choices of this round (uniformly among their legal moves).
 
         Only the choices of this round made by other seats are hidden from ``seat``; each is redrawn,
@@ -566,7 +564,7 @@ class RangeTaLudothequeState(State):
         """The public situation: every sheet as of the last finished round plus who has chosen since."""
         return self._text(None)
 
-    def seat_text(self, seat: int) -> str:
+    def _seat_text(self, seat: int) -> str:
         """The public situation with ``seat``'s own choice of this round drawn in."""
         text = self._text(seat)
         if self.pending(seat):

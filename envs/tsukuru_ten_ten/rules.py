@@ -393,9 +393,7 @@ class TsukuruTenTenState(State):
         return np.array(self.scores_, dtype=np.float64)
 
     # ---- observation and text -----------------------------------------------------------------
-    def observation(self, seat: int) -> np.ndarray:
-        if not 0 <= seat < self.n:
-            raise ValueError(f"seat {seat} is not one of 0..{self.n - 1}")
+    def _observation(self, seat: int) -> np.ndarray:
         return obs_mod.encode(self, seat)
 
     def action_to_string(self, action: int) -> str:
@@ -428,7 +426,7 @@ class TsukuruTenTenState(State):
     def to_text(self) -> str:
         return text_view(self, None)
 
-    def seat_text(self, seat: int) -> str:
+    def _seat_text(self, seat: int) -> str:
         return text_view(self, seat)
 
     # ---- hidden information -------------------------------------------------------------------
@@ -441,7 +439,7 @@ class TsukuruTenTenState(State):
                     pool[k] += c
         return pool
 
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> TsukuruTenTenState:
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> TsukuruTenTenState:
         """A state ``seat`` cannot tell apart from this one: the other concealed hands and the deck redealt.
 
         Each other hand keeps its size; its tiles and the deck are a uniform shuffle of the tiles ``seat``
