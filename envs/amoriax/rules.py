@@ -31,16 +31,16 @@ from gameshelf.envs.amoriax.board import (
     square_name,
     start_board,
 )
-from gameshelf.envs.amoriax.observation import OBSERVATION
+from gameshelf.envs.amoriax.observation import LAYOUT
 from gameshelf.envs.core.game import TERMINAL, Game, GameInfo, Option, State, int_at_least, rank_returns
 from gameshelf.envs.core.position import PositionReader
 
-NUM_PLANES = OBSERVATION.size
+NUM_PLANES = LAYOUT.size
 """Observation planes (pieces in ``observation.py``, table in the package docstring)."""
-_OWN, _OPPONENT, _RED = (OBSERVATION[p].start for p in ("own_stones", "opponent_stones", "red"))
-_STATIC = slice(OBSERVATION["inner_area"].start, OBSERVATION["crown"].stop)
-_OWN_LOCK, _OPPONENT_LOCK, _TO_MOVE = (OBSERVATION[p].start for p in ("own_red_lock", "opponent_red_lock", "to_move"))
-_REPETITIONS, _PLY = OBSERVATION["repetitions"].start, OBSERVATION["ply"].start
+_OWN, _OPPONENT, _RED = (LAYOUT[p].start for p in ("own_stones", "opponent_stones", "red"))
+_STATIC = slice(LAYOUT["inner_area"].start, LAYOUT["crown"].stop)
+_OWN_LOCK, _OPPONENT_LOCK, _TO_MOVE = (LAYOUT[p].start for p in ("own_red_lock", "opponent_red_lock", "to_move"))
+_REPETITIONS, _PLY = LAYOUT["repetitions"].start, LAYOUT["ply"].start
 
 END_REASONS = {
     "crown": "reached the crown",

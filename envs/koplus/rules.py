@@ -28,23 +28,23 @@ from gameshelf.envs.koplus.board import (
     STACKS,
     TILES_PER_PLAYER,
 )
-from gameshelf.envs.koplus.observation import OBSERVATION
+from gameshelf.envs.koplus.observation import LAYOUT
 from gameshelf.envs.koplus.scoring import FinalScore, final_scores, tile_groups
 
 # ---- observation layout (pieces in observation.py; see the environment card) ----------------------
-OBS_ALIENS = OBSERVATION["aliens"].start
-OBS_TILES = OBSERVATION["tiles"].start  # one plane per seat slot (observer first)
-OBS_EMPTY = OBSERVATION["empty"].start
-OBS_ON_BOARD = OBSERVATION["on_board"].start
-OBS_INTERIOR = OBSERVATION["interior"].start
-OBS_TOP_KO = OBSERVATION["top_ko"].start
-OBS_TOP_PLUS = OBSERVATION["top_plus"].start
-OBS_TILES_LEFT = OBSERVATION["tiles_left"].start
-OBS_BONUS_LEFT = OBSERVATION["bonus_left"].start
-OBS_SCORE = OBSERVATION["score"].start
-OBS_TO_MOVE = OBSERVATION["to_move"].start
-OBS_SEATED = OBSERVATION["seated"].start
-NUM_PLANES = OBSERVATION.size
+OBS_ALIENS = LAYOUT["aliens"].start
+OBS_TILES = LAYOUT["tiles"].start  # one plane per seat slot (observer first)
+OBS_EMPTY = LAYOUT["empty"].start
+OBS_ON_BOARD = LAYOUT["on_board"].start
+OBS_INTERIOR = LAYOUT["interior"].start
+OBS_TOP_KO = LAYOUT["top_ko"].start
+OBS_TOP_PLUS = LAYOUT["top_plus"].start
+OBS_TILES_LEFT = LAYOUT["tiles_left"].start
+OBS_BONUS_LEFT = LAYOUT["bonus_left"].start
+OBS_SCORE = LAYOUT["score"].start
+OBS_TO_MOVE = LAYOUT["to_move"].start
+OBS_SEATED = LAYOUT["seated"].start
+NUM_PLANES = LAYOUT.size
 SCORE_OFFSET = 60
 """Observed score = (score + SCORE_OFFSET) / SCORE_RANGE: final totals lie in [-60, 113]."""
 SCORE_RANGE = 180

@@ -32,13 +32,13 @@ from gameshelf.envs.level_x.actions import (
     grouping_text,
     parse_grouping,
 )
-from gameshelf.envs.level_x.observation import MAX_PLAYERS, NUM_ROWS, OBSERVATION
+from gameshelf.envs.level_x.observation import LAYOUT, MAX_PLAYERS, NUM_ROWS
 
 NO_DICE = -1
 """``state.dice`` while the turn's roll is still to come."""
 
-OBS_SIZE = OBSERVATION.size
-OBS = OBSERVATION.slices
+OBS_SIZE = LAYOUT.size
+OBS = LAYOUT.slices
 TOKEN_SCALE = float(max(TOKENS))
 
 MAX_GAME_LENGTH = 2000

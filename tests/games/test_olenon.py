@@ -23,7 +23,8 @@ from gameshelf.envs.olenon.cards import (
     play_action,
     replace_action,
 )
-from gameshelf.envs.olenon.observation import OBSERVATION, SIZE
+from gameshelf.envs.olenon.observation import LAYOUT as OBSERVATION
+from gameshelf.envs.olenon.observation import SIZE
 from gameshelf.envs.olenon.rules import OlenonGame, OlenonState
 
 # ---- helpers -------------------------------------------------------------------------------------
