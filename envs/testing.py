@@ -253,6 +253,11 @@ def check_info(game: Game) -> None:
     _require(info.min_return <= info.max_return, "info: min_return > max_return")
     _require(info.max_players in (0, *range(info.num_players, 65)), "info: max_players is below num_players")
     state = game.new_initial_state()
+    if info.has_hidden_info:
+        _require(
+            type(state)._resample_hidden is not State._resample_hidden,
+            "info: has_hidden_info, but the State does not implement _resample_hidden (a clone would show every seat all)",
+        )
     obs = state.observation(0)
     _require(obs.shape == info.observation_shape, f"info: observation shape {obs.shape} != declared {info.observation_shape}")
     _require(obs.dtype == np.dtype(info.observation_dtype), f"info: observation dtype {obs.dtype} != declared")

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from gameshelf.envs import make_game
-from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameInfo, Option, State, rank_returns
+from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameFacts, Option, State, rank_returns
+from gameshelf.envs.core.observation import ObservationLayout
 from gameshelf.envs.testing import (
     NODE_KINDS,
     ConformanceError,
@@ -272,8 +273,13 @@ class PenniesGame(Game):
     name = "toy_pennies"
     OPTIONS = {"num_players": Option(2, choices=(2,))}
 
-    def _make_info(self) -> GameInfo:
-        return GameInfo("toy_pennies", 2, 2, (4,), np.float32, 3, has_chance=False, has_hidden_info=True)
+    LAYOUT = ObservationLayout()
+    LAYOUT.add("pick", 2, "seat 0's pick, one-hot, when the observer sees it")
+    LAYOUT.add("decisions", 1, "decisions made / 3")
+    LAYOUT.add("seat_1_pick", 1, "seat 1's pick (-0.5 before it)")
+
+    def _facts(self) -> GameFacts:
+        return GameFacts(num_actions=2, max_game_length=3, has_chance=False, has_hidden_info=True)
 
     def new_initial_state(self) -> PenniesState:
         return PenniesState(self)

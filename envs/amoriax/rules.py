@@ -32,7 +32,7 @@ from gameshelf.envs.amoriax.board import (
     start_board,
 )
 from gameshelf.envs.amoriax.observation import LAYOUT
-from gameshelf.envs.core.game import TERMINAL, Game, GameInfo, Option, State, int_at_least, rank_returns
+from gameshelf.envs.core.game import TERMINAL, Game, GameFacts, Option, State, int_at_least, rank_returns
 from gameshelf.envs.core.position import PositionReader
 
 NUM_PLANES = LAYOUT.size
@@ -61,6 +61,7 @@ class AmoriaxGame(Game):
         "red_lock": Option("ply", choices=("ply", "own_turns"), doc="what 'Red cannot be moved two times in a row' means"),
         "max_plies": Option(300, check=int_at_least(1), allowed="an int >= 1", doc="plies after which the game is a draw"),
     }
+    LAYOUT = LAYOUT
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -73,17 +74,9 @@ class AmoriaxGame(Game):
         static[4, 4, 1] = 1.0
         self.static_planes = static
 
-    def _make_info(self) -> GameInfo:
-        return GameInfo(
-            name=self.name,
-            num_players=2,
-            num_actions=NUM_ACTIONS,
-            observation_shape=(SIZE, SIZE, NUM_PLANES),
-            observation_dtype=np.float32,
-            max_game_length=int(self.options["max_plies"]),
-            has_chance=False,
-            has_hidden_info=False,
-            max_players=2,
+    def _facts(self) -> GameFacts:
+        return GameFacts(
+            num_actions=NUM_ACTIONS, max_game_length=int(self.options["max_plies"]), has_chance=False, has_hidden_info=False
         )
 
     def new_initial_state(self) -> AmoriaxState:

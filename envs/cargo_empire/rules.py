@@ -31,7 +31,7 @@ from gameshelf.envs.core.game import (
     CHANCE,
     TERMINAL,
     Game,
-    GameInfo,
+    GameFacts,
     Option,
     State,
     count_outcomes,
@@ -58,23 +58,14 @@ class CargoEmpireGame(Game):
     OPTIONS: ClassVar[dict[str, Option]] = {
         "num_players": Option(2, choices=(2, 1, 3, 4, 5), doc="number of players (1 = solo)"),
     }
+    LAYOUT = obs_mod.LAYOUT
 
-    def _make_info(self) -> GameInfo:
-        n = self.options["num_players"]
-        return GameInfo(
-            name=self.name,
-            num_players=n,
+    def _facts(self) -> GameFacts:
+        return GameFacts(
             num_actions=NUM_ACTIONS,
-            observation_shape=obs_mod.LAYOUT.shape,
-            observation_dtype=np.float32,
             max_game_length=MAX_GAME_LENGTH,
             has_chance=True,
-            has_hidden_info=n > 1,
-            min_return=-1.0,
-            max_return=1.0,
-            observation_low=0.0,
-            observation_high=1.0,
-            max_players=D.MAX_PLAYERS,
+            has_hidden_info=self.options["num_players"] > 1,
         )
 
     def new_initial_state(self) -> CargoEmpireState:

@@ -16,7 +16,6 @@ from gameshelf.envs.catsle_builders.cards import (
     DEFAULT_LIMITS,
     HAND_SIZE,
     MAX_LIMIT,
-    MAX_PLAYERS,
     NUM_ACTIONS,
     NUM_CARDS,
     NUM_ROUNDS,
@@ -35,7 +34,7 @@ from gameshelf.envs.catsle_builders.cards import (
     rating,
     round_score,
 )
-from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameInfo, Option, State, rank_returns
+from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameFacts, Option, State, rank_returns
 
 FIRST, DEAL, PLAY, TAKE, PLACE, OVER = range(6)
 PHASE_NAMES = ("first", "deal", "play", "take", "place", "over")
@@ -62,6 +61,7 @@ class CatsleGame(Game):
             doc="limits of the four ordinary columns (4-5 players add a fifth column of limit 0)",
         ),
     }
+    LAYOUT = obs_mod.LAYOUT
 
     def __init__(self, **options: Any) -> None:
         if "column_limits" in options and isinstance(options["column_limits"], list):
@@ -80,24 +80,15 @@ class CatsleGame(Game):
         self.max_total = float(NUM_ROUNDS * (sum(self.options["column_limits"]) + PERFECT_BONUS[-1]))
         """Upper bound of a total score (observation scale)."""
 
-    def _make_info(self) -> GameInfo:
+    def _facts(self) -> GameFacts:
         n = self.options["num_players"]
         tricks = HAND_SIZE[n]
         taken = sum(TAKES[n])
-        return GameInfo(
-            name=self.name,
-            num_players=n,
+        return GameFacts(
             num_actions=NUM_ACTIONS,
-            observation_shape=obs_mod.LAYOUT.shape,
-            observation_dtype=np.float32,
             max_game_length=NUM_ROUNDS * tricks * (n + 2 * taken),
             has_chance=True,
             has_hidden_info=True,
-            min_return=-1.0,
-            max_return=1.0,
-            observation_low=0.0,
-            observation_high=1.0,
-            max_players=MAX_PLAYERS,
         )
 
     def new_initial_state(self) -> CatsleState:

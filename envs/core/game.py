@@ -15,6 +15,8 @@ from typing import Any, ClassVar, final
 
 import numpy as np
 
+from gameshelf.envs.core.observation import ObservationLayout
+
 CHANCE = -1
 """``current_player()`` at a chance node."""
 TERMINAL = -4
@@ -59,7 +61,12 @@ def int_at_least(low: int) -> Callable[[Any], bool]:
 
 @dataclass(frozen=True)
 class GameInfo:
-    """Static facts of a game instance (after options are applied)."""
+    """Static facts of a game instance (after options are applied).
+
+    Built by ``Game`` from what the game declares (``GameFacts``) and what follows from elsewhere: the name
+    (``Game.name``), ``num_players`` (the ``num_players`` option; 1 without one), ``max_players`` (the largest
+    allowed ``num_players``), the observation shape, dtype and bounds (``game.layout``).
+    """
 
     name: str
     num_players: int
@@ -78,15 +85,42 @@ class GameInfo:
     """Largest player count of the game (observations are padded to it); 0 means num_players."""
 
 
+@dataclass(frozen=True)
+class GameFacts:
+    """The static facts only a game's rules know (``Game._facts``); ``GameInfo`` adds what follows from the
+    options and the observation layout."""
+
+    num_actions: int
+    max_game_length: int
+    """Upper bound on the number of player decisions (chance nodes not counted)."""
+    has_chance: bool
+    has_hidden_info: bool
+    """Whether some seat may not see everything (then the State implements ``_resample_hidden``). Declared, not
+    derived from the State: in some games an option shows everything (one player, open hands)."""
+    min_return: float = -1.0
+    max_return: float = 1.0
+
+
 class Game(abc.ABC):
-    """A game with fixed options. Subclasses declare ``OPTIONS`` and implement ``new_initial_state``."""
+    """A game with fixed options: the declarative header ``name``, ``OPTIONS`` and ``LAYOUT``, and the hooks
+    ``_facts`` and ``new_initial_state``. ``info`` is built from them (``GameInfo``), once, in ``__init__``."""
 
     name: ClassVar[str] = ""
     OPTIONS: ClassVar[Mapping[str, Option]] = {}
+    LAYOUT: ClassVar[ObservationLayout | None] = None
+    """The observation layout (``LAYOUT`` of the game's ``observation.py``): the observation shape, dtype and
+    bounds of ``info`` come from it. A game whose layout depends on its options overrides ``observation_layout``."""
 
     def __init__(self, **options: Any) -> None:
         self.options: dict[str, Any] = validate_options(self.name, self.OPTIONS, options)
-        self.info: GameInfo = self._make_info()
+        self.layout: ObservationLayout = self.observation_layout()
+        """The observation layout of this game (``observation_layout()``)."""
+        self.info: GameInfo = self._make_info(self._facts())
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "_make_info" in cls.__dict__:
+            raise TypeError(f"{cls.__name__} overrides Game._make_info; declare its GameFacts in _facts instead")
 
     @property
     def num_players(self) -> int:
@@ -96,9 +130,37 @@ class Game(abc.ABC):
     def num_actions(self) -> int:
         return self.info.num_actions
 
+    def observation_layout(self) -> ObservationLayout:
+        """The observation layout for these options: ``LAYOUT`` unless a game builds one per option set."""
+        if self.LAYOUT is None:
+            raise TypeError(f"{type(self).__name__} declares no observation LAYOUT (nor overrides observation_layout)")
+        return self.LAYOUT
+
     @abc.abstractmethod
-    def _make_info(self) -> GameInfo:
-        """Build the static facts; called once, after ``self.options`` is set."""
+    def _facts(self) -> GameFacts:
+        """Hook: the facts only the rules know; called once, after ``self.options`` and ``self.layout`` are set."""
+
+    @final
+    def _make_info(self, facts: GameFacts) -> GameInfo:
+        players = self.OPTIONS.get("num_players")
+        num_players = int(self.options["num_players"]) if players is not None else 1
+        choices = players.choices if players is not None and players.choices else (num_players,)
+        layout = self.layout
+        return GameInfo(
+            name=self.name,
+            num_players=num_players,
+            num_actions=facts.num_actions,
+            observation_shape=layout.shape,
+            observation_dtype=layout.dtype.type,
+            max_game_length=facts.max_game_length,
+            has_chance=facts.has_chance,
+            has_hidden_info=facts.has_hidden_info,
+            min_return=facts.min_return,
+            max_return=facts.max_return,
+            observation_low=layout.low,
+            observation_high=layout.high,
+            max_players=max(num_players, *choices),
+        )
 
     @abc.abstractmethod
     def new_initial_state(self) -> State:

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameInfo, IllegalActionError, Option, State, rank_returns
+from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameFacts, IllegalActionError, Option, State, rank_returns
 from gameshelf.envs.core.position import PositionReader
 from gameshelf.envs.koplus import board
 from gameshelf.envs.koplus.board import (
@@ -16,7 +16,6 @@ from gameshelf.envs.koplus.board import (
     BONUS_TURNS,
     GRID,
     KO,
-    MAX_PLAYERS,
     MAX_TILE_POINTS,
     NUM_ACTIONS,
     NUM_CELLS,
@@ -68,6 +67,7 @@ class KoPlusGame(Game):
             doc="random: sections drawn and rotated at chance nodes; standard: S00.. row-major, unrotated",
         ),
     }
+    LAYOUT = LAYOUT
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -78,22 +78,12 @@ class KoPlusGame(Game):
         self.standard_aliens.setflags(write=False)
         self.standard_points = board.placement_points(self.geometry, self.standard_aliens)
 
-    def _make_info(self) -> GameInfo:
-        n = self.options["num_players"]
-        return GameInfo(
-            name=self.name,
-            num_players=n,
+    def _facts(self) -> GameFacts:
+        return GameFacts(
             num_actions=NUM_ACTIONS,
-            observation_shape=(GRID, GRID, NUM_PLANES),
-            observation_dtype=np.float32,
-            max_game_length=TILES_PER_PLAYER * n,
+            max_game_length=TILES_PER_PLAYER * self.options["num_players"],
             has_chance=self.options["board_mode"] == "random",
             has_hidden_info=False,
-            min_return=-1.0,
-            max_return=1.0,
-            observation_low=0.0,
-            observation_high=1.0,
-            max_players=MAX_PLAYERS,
         )
 
     def new_initial_state(self) -> KoPlusState:

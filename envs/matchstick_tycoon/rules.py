@@ -16,7 +16,7 @@ from gameshelf.envs.core.game import (
     CHANCE,
     TERMINAL,
     Game,
-    GameInfo,
+    GameFacts,
     Option,
     State,
     count_outcomes,
@@ -164,6 +164,7 @@ class MatchstickGame(Game):
         ),
         "expansion_copies": Option(0, choices=(0, 2, 4), doc="copies of each expansion card (G and H) in the deck"),
     }
+    LAYOUT = obs_mod.LAYOUT
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -174,27 +175,13 @@ class MatchstickGame(Game):
         self.cards_dealt: int = SMALL_GAME_HAND * n if (n <= 3 and self.options["deal"] == "standard") else total
         self.num_values: int = NUM_VALUES if self.expansion_copies else BASE_VALUES
 
-    def _make_info(self) -> GameInfo:
+    def _facts(self) -> GameFacts:
         n = self.options["num_players"]
         deck = sum(deck_copies(self.options["expansion_copies"]))
         # plays <= cards dealt, each at most 1 + 5 decisions; between two plays at most 2n turns without a
         # play; every such turn gains at most one matchstick, each later discarded once.
         max_len = deck * 6 + 2 * (deck + 1) * 2 * n + 2 * n
-        return GameInfo(
-            name=self.name,
-            num_players=n,
-            num_actions=NUM_ACTIONS,
-            observation_shape=(obs_mod.SIZE,),
-            observation_dtype=np.float32,
-            max_game_length=max_len,
-            has_chance=True,
-            has_hidden_info=True,
-            min_return=-1.0,
-            max_return=1.0,
-            observation_low=0.0,
-            observation_high=1.0,
-            max_players=MAX_PLAYERS,
-        )
+        return GameFacts(num_actions=NUM_ACTIONS, max_game_length=max_len, has_chance=True, has_hidden_info=True)
 
     def new_initial_state(self) -> MatchstickState:
         return MatchstickState(self)

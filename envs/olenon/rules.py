@@ -16,7 +16,7 @@ from gameshelf.envs.core.game import (
     CHANCE,
     TERMINAL,
     Game,
-    GameInfo,
+    GameFacts,
     IllegalActionError,
     Option,
     State,
@@ -76,6 +76,7 @@ class OlenonGame(Game):
         ),
         "open_team_info": Option(False, choices=(False, True), doc="every hand is public (unrestricted public talk)"),
     }
+    LAYOUT = obs_mod.LAYOUT
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -84,19 +85,12 @@ class OlenonGame(Game):
         self.initial: np.ndarray = K.initial_state(self.first_player_rule, self.open_team_info)
         """The kernel state vector of a new game (before the first chance node)."""
 
-    def _make_info(self) -> GameInfo:
-        return GameInfo(
-            name="olenon",
-            num_players=NUM_SEATS,
+    def _facts(self) -> GameFacts:
+        return GameFacts(
             num_actions=NUM_ACTIONS,
-            observation_shape=(obs_mod.SIZE,),
-            observation_dtype=np.float32,
             max_game_length=MAX_GAME_LENGTH,
             has_chance=True,
             has_hidden_info=not self.options["open_team_info"],
-            min_return=-1.0,
-            max_return=1.0,
-            max_players=NUM_SEATS,
         )
 
     def new_initial_state(self) -> OlenonState:

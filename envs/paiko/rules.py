@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from gameshelf.envs.core.game import TERMINAL, Game, GameInfo, Option, State, int_at_least, rank_returns
+from gameshelf.envs.core.game import TERMINAL, Game, GameFacts, Option, State, int_at_least, rank_returns
 from gameshelf.envs.paiko.board import (
     BOW,
     COPIES,
@@ -50,6 +50,7 @@ from gameshelf.envs.paiko.board import (
     square_name,
     tile_code,
 )
+from gameshelf.envs.paiko.observation import LAYOUT, encode
 
 # ---- phases (the current sub-decision) ---------------------------------------------------------
 DRAFT, START, DRAW_MORE, DEPLOY_SQUARE, DEPLOY_FACING, SAI_SHIFT, SAI_FACING, MOVE_DEST, MOVE_FACING, GIFT, OVER = range(11)
@@ -109,26 +110,20 @@ class PaikoGame(Game):
             doc="complete turns (both players together) after which the game is a draw",
         ),
     }
+    LAYOUT = LAYOUT
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self.max_turns: int = int(self.options["max_turns"])
 
-    def _make_info(self) -> GameInfo:
-        from gameshelf.envs.paiko.observation import LAYOUT
-
+    def _facts(self) -> GameFacts:
         turns = int(self.options["max_turns"])
-        return GameInfo(
-            name=self.name,
-            num_players=2,
+        return GameFacts(
             num_actions=NUM_ACTIONS,
-            observation_shape=LAYOUT.shape,
-            observation_dtype=np.float32,
             # draft 17 picks; a turn is at most 5 decisions (deploy a Sai, then shift it); one gift per capture
             max_game_length=17 + 5 * turns + 2 * NUM_TYPES * COPIES,
             has_chance=False,
             has_hidden_info=False,
-            max_players=2,
         )
 
     def new_initial_state(self) -> PaikoState:
@@ -683,8 +678,6 @@ class PaikoState(State):
 
     # ---- observation and text -----------------------------------------------------------------------
     def _observation(self, seat: int) -> np.ndarray:
-        from gameshelf.envs.paiko.observation import encode
-
         return encode(self, seat)
 
     def action_to_string(self, action: int) -> str:

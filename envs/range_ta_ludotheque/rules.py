@@ -7,12 +7,13 @@ observation layout, the position keys and the readings of the rules.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cached_property
 from typing import Any, ClassVar
 
 import numpy as np
 
-from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameInfo, Option, State, rank_returns
-from gameshelf.envs.core.observation import seat_order
+from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameFacts, Option, State, rank_returns
+from gameshelf.envs.core.observation import ObservationLayout, seat_order
 from gameshelf.envs.range_ta_ludotheque.board import (
     CATEGORY_LETTERS,
     MECHANISMS,
@@ -23,10 +24,10 @@ from gameshelf.envs.range_ta_ludotheque.board import (
     ROLLS,
     ROUNDS,
     SHAPES,
+    Geometry,
     geometry,
 )
 from gameshelf.envs.range_ta_ludotheque.observation import (
-    MAX_PLAYERS,
     draw_box,
     draw_mat,
     encode,
@@ -78,30 +79,21 @@ class RangeTaLudothequeGame(Game):
         self.num_box_actions = len(PERMS) * g.size
         self.mat_base = self.num_box_actions
         self.pass_action = self.mat_base + g.size
-        self.layout = make_layout(g.rows, g.cols)
         self.static_obs = static_planes(self.layout, g, (self.expert, self.walls_block, self.mat_only_if_no_box))
         self.empty_planes = sheet_planes(g, (), ())
         self.bounds = score_bounds(g, ROUNDS, self.options["scoring"])
 
-    def _make_info(self) -> GameInfo:
-        self.geom = geometry(*(int(self.options[k]) for k in ("comp_rows", "comp_cols", "comp_h", "comp_w")))
-        g = self.geom
+    @cached_property
+    def geom(self) -> Geometry:
+        """The sheet's geometry (its compartments and every placement), from the size options."""
+        return geometry(*(int(self.options[k]) for k in ("comp_rows", "comp_cols", "comp_h", "comp_w")))
+
+    def observation_layout(self) -> ObservationLayout:
+        return make_layout(self.geom.rows, self.geom.cols)
+
+    def _facts(self) -> GameFacts:
         n = self.options["num_players"]
-        return GameInfo(
-            name=self.name,
-            num_players=n,
-            num_actions=7 * g.size + 1,
-            observation_shape=make_layout(g.rows, g.cols).shape,
-            observation_dtype=np.float32,
-            max_game_length=ROUNDS * n,
-            has_chance=True,
-            has_hidden_info=n > 1,
-            min_return=-1.0,
-            max_return=1.0,
-            observation_low=0.0,
-            observation_high=1.0,
-            max_players=MAX_PLAYERS,
-        )
+        return GameFacts(num_actions=7 * self.geom.size + 1, max_game_length=ROUNDS * n, has_chance=True, has_hidden_info=n > 1)
 
     def new_initial_state(self) -> RangeTaLudothequeState:
         return RangeTaLudothequeState(self)

@@ -16,7 +16,7 @@ from gameshelf.envs.core.game import (
     CHANCE,
     TERMINAL,
     Game,
-    GameInfo,
+    GameFacts,
     Option,
     State,
     count_outcomes,
@@ -90,6 +90,7 @@ class TsukuruTenTenGame(Game):
             doc="points: first to the target wins; dealer_twice: also ends once every player has dealt two rounds",
         ),
     }
+    LAYOUT = obs_mod.LAYOUT
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -98,20 +99,8 @@ class TsukuruTenTenGame(Game):
         self.previous_only: bool = self.options["claim_from"] == "previous_player"
         self.dealer_twice: bool = self.options["game_end"] == "dealer_twice"
 
-    def _make_info(self) -> GameInfo:
-        return GameInfo(
-            name="tsukuru_ten_ten",
-            num_players=self.options["num_players"],
-            num_actions=act.NUM_ACTIONS,
-            observation_shape=obs_mod.LAYOUT.shape,
-            observation_dtype=np.float32,
-            max_game_length=MAX_GAME_LENGTH,
-            has_chance=True,
-            has_hidden_info=True,
-            min_return=-1.0,
-            max_return=1.0,
-            max_players=act.MAX_PLAYERS,
-        )
+    def _facts(self) -> GameFacts:
+        return GameFacts(num_actions=act.NUM_ACTIONS, max_game_length=MAX_GAME_LENGTH, has_chance=True, has_hidden_info=True)
 
     def new_initial_state(self) -> TsukuruTenTenState:
         return TsukuruTenTenState(self)
