@@ -40,6 +40,7 @@ import numpy as np
 from gameshelf.envs.core.env import GameAECEnv
 from gameshelf.envs.core.episode import Episode
 from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, IllegalActionError, State
+from gameshelf.envs.core.position import position_function
 from gameshelf.envs.records import read_record
 
 
@@ -196,8 +197,9 @@ def _where_history(
 
 
 def has_position_builder(game: Game) -> bool:
-    """Whether the game overrides ``Game.state_from_position``."""
-    return type(game).state_from_position is not Game.state_from_position
+    """Whether the game has a position builder: ``position.build_state``, or ``Game.state_from_position`` overridden."""
+    overridden = type(game).state_from_position is not Game.state_from_position
+    return overridden or position_function(type(game), "build_state") is not None
 
 
 def _outcomes(state: State) -> list[tuple[int, float]]:

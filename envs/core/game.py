@@ -16,6 +16,7 @@ from typing import Any, ClassVar, final
 import numpy as np
 
 from gameshelf.envs.core.observation import ObservationLayout
+from gameshelf.envs.core.position import position_function
 
 CHANCE = -1
 """``current_player()`` at a chance node."""
@@ -185,8 +186,14 @@ class Game(abc.ABC):
         For puzzles, endgames, curricula and rules tests. The keys are the game's own (its environment
         card lists them); a position that breaks the rules raises ``ValueError`` naming the problem. The
         built state has an empty ``history``: it replays from its position, not from the start.
+
+        The builder is ``build_state(game, position)`` of the game's ``position.py`` (found by the core), or
+        this method overridden in ``rules.py``.
         """
-        raise NotImplementedError(f"{type(self).__name__} has no position builder")
+        build = position_function(type(self), "build_state")
+        if build is None:
+            raise NotImplementedError(f"{type(self).__name__} has no position builder")
+        return build(self, position)  # type: ignore[no-any-return]
 
     def state_from_history(self, history: Sequence[int]) -> State:
         """Rebuild a state by replaying an action history (chance outcomes included)."""
@@ -377,8 +384,14 @@ class State(abc.ABC):
         return render_image(self)
 
     def position(self) -> dict[str, Any]:
-        """This position as plain data, such that ``game.state_from_position(state.position())`` rebuilds it."""
-        raise NotImplementedError(f"{type(self).__name__} has no position export")
+        """This position as plain data, such that ``game.state_from_position(state.position())`` rebuilds it.
+
+        ``export_position(state)`` of the game's ``position.py`` (found by the core), or this method overridden.
+        """
+        export = position_function(type(self.game), "export_position")
+        if export is None:
+            raise NotImplementedError(f"{type(self).__name__} has no position export")
+        return export(self)  # type: ignore[no-any-return]
 
     @final
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> State:
