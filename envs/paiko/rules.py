@@ -2,43 +2,58 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from gameshelf.envs.core.game import TERMINAL, Game, GameFacts, Option, State, int_at_least, rank_returns
+from gameshelf.envs.paiko.actions import (
+    DEPLOY,
+    DEPLOY_FACING,
+    DEPLOY_SQUARE,
+    DRAFT,
+    DRAW_MORE,
+    FACE,
+    GIFT,
+    GIVE,
+    MOVE_DEST,
+    MOVE_FACING,
+    NUM_ACTIONS,
+    OVER,
+    PASS,
+    PHASE_NAMES,
+    PHASE_TEXT,
+    SAI_FACING,
+    SAI_SHIFT,
+    SQUARE,
+    START,
+    STAY,
+    STOP,
+    TAKE,
+    square_name,
+)
 from gameshelf.envs.paiko.board import (
     BOW,
     COPIES,
     COVER,
-    DEPLOY,
     EARTH,
     EMPTY,
-    FACE,
     FACING_ARROWS,
     FACING_NAMES,
     FIRE,
-    GIVE,
     HAS_COVER,
     INDEX,
     IS_BLACK,
     LOTUS,
     NEIGHBOURS,
-    NUM_ACTIONS,
     NUM_SQUARES,
     NUM_TYPES,
-    PASS,
     PLAYER_NAMES,
     POINTS,
     RANGE,
     SAI,
-    SQUARE,
     SQUARES,
-    STAY,
-    STOP,
     SWORD,
-    TAKE,
     THREAT,
     TYPE_LETTERS,
     TYPE_NAMES,
@@ -47,40 +62,10 @@ from gameshelf.envs.paiko.board import (
     code_facing,
     code_owner,
     code_type,
-    square_name,
     tile_code,
 )
 from gameshelf.envs.paiko.observation import LAYOUT, encode
 
-# ---- phases (the current sub-decision) ---------------------------------------------------------
-DRAFT, START, DRAW_MORE, DEPLOY_SQUARE, DEPLOY_FACING, SAI_SHIFT, SAI_FACING, MOVE_DEST, MOVE_FACING, GIFT, OVER = range(11)
-PHASE_NAMES = (
-    "draft",
-    "start",
-    "draw_more",
-    "deploy_square",
-    "deploy_facing",
-    "sai_shift",
-    "sai_facing",
-    "move_destination",
-    "move_facing",
-    "gift",
-    "over",
-)
-NUM_PHASES = len(PHASE_NAMES)
-PHASE_TEXT = (
-    "draft: take a tile from the reserve",
-    "choose an action (draw, deploy, move a tile, or pass)",
-    "draw another tile or stop",
-    "deploy: choose the square",
-    "deploy: choose the facing",
-    "the deployed Sai may shift at once (or stay)",
-    "Sai shift: choose the facing",
-    "move: choose the destination",
-    "move: choose the facing",
-    "choose a tile from the capturer's reserve for the capturer's hand",
-    "game over",
-)
 DRAFT_SCHEDULE = ((0, 7), (1, 9), (0, 1))
 _TURN_ALWAYS = frozenset({SWORD, BOW, EARTH, WATER})
 """Types whose turn in place is always legal: it changes neither their cover squares nor any threat on own tiles."""
@@ -128,11 +113,6 @@ class PaikoGame(Game):
 
     def new_initial_state(self) -> PaikoState:
         return PaikoState(self)
-
-    def state_from_position(self, position: Mapping[str, Any]) -> PaikoState:
-        from gameshelf.envs.paiko.position import build_state
-
-        return build_state(self, position)
 
 
 class PaikoState(State):
@@ -761,11 +741,6 @@ class PaikoState(State):
         if detail:
             lines.append("  " + ", ".join(detail))
         return "\n".join(lines)
-
-    def position(self) -> dict[str, Any]:
-        from gameshelf.envs.paiko.position import export_position
-
-        return export_position(self)
 
 
 __all__ = ["END_REASONS", "PHASE_NAMES", "SQUARES", "PaikoGame", "PaikoState"]
