@@ -7,7 +7,6 @@ dealt tile and every drawn tile are chance nodes (a tile kind, weighted by its c
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -25,7 +24,9 @@ from gameshelf.envs.core.game import (
 )
 from gameshelf.envs.tsukuru_ten_ten import actions as act
 from gameshelf.envs.tsukuru_ten_ten import observation as obs_mod
-from gameshelf.envs.tsukuru_ten_ten.hand import OpenSet, WinScore, is_winning_fast, score_win
+from gameshelf.envs.tsukuru_ten_ten.actions import DEAL, DISCARDING, DRAWING, FIRST_DEALER, OVER, PICK_COLOUR, TURN
+from gameshelf.envs.tsukuru_ten_ten.hand import HAND_SIZE, OpenSet, WinScore, is_winning_fast, score_win
+from gameshelf.envs.tsukuru_ten_ten.resample import redeal
 from gameshelf.envs.tsukuru_ten_ten.tiles import (
     BLUE,
     COLOUR,
@@ -44,28 +45,11 @@ from gameshelf.envs.tsukuru_ten_ten.tiles import (
     tiles_text,
 )
 
-HAND_SIZE = 7
 BASIC_TARGET = 4
 ADVANCED_TARGET = 25
 MAX_GAME_LENGTH = 20000
 """Truncation limit on player decisions: with the points end, rounds that end on an empty deck score
 nothing, so the rules do not bound the length of a game (random games take a few hundred decisions)."""
-
-# phases
-FIRST_DEALER = 0
-"""Chance: the first dealer (outcome = seat, uniform)."""
-DEAL = 1
-"""Chance: the next dealt tile (outcome = tile kind, weighted by its copies left in the deck)."""
-TURN = 2
-"""The player to act draws, gets, finishes from a discard, or (empty deck) ends the round."""
-DRAWING = 3
-"""Chance: the tile the current player draws."""
-DISCARD = 4
-"""The current player (8 tiles) discards, or finishes after a draw."""
-PICK_COLOUR = 5
-"""The current player chooses the colour of the all-purple open set he just revealed."""
-OVER = 6
-PHASE_NAMES = ("first_dealer", "deal", "turn", "draw", "discard", "colour", "over")
 
 
 class TsukuruTenTenGame(Game):
@@ -104,11 +88,6 @@ class TsukuruTenTenGame(Game):
 
     def new_initial_state(self) -> TsukuruTenTenState:
         return TsukuruTenTenState(self)
-
-    def state_from_position(self, position: Mapping[str, Any]) -> TsukuruTenTenState:
-        from gameshelf.envs.tsukuru_ten_ten.position import build_state
-
-        return build_state(self, position)
 
 
 class TsukuruTenTenState(State):
@@ -154,7 +133,7 @@ class TsukuruTenTenState(State):
     # ---- whose turn ---------------------------------------------------------------------------
     def current_player(self) -> int:
         phase = self.phase
-        if phase in (TURN, DISCARD, PICK_COLOUR):
+        if phase in (TURN, DISCARDING, PICK_COLOUR):
             return self.turn
         if phase == OVER:
             return TERMINAL
@@ -205,7 +184,7 @@ class TsukuruTenTenState(State):
                     mask[act.finish_from(o)] = True
                 for a, b in self._get_pairs(hand, tile):
                     mask[act.get(o, a, b)] = True
-        elif phase == DISCARD:
+        elif phase == DISCARDING:
             hand = self.hands[self.turn]
             for k in range(NUM_KINDS):
                 if hand[k]:
@@ -229,7 +208,7 @@ class TsukuruTenTenState(State):
         if not 0 <= action < act.NUM_ACTIONS:
             return False
         phase, seat = self.phase, self.turn
-        if phase == DISCARD:
+        if phase == DISCARDING:
             if action == act.FINISH:
                 return self.drawn >= 0 and self._wins_with(seat, -1)
             return act.DISCARD <= action < act.COLOUR and self.hands[seat][action - act.DISCARD] > 0
@@ -275,7 +254,7 @@ class TsukuruTenTenState(State):
             self._take_from_deck(action)
             self.hands[self.turn][action] += 1
             self.drawn = action
-            self.phase = DISCARD
+            self.phase = DISCARDING
             return
         seat = self.turn
         if phase == TURN:
@@ -302,15 +281,15 @@ class TsukuruTenTenState(State):
                     self.phase = PICK_COLOUR
                 else:
                     self.open_sets[seat].append(OpenSet(kinds, shapes[0].colour))
-                    self.phase = DISCARD
+                    self.phase = DISCARDING
             return
         if phase == PICK_COLOUR:
             assert self.pending is not None
             self.open_sets[seat].append(OpenSet(self.pending, BLUE if action == act.COLOUR else RED))
             self.pending = None
-            self.phase = DISCARD
+            self.phase = DISCARDING
             return
-        # DISCARD
+        # DISCARDING
         if action == act.FINISH:
             self._finish(seat, f"after drawing {NAMES[self.drawn]}", heaven=self.turns_taken[seat] == 1)
             return
@@ -437,8 +416,6 @@ class TsukuruTenTenState(State):
         seats, in every round) are rewritten to match, each discard and get still legal when made, so the
         new state replays from its history (see ``resample.redeal``).
         """
-        from gameshelf.envs.tsukuru_ten_ten.resample import redeal
-
         return redeal(self, seat, rng)
 
     # ---- copying ------------------------------------------------------------------------------
@@ -466,11 +443,6 @@ class TsukuruTenTenState(State):
         new.drawn = self.drawn
         new.dealt = self.dealt
         return new
-
-    def position(self) -> dict[str, Any]:
-        from gameshelf.envs.tsukuru_ten_ten.position import export
-
-        return export(self)
 
 
 def set_text(kinds: tuple[int, ...], colour: int | None) -> str:
