@@ -83,7 +83,7 @@ class GameRecord:
     # ---- its game ------------------------------------------------------------------------------------
     def bind(self, game: Game) -> GameRecord:
         """Replay this record with ``game`` from now on (returns the record); its options must be the record's."""
-        differ = sorted(k for k, v in self.options.items() if k not in game.options or game.options[k] != v)
+        differ = sorted(k for k, v in self.options.items() if k not in game.options or _plain(game.options[k]) != _plain(v))
         if differ:
             raise RecordError(f"game record: the options {differ} of {game!r} are not the record's")
         self._game = game
