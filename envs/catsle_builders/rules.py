@@ -6,26 +6,33 @@ action encoding, the observation layout, the position keys and the readings take
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
 
 from gameshelf.envs.catsle_builders import observation as obs_mod
+from gameshelf.envs.catsle_builders.actions import (
+    DEAL,
+    FIRST,
+    NUM_ACTIONS,
+    OVER,
+    PLACE,
+    PLACE_BASE,
+    PLAY,
+    TAKE,
+    TAKE_BASE,
+)
 from gameshelf.envs.catsle_builders.cards import (
     DEFAULT_LIMITS,
     HAND_SIZE,
     MAX_LIMIT,
-    NUM_ACTIONS,
     NUM_CARDS,
     NUM_ROUNDS,
     NUM_SUITS,
     NUM_VALUES,
     PERFECT_BONUS,
-    PLACE_BASE,
     SUIT_MASK,
     SUITS,
-    TAKE_BASE,
     TAKES,
     card_name,
     cards_of,
@@ -35,9 +42,6 @@ from gameshelf.envs.catsle_builders.cards import (
     round_score,
 )
 from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameFacts, Option, State, rank_returns
-
-FIRST, DEAL, PLAY, TAKE, PLACE, OVER = range(6)
-PHASE_NAMES = ("first", "deal", "play", "take", "place", "over")
 
 
 def _limits_ok(value: Any) -> bool:
@@ -93,11 +97,6 @@ class CatsleGame(Game):
 
     def new_initial_state(self) -> CatsleState:
         return CatsleState(self)
-
-    def state_from_position(self, position: Mapping[str, Any]) -> CatsleState:
-        from gameshelf.envs.catsle_builders.position import build_state
-
-        return build_state(self, position)
 
 
 class CatsleState(State):
@@ -516,11 +515,6 @@ class CatsleState(State):
         new.played_by = list(self.played_by)
         new.voids = list(self.voids)
         return new
-
-    def position(self) -> dict[str, Any]:
-        from gameshelf.envs.catsle_builders.position import export_position
-
-        return export_position(self)
 
 
 _REJECTION_TRIES = 20
