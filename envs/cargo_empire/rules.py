@@ -16,15 +16,23 @@ import numpy as np
 from gameshelf.envs.cargo_empire import data as D
 from gameshelf.envs.cargo_empire import observation as obs_mod
 from gameshelf.envs.cargo_empire.actions import (
+    BONUS,
     BONUS_BASE,
+    DEST,
     DEST_BASE,
     NUM_ACTIONS,
     PASS,
+    PAY,
     PAY_BASE,
     PAYMENT_INDEX,
+    PUBLIC,
+    START,
+    STARTPOST,
+    TILE,
     action_text,
     payment_text,
 )
+from gameshelf.envs.cargo_empire.hidden import resample
 from gameshelf.envs.cargo_empire.routes import ALL_PAYMENTS, legal_payments
 from gameshelf.envs.cargo_empire.scoring import MAX_VP, final_vp, goal_fulfilled, track_rewards
 from gameshelf.envs.core.game import (
@@ -38,13 +46,6 @@ from gameshelf.envs.core.game import (
     draw_from_counts,
     rank_returns,
 )
-
-# decision phases of the player to move
-START, DEST, PAY, BONUS = "start", "dest", "pay", "bonus"
-PHASES = (START, DEST, PAY, BONUS)
-# chance draws (queue entries [kind, who])
-TILE, PUBLIC, STARTPOST = "tile", "public", "start_post"
-DRAW_KINDS = (TILE, PUBLIC, STARTPOST, D.DRAW_TRANSPORT, D.DRAW_CITY, D.DRAW_GOAL)
 
 MAX_GAME_LENGTH = 400
 """Player decisions are bounded by the rules: at most 12 turns per player, each of at most 6 decisions
@@ -70,9 +71,6 @@ class CargoEmpireGame(Game):
 
     def new_initial_state(self) -> CargoEmpireState:
         return CargoEmpireState(self)
-
-    def state_from_position(self, position: Mapping[str, Any]) -> CargoEmpireState:
-        return CargoEmpireState.from_position(self, position)
 
 
 class CargoEmpireState(State):
@@ -584,8 +582,6 @@ class CargoEmpireState(State):
         (exact, except a close approximation for transport cards when many payments condition them)."""
         if self.n == 1:
             return self.clone()
-        from gameshelf.envs.cargo_empire.hidden import resample
-
         return resample(self, seat, rng)
 
     # ---- copying and positions ------------------------------------------------------------------
@@ -611,13 +607,6 @@ class CargoEmpireState(State):
                 value = [list(x) if isinstance(x, list) else x for x in value]
             out[name] = value
         return out
-
-    @classmethod
-    def from_position(cls, game: CargoEmpireGame, position: Mapping[str, Any]) -> CargoEmpireState:
-        from gameshelf.envs.cargo_empire.position import validate
-
-        validate(game, position)
-        return cls._load(game, position)
 
     @classmethod
     def _load(cls, game: CargoEmpireGame, position: Mapping[str, Any]) -> CargoEmpireState:
