@@ -24,31 +24,34 @@ from gameshelf.envs.core.game import (
     rank_returns,
 )
 from gameshelf.envs.matchstick_tycoon import observation as obs_mod
+from gameshelf.envs.matchstick_tycoon.actions import (
+    CHOOSE_FIRST,
+    DEAL,
+    DISCARD,
+    MAX_PLAY,
+    NUM_ACTIONS,
+    OVER,
+    PASS,
+    PICK_BASE,
+    PLAY,
+    PLAY_BASE,
+    decode,
+)
 from gameshelf.envs.matchstick_tycoon.cards import (
     BASE_VALUES,
     COST,
-    DISCARD,
     FACE_NAMES,
-    MAX_PLAY,
-    NUM_ACTIONS,
     NUM_FACES,
     NUM_VALUES,
-    PASS,
-    PICK_BASE,
-    PLAY_BASE,
     VALUE_NAMES,
     cards_text,
     deck_copies,
-    decode,
     face_index,
     value_index,
 )
 
-MAX_PLAYERS = 8
 SMALL_GAME_HAND = 15
 """Cards dealt to each player at 2 or 3 players (``deal="standard"``)."""
-
-CHOOSE_FIRST, DEAL, PLAY, OVER = 0, 1, 2, 3
 
 # For each value: the faces able to show it, cheapest first (ties by face index).
 _SHOWERS: tuple[tuple[tuple[int, int], ...], ...] = tuple(
