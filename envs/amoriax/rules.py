@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from gameshelf.envs.amoriax.actions import NUM_ACTIONS, PASS, kind_name, square_name
 from gameshelf.envs.amoriax.board import (
     BLACK,
     CENTRE,
@@ -16,19 +17,15 @@ from gameshelf.envs.amoriax.board import (
     KIND_CORNER,
     KIND_SLIDE,
     KNIGHT_OFFSETS,
-    NUM_ACTIONS,
     NUM_KINDS,
     NUM_SQUARES,
-    PASS,
     RED,
     SIZE,
     STONE_LETTERS,
     WHITE,
     Geometry,
     geometry,
-    kind_name,
     on_board,
-    square_name,
     start_board,
 )
 from gameshelf.envs.amoriax.observation import LAYOUT
