@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from gameshelf.envs.core.observation import ObservationLayout
-from gameshelf.envs.koplus.board import GRID
-
-MAX_PLAYERS = 4
+from gameshelf.envs.koplus.actions import GRID
+from gameshelf.envs.koplus.board import MAX_PLAYERS
 
 LAYOUT = ObservationLayout(planes=(GRID, GRID))
 LAYOUT.add("aliens", 1, "alien value of the cell (also under tiles) / 5")

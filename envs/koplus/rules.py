@@ -11,17 +11,21 @@ import numpy as np
 from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameFacts, IllegalActionError, Option, State, rank_returns
 from gameshelf.envs.core.position import PositionReader
 from gameshelf.envs.koplus import board
-from gameshelf.envs.koplus.board import (
-    BONUS_SCORES,
-    BONUS_TURNS,
+from gameshelf.envs.koplus.actions import (
     GRID,
-    KO,
-    MAX_TILE_POINTS,
     NUM_ACTIONS,
     NUM_CELLS,
     NUM_ORIENTATIONS,
-    NUM_SECTIONS,
     ORIENTATIONS,
+    decode_action,
+    encode_action,
+)
+from gameshelf.envs.koplus.board import (
+    BONUS_SCORES,
+    BONUS_TURNS,
+    KO,
+    MAX_TILE_POINTS,
+    NUM_SECTIONS,
     PLUS,
     SHAPE_NAMES,
     STACKS,
@@ -104,7 +108,7 @@ class KoPlusGame(Game):
         orientation = ORIENTATIONS.index(match["orient"].lower()) if shape == KO else 0
         row, col = int(match["row"]), int(match["col"])
         if row < GRID and col < GRID:
-            action = board.encode_action(orientation, row, col)
+            action = encode_action(orientation, row, col)
             if state.legal_action_mask()[action]:
                 return action
         return super().string_to_action(state, text)
@@ -431,7 +435,7 @@ class KoPlusState(State):
                 row, col = divmod(position, self.geo.section_cols)
                 return f"section S{action:02d} at position {position} (section row {row}, col {col})"
             return f"rotate S{self.pending_section:02d} by {90 * action}°"
-        orientation, row, col = board.decode_action(action)
+        orientation, row, col = decode_action(action)
         shape = self.top_tile(self.player) if self.player >= 0 else None
         if shape == PLUS:
             return f"place ＋ at r{row}c{col}" + (f" (orientation {orientation}: unused by ＋)" if orientation else "")
