@@ -14,10 +14,11 @@ import numpy as np
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameFacts, Option, State, rank_returns
 from gameshelf.envs.core.observation import ObservationLayout, seat_order
+from gameshelf.envs.range_ta_ludotheque import actions
+from gameshelf.envs.range_ta_ludotheque.actions import BOX, MAT, PASS, Move
 from gameshelf.envs.range_ta_ludotheque.board import (
     CATEGORY_LETTERS,
     MECHANISMS,
-    PERMS,
     ROLL_INDEX,
     ROLL_PROBS,
     ROLL_TRIPLES,
@@ -36,11 +37,6 @@ from gameshelf.envs.range_ta_ludotheque.observation import (
     static_planes,
 )
 from gameshelf.envs.range_ta_ludotheque.scoring import Box, empty_squares, score_bounds, sheet_score
-
-BOX, MAT, PASS = 0, 1, 2
-Move = tuple[int, int, int, int, int]
-"""``(kind, face, category, mechanism, square)``: a box (kind 0, anchor = top-left square), a playmat
-(kind 1, face/category/mechanism 0) or a pass (kind 2, only when the sheet is full)."""
 
 ROLL_CUMULATIVE = np.cumsum(ROLL_PROBS)
 _SIZE_RANGE = (1, 4)
@@ -76,9 +72,8 @@ class RangeTaLudothequeGame(Game):
         self.expert = self.options["scoring"] == "expert"
         self.mat_only_if_no_box = bool(self.options["playmat_only_if_no_box"])
         self.walls_block = bool(self.options["walls_block_adjacency"])
-        self.num_box_actions = len(PERMS) * g.size
-        self.mat_base = self.num_box_actions
-        self.pass_action = self.mat_base + g.size
+        self.num_box_actions = self.mat_base = actions.mat_base(g.size)
+        self.pass_action = actions.pass_action(g.size)
         self.static_obs = static_planes(self.layout, g, (self.expert, self.walls_block, self.mat_only_if_no_box))
         self.empty_planes = sheet_planes(g, (), ())
         self.bounds = score_bounds(g, ROUNDS, self.options["scoring"])
@@ -93,58 +88,24 @@ class RangeTaLudothequeGame(Game):
 
     def _facts(self) -> GameFacts:
         n = self.options["num_players"]
-        return GameFacts(num_actions=7 * self.geom.size + 1, max_game_length=ROUNDS * n, has_chance=True, has_hidden_info=n > 1)
+        return GameFacts(
+            num_actions=actions.num_actions(self.geom.size), max_game_length=ROUNDS * n, has_chance=True, has_hidden_info=n > 1
+        )
 
     def new_initial_state(self) -> RangeTaLudothequeState:
         return RangeTaLudothequeState(self)
 
-    # ---- moves as data -------------------------------------------------------------------------
+    # ---- moves as data (the encoding is ``actions``) ---------------------------------------------
     def move_of_action(self, action: int, roll: tuple[int, int, int] | None) -> Move:
         """The move an action stands for with these dice (a box needs the dice)."""
-        size = self.geom.size
-        if action == self.pass_action:
-            return (PASS, 0, 0, 0, 0)
-        if action >= self.mat_base:
-            return (MAT, 0, 0, 0, action - self.mat_base)
-        if roll is None:
-            raise ValueError("a box action needs the dice")
-        i, j, k = PERMS[action // size]
-        return (BOX, roll[i], roll[j], roll[k], action % size)
+        return actions.move_of_action(self.geom, action, roll)
 
     def move_text(self, move: Move) -> str:
-        kind, face, cat, mech, sq = move
-        if kind == PASS:
-            return "pass"
-        if kind == MAT:
-            return f"playmat {self.geom.square_name(sq)}"
-        return f"box {face} {CATEGORY_LETTERS[cat - 1]} {MECHANISMS[mech - 1]} {self.geom.square_name(sq)}"
+        return actions.move_text(self.geom, move)
 
     def parse_move(self, text: str) -> Move:
         """Read a move as ``move_text`` writes it; ``ValueError`` naming what is wrong."""
-        if not isinstance(text, str):
-            raise ValueError(f"a move is a string like 'box 6 P Deduction r4c0', got {text!r}")
-        parts = text.split()
-        if parts == ["pass"]:
-            return (PASS, 0, 0, 0, 0)
-        if len(parts) == 2 and parts[0] == "playmat":
-            return (MAT, 0, 0, 0, self.geom.parse_square(parts[1]))
-        if len(parts) == 5 and parts[0] == "box":
-            face, letter, mech, square = parts[1:]
-            if face not in {"1", "2", "3", "4", "5", "6"}:
-                raise ValueError(f"unknown size face {face!r} in {text!r} (1..6)")
-            if letter.upper() not in CATEGORY_LETTERS:
-                raise ValueError(f"unknown category {letter!r} in {text!r}; categories: {CATEGORY_LETTERS}")
-            lower = [m.lower() for m in MECHANISMS]
-            if mech.lower() not in lower:
-                raise ValueError(f"unknown mechanism {mech!r} in {text!r}; mechanisms: {MECHANISMS}")
-            return (
-                BOX,
-                int(face),
-                CATEGORY_LETTERS.index(letter.upper()) + 1,
-                lower.index(mech.lower()) + 1,
-                self.geom.parse_square(square),
-            )
-        raise ValueError(f"move {text!r} should look like 'box 6 P Deduction r4c0', 'playmat r0c2' or 'pass'")
+        return actions.parse_move(self.geom, text)
 
     def legal_actions_for(self, occ: int, roll_id: int) -> list[int]:
         """Legal actions of a sheet with occupancy ``occ`` and dice ``ROLLS[roll_id]`` (sorted)."""
