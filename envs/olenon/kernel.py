@@ -27,23 +27,20 @@ import numpy as np
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL
 from gameshelf.envs.core.kernel import below, jit
+from gameshelf.envs.olenon.actions import CHOOSE_FIRST, DEAL, NUM_ACTIONS, OVER, PASS, PLAY, REPLACE_BASE
 from gameshelf.envs.olenon.cards import DEALT as CARDS_DEALT
 from gameshelf.envs.olenon.cards import (
     DECK,
     MAX_HAND,
     MAX_ROUNDS,
     MAX_TABLE,
-    NUM_ACTIONS,
     NUM_SEATS,
     NUM_VALUES,
-    PASS,
-    REPLACE_BASE,
     ROUNDS_TO_WIN,
 )
 from gameshelf.envs.olenon.observation import LAYOUT
 
 FIRST_PLAYER_RULES = ("rotate", "winner", "loser_team", "random")
-CHOOSE_FIRST, DEAL, PLAY, OVER = 0, 1, 2, 3
 
 P, V = NUM_SEATS, NUM_VALUES
 PHASE = 0

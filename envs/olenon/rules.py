@@ -27,31 +27,33 @@ from gameshelf.envs.core.kernel import int_field, ints_field, rows_field, seed_g
 from gameshelf.envs.core.position import PositionReader
 from gameshelf.envs.olenon import kernel as K
 from gameshelf.envs.olenon import observation as obs_mod
+from gameshelf.envs.olenon.actions import (
+    CHOOSE_FIRST,
+    DEAL,
+    NUM_ACTIONS,
+    OVER,
+    PASS,
+    PHASE_NAMES,
+    PLAY,
+    decode,
+    parse,
+    play_action,
+    replace_action,
+)
 from gameshelf.envs.olenon.cards import (
     DEALT,
     DECK,
     HAND_SIZE,
     MAX_ROUNDS,
     MAX_TABLE,
-    NUM_ACTIONS,
     NUM_SEATS,
     NUM_VALUES,
-    PASS,
     ROUNDS_TO_WIN,
     TEAM_NAMES,
     cards_text,
     counts_of,
-    decode,
-    parse,
-    play_action,
-    replace_action,
 )
-from gameshelf.envs.olenon.kernel import CHOOSE_FIRST, DEAL, FIRST_PLAYER_RULES, OVER, PLAY
-
-# phases: CHOOSE_FIRST, a chance node choosing the first player of the round (outcome = seat, uniform);
-# DEAL, a chance node dealing the next card (outcome = card value, weighted by the copies left); PLAY; OVER.
-PHASE_NAMES = ("choose_first", "deal", "play", "over")
-"""Names of the phases, by index (the position builder's ``phase`` key)."""
+from gameshelf.envs.olenon.kernel import FIRST_PLAYER_RULES
 
 MAX_GAME_LENGTH = 3000
 """Truncation limit on player decisions (see "Readings of the spec": the rules allow endless play)."""
