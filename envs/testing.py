@@ -10,12 +10,13 @@ them one by one. Model: ``pettingzoo.test``; PettingZoo's ``api_test``, ``seed_t
 run inside ``check_env``.
 
 Engine checks, at nodes of every kind along random games (``random_nodes``: decisions, the same player
-again, the first decision after chance, chance nodes, the end): static facts, exact masks (every masked
-action accepted, every other one refused with the state unchanged, at chance nodes and after the end
-too), chance outcomes are distributions drawn only from the generator given, random games end within
-``max_game_length`` with returns in range and zero before the end, clone and replay from the history
-reproduce the state, action names parse back, the position builder round-trips, and ``resample_hidden``
-gives a real redeal that the seat cannot tell apart, whose history replays to it (the resample test).
+again, the first decision after chance, chance nodes, the end): static facts, bad seats refused by every
+seat query (one ``ValueError``), exact masks (every masked action accepted, every other one refused with
+the state unchanged, at chance nodes and after the end too), chance outcomes are distributions drawn only
+from the generator given, random games end within ``max_game_length`` with returns in range and zero before
+the end, clone and replay from the history reproduce the state, action names parse back, the position
+builder round-trips, and ``resample_hidden`` gives a real redeal that the seat cannot tell apart, whose
+history replays to it (the resample test).
 
 Environment checks: PettingZoo's own tests, observations inside their spaces at every step for every
 agent, read-only calls change nothing, pickling mid-game, determinism with the global ``random`` and
@@ -263,6 +264,33 @@ def check_info(game: Game) -> None:
     obs = state.observation(0)
     _require(obs.shape == info.observation_shape, f"info: observation shape {obs.shape} != declared {info.observation_shape}")
     _require(obs.dtype == np.dtype(info.observation_dtype), f"info: observation dtype {obs.dtype} != declared")
+
+
+def bad_seats(game: Game) -> tuple[Any, ...]:
+    """Seats every seat query refuses: below 0, one past the last seat, a float and a bool equal to seat 0."""
+    return (-1, game.info.num_players, 0.0, False, True)
+
+
+def check_bad_seats(game: Game, seed: int = 12) -> None:
+    """``observation``, ``seat_text`` and ``resample_hidden`` refuse a bad seat (``bad_seats``) with one
+    ``ValueError``, the same for the three, at nodes of every kind, and change nothing."""
+    rng = np.random.default_rng(seed)
+    for node in random_nodes(game, seed, games=1, per_kind=1):
+        state = node.state
+        before = fingerprint(state)
+        for seat in bad_seats(game):
+            where = f"seat {seat!r} [{_where(game, state, node.kind, seed=seed)}]"
+            queries: tuple[tuple[str, Callable[[], Any]], ...] = (
+                ("observation", partial(state.observation, seat)),
+                ("seat_text", partial(state.seat_text, seat)),
+                ("resample_hidden", partial(state.resample_hidden, seat, rng)),
+            )
+            messages = {what: str(_raises(ValueError, query, f"bad seat: {what}({seat!r})")) for what, query in queries}
+            _require(
+                len(set(messages.values())) == 1,
+                f"bad seat: observation, seat_text and resample_hidden refuse {where} with different messages: {messages}",
+            )
+        _require(fingerprint(state) == before, f"bad seat: a refused query changed the state [{_where(game, state, node.kind)}]")
 
 
 def check_masks(game: Game, seed: int = 11, per_kind: int = 10) -> None:
@@ -681,6 +709,7 @@ def check_hidden_information(game: Game, seed: int = 8, games: int = 2, per_kind
 
 GAME_CHECKS: tuple[Callable[[Game], None], ...] = (
     check_info,
+    check_bad_seats,
     check_masks,
     check_chance,
     check_random_games_end,

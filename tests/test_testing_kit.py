@@ -14,6 +14,7 @@ from gameshelf.envs.core.observation import ObservationLayout
 from gameshelf.envs.testing import (
     NODE_KINDS,
     ConformanceError,
+    check_bad_seats,
     check_env,
     check_game,
     check_hidden_information,
@@ -439,3 +440,48 @@ def test_random_nodes_meet_every_kind_of_node():
     assert kinds == set(NODE_KINDS)
     nodes = list(random_nodes(NimGame(chance=True, hidden=True), seed=1, games=1, per_kind=None))
     assert nodes[-1].kind == "terminal" and nodes[-1].movers[:3] == (CHANCE, CHANCE, 0)
+
+
+class LaxSeatState(NimState):
+    """Takes a float or a bool for the seat it equals (``True`` as seat 1) instead of refusing it."""
+
+
+def _lax_check_seat(self: State, seat: Any) -> int:
+    return State.check_seat(self, int(seat) if isinstance(seat, (bool, float)) else seat)
+
+
+LaxSeatState.check_seat = _lax_check_seat  # type: ignore[method-assign]  # set after the class, past the final guard
+
+
+class LaxSeatGame(NimGame):
+    def new_initial_state(self):
+        return LaxSeatState(self)
+
+
+def test_a_seat_query_that_takes_a_bool_or_a_float_is_caught():
+    with pytest.raises(ConformanceError, match=r"bad seat: observation\(0\.0\)"):
+        check_bad_seats(LaxSeatGame())
+    check_bad_seats(NimGame(hidden=True))
+
+
+class TwoMessagesState(ToyKuhnState):
+    """Refuses a bad seat in its text view with a message of its own."""
+
+
+def _own_seat_text(self: State, seat: Any) -> str:
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 2:
+        raise ValueError(f"no seat {seat}")
+    return self._seat_text(seat)
+
+
+TwoMessagesState.seat_text = _own_seat_text  # type: ignore[method-assign]  # set after the class, past the final guard
+
+
+class TwoMessagesGame(ToyKuhnGame):
+    def new_initial_state(self):
+        return TwoMessagesState(self)
+
+
+def test_bad_seats_refused_with_two_messages_are_caught():
+    with pytest.raises(ConformanceError, match="different messages"):
+        check_bad_seats(TwoMessagesGame())

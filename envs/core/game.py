@@ -233,14 +233,15 @@ class State(abc.ABC):
     """
 
     _FINAL: ClassVar[dict[str, str]] = {
-        "apply_action": "_apply",
-        "apply_checked_action": "_apply",
-        "render_image": "the game's render.draw",
-        "observation": "_observation",
-        "seat_text": "_seat_text",
-        "resample_hidden": "_resample_hidden",
+        "apply_action": "implement the _apply hook instead",
+        "apply_checked_action": "implement the _apply hook instead",
+        "render_image": "write draw(state) in the game's render.py instead",
+        "observation": "implement the _observation hook instead",
+        "seat_text": "implement the _seat_text hook instead",
+        "resample_hidden": "implement the _resample_hidden hook instead",
+        "check_seat": "every game checks its seats the same way",
     }
-    """The final methods, each with what a game implements instead."""
+    """The final methods, each with what a game does instead."""
 
     def __init__(self, game: Game) -> None:
         self.game = game
@@ -248,9 +249,9 @@ class State(abc.ABC):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        for name, hook in State._FINAL.items():
+        for name, instead in State._FINAL.items():
             if name in cls.__dict__:
-                raise TypeError(f"{cls.__name__} overrides State.{name}; implement {hook} instead")
+                raise TypeError(f"{cls.__name__} overrides State.{name}, which is final; {instead}")
 
     @final
     def check_seat(self, seat: Any) -> int:
