@@ -10,12 +10,13 @@ them one by one. Model: ``pettingzoo.test``; PettingZoo's ``api_test``, ``seed_t
 run inside ``check_env``.
 
 Engine checks, at nodes of every kind along random games (``random_nodes``: decisions, the same player
-again, the first decision after chance, chance nodes, the end): static facts, exact masks (every masked
-action accepted, every other one refused with the state unchanged, at chance nodes and after the end
-too), chance outcomes are distributions drawn only from the generator given, random games end within
-``max_game_length`` with returns in range and zero before the end, clone and replay from the history
-reproduce the state, action names parse back, the position builder round-trips, and ``resample_hidden``
-gives a real redeal that the seat cannot tell apart, whose history replays to it (the resample test).
+again, the first decision after chance, chance nodes, the end): static facts, bad seats refused by every
+seat query (one ``ValueError``), exact masks (every masked action accepted, every other one refused with
+the state unchanged, at chance nodes and after the end too), chance outcomes are distributions drawn only
+from the generator given, random games end within ``max_game_length`` with returns in range and zero before
+the end, clone and replay from the history reproduce the state, action names parse back, the position
+builder round-trips, and ``resample_hidden`` gives a real redeal that the seat cannot tell apart, whose
+history replays to it (the resample test).
 
 Environment checks: PettingZoo's own tests, observations inside their spaces at every step for every
 agent, read-only calls change nothing, pickling mid-game, determinism with the global ``random`` and
@@ -38,8 +39,10 @@ from typing import Any
 import numpy as np
 
 from gameshelf.envs.core.env import GameAECEnv
+from gameshelf.envs.core.episode import Episode
 from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, IllegalActionError, State
-from gameshelf.envs.core.record import GameRecord
+from gameshelf.envs.core.position import position_function
+from gameshelf.envs.records import read_record
 
 
 class ConformanceError(AssertionError):
@@ -195,8 +198,9 @@ def _where_history(
 
 
 def has_position_builder(game: Game) -> bool:
-    """Whether the game overrides ``Game.state_from_position``."""
-    return type(game).state_from_position is not Game.state_from_position
+    """Whether the game has a position builder: ``position.build_state``, or ``Game.state_from_position`` overridden."""
+    overridden = type(game).state_from_position is not Game.state_from_position
+    return overridden or position_function(type(game), "build_state") is not None
 
 
 def _outcomes(state: State) -> list[tuple[int, float]]:
@@ -252,9 +256,41 @@ def check_info(game: Game) -> None:
     _require(info.min_return <= info.max_return, "info: min_return > max_return")
     _require(info.max_players in (0, *range(info.num_players, 65)), "info: max_players is below num_players")
     state = game.new_initial_state()
+    if info.has_hidden_info:
+        _require(
+            type(state)._resample_hidden is not State._resample_hidden,
+            "info: has_hidden_info, but the State does not implement _resample_hidden (a clone would show every seat all)",
+        )
     obs = state.observation(0)
     _require(obs.shape == info.observation_shape, f"info: observation shape {obs.shape} != declared {info.observation_shape}")
     _require(obs.dtype == np.dtype(info.observation_dtype), f"info: observation dtype {obs.dtype} != declared")
+
+
+def bad_seats(game: Game) -> tuple[Any, ...]:
+    """Seats every seat query refuses: below 0, one past the last seat, a float and a bool equal to seat 0."""
+    return (-1, game.info.num_players, 0.0, False, True)
+
+
+def check_bad_seats(game: Game, seed: int = 12) -> None:
+    """``observation``, ``seat_text`` and ``resample_hidden`` refuse a bad seat (``bad_seats``) with one
+    ``ValueError``, the same for the three, at nodes of every kind, and change nothing."""
+    rng = np.random.default_rng(seed)
+    for node in random_nodes(game, seed, games=1, per_kind=1):
+        state = node.state
+        before = fingerprint(state)
+        for seat in bad_seats(game):
+            where = f"seat {seat!r} [{_where(game, state, node.kind, seed=seed)}]"
+            queries: tuple[tuple[str, Callable[[], Any]], ...] = (
+                ("observation", partial(state.observation, seat)),
+                ("seat_text", partial(state.seat_text, seat)),
+                ("resample_hidden", partial(state.resample_hidden, seat, rng)),
+            )
+            messages = {what: str(_raises(ValueError, query, f"bad seat: {what}({seat!r})")) for what, query in queries}
+            _require(
+                len(set(messages.values())) == 1,
+                f"bad seat: observation, seat_text and resample_hidden refuse {where} with different messages: {messages}",
+            )
+        _require(fingerprint(state) == before, f"bad seat: a refused query changed the state [{_where(game, state, node.kind)}]")
 
 
 def check_masks(game: Game, seed: int = 11, per_kind: int = 10) -> None:
@@ -673,6 +709,7 @@ def check_hidden_information(game: Game, seed: int = 8, games: int = 2, per_kind
 
 GAME_CHECKS: tuple[Callable[[Game], None], ...] = (
     check_info,
+    check_bad_seats,
     check_masks,
     check_chance,
     check_random_games_end,
@@ -872,7 +909,7 @@ def check_refusals(make_env: EnvFactory, choices: Sequence[int] | None = None, s
                     _require(all(env.terminations.values()), "penalize: the game must end")
                     _require(env.rewards[agent] == -1.0, "penalize: the offender gets -1")
                     record = env.record()
-                    replayed = GameRecord.from_json(record.to_json()).replay_episode() if env.env_id in _registered() else None
+                    replayed = Episode.from_record(read_record(record.to_json())) if env.env_id in _registered() else None
                     if replayed is not None:
                         _require(replayed.offender == env.agent_name_mapping[agent], "penalize: the record keeps the offender")
             elif kind == 1:
@@ -909,8 +946,7 @@ def check_records(make_env: EnvFactory) -> None:
     for _ in play_env(env, np.random.default_rng(14)):
         pass
     record = env.record()
-    loaded = GameRecord.from_json(record.to_json())
-    episode = loaded.replay_episode()
+    episode = Episode.from_record(read_record(record.to_json()))
     _require(fingerprint(episode.require_state()) == fingerprint(env.episode.require_state()), "records: replay differs")
     _require((episode.terminated, episode.truncated) == (env.episode.terminated, env.episode.truncated), "records: flags differ")
     _require(np.allclose(episode.totals, env.episode.totals), "records: summed rewards differ")

@@ -19,8 +19,9 @@ import numpy as np
 from PIL import Image
 
 from gameshelf.envs.core.game import CHANCE, State
-from gameshelf.envs.core.record import GameRecord, RecordError, load_record
+from gameshelf.envs.core.record import GameRecord, RecordError
 from gameshelf.envs.core.rendering import render_seat_image
+from gameshelf.envs.records import load_record
 from gameshelf.training.cli_util import ArgumentParser, UserError, check_writable_file, run, show_progress
 from gameshelf.training.model_io import atomic_write_bytes
 

@@ -7,7 +7,8 @@ import pytest
 
 from gameshelf import envs
 from gameshelf.envs.core.game import CHANCE, IllegalActionError, rank_returns
-from gameshelf.envs.core.record import GameRecord, RecordError, load_record, save_record
+from gameshelf.envs.core.record import GameRecord, RecordError, save_record
+from gameshelf.envs.records import load_record, read_record
 
 TOY = "toy_kuhn-v0"
 
@@ -164,14 +165,14 @@ def test_record_save_load_replay(tmp_path):
     assert state.to_text() == env.game_state.to_text()
     assert len(loaded.states()) == len(record.actions) + 1
     with pytest.raises(ValueError, match="not a game record"):
-        GameRecord.from_json("{}")
+        read_record("{}")
     with pytest.raises(ValueError, match="JSON"):
-        GameRecord.from_json("{nope")
+        read_record("{nope")
     with pytest.raises(ValueError, match="integer"):
-        GameRecord.from_json('{"format": "gameshelf-record/1", "env_id": "x", "options": {}, "actions": [1.5]}')
+        read_record('{"format": "gameshelf-record/1", "env_id": "x", "options": {}, "actions": [1.5]}')
     bad = GameRecord(TOY, {"stake": 2}, [0, 0])
     with pytest.raises(RecordError, match="not legal"):
-        bad.replay()
+        bad.replay(envs.make_game(TOY, stake=2))
 
 
 def test_truncation_at_max_game_length():
@@ -189,3 +190,85 @@ def test_observe_for_every_agent_and_zero_mask_for_others():
     assert env.observe("player_0")["action_mask"].tolist() == [1, 1]
     assert env.observation_space("player_0") is env.observation_space("player_0")
     assert env.state().shape == (2, 5)
+
+
+# ---- the game template -------------------------------------------------------------------------------
+@pytest.mark.parametrize("method", ["observation", "seat_text", "resample_hidden", "check_seat", "apply_action", "render_image"])
+def test_a_state_cannot_override_a_final_method(method):
+    from tests.toy_kuhn import ToyKuhnState
+
+    with pytest.raises(TypeError, match=f"overrides State.{method}, which is final"):
+        type("Overriding", (ToyKuhnState,), {method: lambda self, *args: None})
+
+
+def test_every_seat_query_refuses_a_bad_seat_with_one_message():
+    state = envs.make_game(TOY).new_initial_state()
+    rng = np.random.default_rng(0)
+    for seat in (-1, 2, 1.0, True, False, "0", None, np.float64(0.0)):
+        messages = set()
+        for query in (state.observation, state.seat_text, lambda s: state.resample_hidden(s, rng)):
+            with pytest.raises(ValueError, match=r"is not a seat of toy_kuhn: a seat is an int in 0\.\.1") as err:
+                query(seat)
+            messages.add(str(err.value))
+        assert len(messages) == 1
+    assert state.observation(np.int64(1)).tolist() == state.observation(1).tolist()
+
+
+def test_game_info_follows_from_the_options_and_the_layout():
+    from tests.toy_kuhn import LAYOUT
+    from tests.toy_nim import NimGame
+
+    info = envs.make_game(TOY).info
+    assert (info.name, info.num_players, info.max_players) == ("toy_kuhn", 2, 2)
+    assert info.observation_shape == LAYOUT.shape == (5,)
+    assert np.dtype(info.observation_dtype) == np.float32
+    assert (info.observation_low, info.observation_high) == (0.0, 1.0)
+    nim = NimGame(num_players=3, hidden=True)
+    assert (nim.info.num_players, nim.info.max_players, nim.info.has_hidden_info) == (3, 8, True)
+    assert envs.make_game("range_ta_ludotheque-v0", comp_rows=1, comp_cols=2).info.observation_shape[:2] == (3, 6)
+
+
+def test_a_game_declares_facts_not_info():
+    from tests.toy_kuhn import ToyKuhnGame
+
+    with pytest.raises(TypeError, match="declare its GameFacts in _facts"):
+        type("OldStyle", (ToyKuhnGame,), {"_make_info": lambda self: None})
+    no_layout = type("NoLayout", (ToyKuhnGame,), {"LAYOUT": None})
+    with pytest.raises(TypeError, match="declares no observation LAYOUT"):
+        no_layout()
+
+
+def test_the_core_finds_position_builders_by_convention():
+    from gameshelf.envs.core.position import position_function
+
+    paiko = envs.make_game("paiko-v0")
+    state = paiko.new_initial_state()
+    state.apply_action(state.legal_actions()[0])
+    assert position_function(type(paiko), "build_state") is not None
+    assert "state_from_position" not in type(paiko).__dict__  # the builder lives in paiko/position.py
+    rebuilt = paiko.state_from_position(state.position())
+    assert rebuilt.to_text() == state.to_text() and rebuilt.history == []
+    toy = envs.make_game(TOY)
+    with pytest.raises(NotImplementedError, match="no position builder"):
+        toy.state_from_position({})
+    with pytest.raises(NotImplementedError, match="no position export"):
+        toy.new_initial_state().position()
+
+
+def test_a_record_replays_with_a_game_and_only_the_layer_above_finds_it_by_id():
+    env = scripted_env([2, 0])
+    env.step(0)
+    record = env.record()
+    assert record.game() is env.game  # bound to the game it was made with
+    text = record.to_json()
+    game = envs.make_game(TOY)
+    bare = GameRecord(record.env_id, dict(record.options), list(record.actions))
+    with pytest.raises(RecordError, match="no game to replay it with"):
+        bare.replay()
+    assert bare.replay(game).to_text() == record.replay().to_text()
+    with pytest.raises(RecordError, match="are not the record's"):
+        bare.bind(envs.make_game(TOY, stake=2))
+    envs.unregister(TOY)  # an id the registry no longer knows: its game can still be handed over
+    with pytest.raises(RecordError, match="unknown environment id"):
+        read_record(text)
+    assert read_record(text, game=game).game() is game

@@ -16,8 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gameshelf import envs
+from gameshelf.envs.core.episode import Episode
 from gameshelf.envs.core.game import IllegalActionError
-from gameshelf.envs.core.record import RecordError, load_record, save_record
+from gameshelf.envs.core.record import RecordError, save_record
+from gameshelf.envs.records import load_record
 from gameshelf.envs.testing import env_snapshot
 
 
@@ -201,7 +203,7 @@ def test_penalized_and_truncated_games_replay_to_the_same_ending(tmp_path):
     offender = env.agent_selection
     env.step(int(np.flatnonzero(env.observe(offender)["action_mask"] == 0)[0]))
     save_record(env.record(), tmp_path / "p.json")
-    episode = load_record(tmp_path / "p.json").replay_episode()
+    episode = Episode.from_record(load_record(tmp_path / "p.json"))
     assert episode.terminated and episode.offender == env.agent_name_mapping[offender]
     assert np.allclose(episode.totals, env.episode.totals)
 
@@ -212,7 +214,7 @@ def test_penalized_and_truncated_games_replay_to_the_same_ending(tmp_path):
         passer.step(None if term or trunc else 0)
     assert all(passer.truncations.values())
     save_record(passer.record(), tmp_path / "t.json")
-    episode = load_record(tmp_path / "t.json").replay_episode()
+    episode = Episode.from_record(load_record(tmp_path / "t.json"))
     assert episode.truncated and not episode.terminated
 
 
@@ -346,7 +348,7 @@ def test_any_damaged_record_loads_or_raises_one_record_error(text):
         except RecordError as err:
             assert str(err) and len(str(err)) < 2000  # one readable message, not a dump of the file
         else:
-            assert record.replay_episode() is not None
+            assert Episode.from_record(record) is not None
 
 
 @pytest.mark.parametrize(
@@ -368,7 +370,6 @@ def test_huge_numbers_and_an_offender_who_is_not_a_seat_are_record_errors(tmp_pa
 
 
 def test_episode_replay_refuses_an_offender_who_is_not_a_seat():
-    from gameshelf.envs.core.episode import Episode
     from gameshelf.envs.core.record import Ending
 
     episode = Episode(envs.make_game("level_x-v0"))

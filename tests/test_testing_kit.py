@@ -9,10 +9,12 @@ import numpy as np
 import pytest
 
 from gameshelf.envs import make_game
-from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameInfo, Option, State, rank_returns
+from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameFacts, Option, State, rank_returns
+from gameshelf.envs.core.observation import ObservationLayout
 from gameshelf.envs.testing import (
     NODE_KINDS,
     ConformanceError,
+    check_bad_seats,
     check_env,
     check_game,
     check_hidden_information,
@@ -56,8 +58,8 @@ def test_a_wrong_mask_is_caught():
 
 
 class LeakyState(ToyKuhnState):
-    def observation(self, seat: int) -> np.ndarray:
-        obs = super().observation(seat)
+    def _observation(self, seat: int) -> np.ndarray:
+        obs = super()._observation(seat)
         if len(self.cards) == 2:
             obs[self.cards[1 - seat]] = 0.5  # shows the other seat's card
         return obs
@@ -91,8 +93,8 @@ def test_a_nondeterministic_chance_draw_is_caught():
 
 # ---- the resample test ------------------------------------------------------------------------------
 class HistoryKeptState(ToyKuhnState):
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
-        out = super().resample_hidden(seat, rng)
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
+        out = super()._resample_hidden(seat, rng)
         out.history = self.history[:]  # the redeal forgets to rewrite the deal in the history
         return out
 
@@ -117,8 +119,8 @@ class CoinPassState(NimState):
             mask[2] = True
         return mask
 
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> NimState:
-        out = super().resample_hidden(seat, rng)
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> NimState:
+        out = super()._resample_hidden(seat, rng)
         replay = self.game.new_initial_state()
         for action in self.history:  # a seat that passed has shown its coin is 1
             if action == 2 and replay.current_player() >= 0:
@@ -160,8 +162,8 @@ class NoMoveState(NimState):
     def legal_action_mask(self) -> np.ndarray:
         return np.zeros(3, dtype=bool) if getattr(self, "stuck", False) else super().legal_action_mask()
 
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> NimState:
-        out = super().resample_hidden(seat, rng)
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> NimState:
+        out = super()._resample_hidden(seat, rng)
         out.stuck = True  # type: ignore[attr-defined]  # the redeal has no legal action
         return out
 
@@ -177,8 +179,8 @@ def test_a_redeal_without_a_legal_action_is_caught():
 
 
 class OwnCoinState(NimState):
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> NimState:
-        out = super().resample_hidden(seat, rng)
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> NimState:
+        out = super()._resample_hidden(seat, rng)
         if len(out.coins) > seat:  # redeals the seat's own coin too
             out.coins[seat] = out.history[seat] = int(rng.integers(2))
         return out
@@ -195,10 +197,10 @@ def test_a_redeal_that_changes_what_the_seat_sees_is_caught():
 
 
 class CopyAtChanceState(ToyKuhnState):
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
         if self.is_chance_node():
             return self.clone()  # nothing redealt while the deal is under way
-        return super().resample_hidden(seat, rng)
+        return super()._resample_hidden(seat, rng)
 
 
 class CopyAtChanceGame(ToyKuhnGame):
@@ -228,7 +230,7 @@ class OneDealState(ToyKuhnState):
         else:
             self.cards = list(PAIRS[action])
 
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
         out = self.clone()
         if self.cards:
             out.cards[1 - seat] = int(rng.choice([c for c in range(3) if c != self.cards[seat]]))
@@ -246,8 +248,8 @@ def test_a_copy_at_chance_nodes_that_hide_nothing_passes():
 
 
 class DecisionChangedState(ToyKuhnState):
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
-        out = super().resample_hidden(seat, rng)
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
+        out = super()._resample_hidden(seat, rng)
         if out.moves:  # rewrites a player's decision in the history, not only the deal
             out.history[2] = 1 - out.history[2]
         return out
@@ -272,8 +274,13 @@ class PenniesGame(Game):
     name = "toy_pennies"
     OPTIONS = {"num_players": Option(2, choices=(2,))}
 
-    def _make_info(self) -> GameInfo:
-        return GameInfo("toy_pennies", 2, 2, (4,), np.float32, 3, has_chance=False, has_hidden_info=True)
+    LAYOUT = ObservationLayout()
+    LAYOUT.add("pick", 2, "seat 0's pick, one-hot, when the observer sees it")
+    LAYOUT.add("decisions", 1, "decisions made / 3")
+    LAYOUT.add("seat_1_pick", 1, "seat 1's pick (-0.5 before it)")
+
+    def _facts(self) -> GameFacts:
+        return GameFacts(num_actions=2, max_game_length=3, has_chance=False, has_hidden_info=True)
 
     def new_initial_state(self) -> PenniesState:
         return PenniesState(self)
@@ -298,7 +305,7 @@ class PenniesState(State):
         """Whether ``seat`` sees seat 0's pick."""
         return seat == 0 or self.is_terminal()
 
-    def observation(self, seat: int) -> np.ndarray:
+    def _observation(self, seat: int) -> np.ndarray:
         obs = np.zeros(4, dtype=np.float32)
         if self.history and self.shown(seat):
             obs[self.history[0]] = 1.0
@@ -312,10 +319,10 @@ class PenniesState(State):
     def to_text(self) -> str:
         return f"picks={self.history[:2]}"
 
-    def seat_text(self, seat: int) -> str:
+    def _seat_text(self, seat: int) -> str:
         return f"{self.observation(seat).tolist()}"
 
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> PenniesState:
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> PenniesState:
         out = copy.deepcopy(self)
         if self.history and not self.shown(seat):
             out.history[0] = int(rng.integers(2))
@@ -341,7 +348,7 @@ def test_a_redeal_may_change_decisions_the_seat_did_not_see_but_not_those_it_saw
 
 
 class SelfState(ToyKuhnState):
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
         return self
 
 
@@ -356,8 +363,8 @@ def test_a_redeal_that_returns_the_state_itself_is_caught():
 
 
 class SharedMovesState(ToyKuhnState):
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
-        out = super().resample_hidden(seat, rng)
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
+        out = super()._resample_hidden(seat, rng)
         out.moves = self.moves  # shared with the original: acting on the redeal changes it
         return out
 
@@ -433,3 +440,48 @@ def test_random_nodes_meet_every_kind_of_node():
     assert kinds == set(NODE_KINDS)
     nodes = list(random_nodes(NimGame(chance=True, hidden=True), seed=1, games=1, per_kind=None))
     assert nodes[-1].kind == "terminal" and nodes[-1].movers[:3] == (CHANCE, CHANCE, 0)
+
+
+class LaxSeatState(NimState):
+    """Takes a float or a bool for the seat it equals (``True`` as seat 1) instead of refusing it."""
+
+
+def _lax_check_seat(self: State, seat: Any) -> int:
+    return State.check_seat(self, int(seat) if isinstance(seat, (bool, float)) else seat)
+
+
+LaxSeatState.check_seat = _lax_check_seat  # type: ignore[method-assign]  # set after the class, past the final guard
+
+
+class LaxSeatGame(NimGame):
+    def new_initial_state(self):
+        return LaxSeatState(self)
+
+
+def test_a_seat_query_that_takes_a_bool_or_a_float_is_caught():
+    with pytest.raises(ConformanceError, match=r"bad seat: observation\(0\.0\)"):
+        check_bad_seats(LaxSeatGame())
+    check_bad_seats(NimGame(hidden=True))
+
+
+class TwoMessagesState(ToyKuhnState):
+    """Refuses a bad seat in its text view with a message of its own."""
+
+
+def _own_seat_text(self: State, seat: Any) -> str:
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 2:
+        raise ValueError(f"no seat {seat}")
+    return self._seat_text(seat)
+
+
+TwoMessagesState.seat_text = _own_seat_text  # type: ignore[method-assign]  # set after the class, past the final guard
+
+
+class TwoMessagesGame(ToyKuhnGame):
+    def new_initial_state(self):
+        return TwoMessagesState(self)
+
+
+def test_bad_seats_refused_with_two_messages_are_caught():
+    with pytest.raises(ConformanceError, match="different messages"):
+        check_bad_seats(TwoMessagesGame())

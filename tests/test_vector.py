@@ -219,7 +219,7 @@ def test_mcts_rollouts_use_the_kernel_playout(monkeypatch):
 
 def test_olenon_batch_observes_only_the_acting_seats_hand():
     from gameshelf.envs.olenon import kernel
-    from gameshelf.envs.olenon.observation import OBSERVATION
+    from gameshelf.envs.olenon.observation import LAYOUT as OBSERVATION
 
     env = vector.make("olenon-v0", num_envs=8, seed=4)
     out = env.reset()

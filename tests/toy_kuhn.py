@@ -8,24 +8,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameInfo, Option, State, rank_returns
+from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameFacts, Option, State, rank_returns
+from gameshelf.envs.core.observation import ObservationLayout
+
+LAYOUT = ObservationLayout()
+LAYOUT.add("card", 3, "own card, one-hot")
+LAYOUT.add("moves", 1, "moves made / 2")
+LAYOUT.add("to_move", 1, "the observer is to move")
 
 
 class ToyKuhnGame(Game):
     name = "toy_kuhn"
     OPTIONS = {"num_players": Option(2, choices=(2,)), "stake": Option(1, choices=(1, 2))}
 
-    def _make_info(self) -> GameInfo:
-        return GameInfo(
-            name=self.name,
-            num_players=2,
-            num_actions=2,
-            observation_shape=(5,),
-            observation_dtype=np.float32,
-            max_game_length=2,
-            has_chance=True,
-            has_hidden_info=True,
-        )
+    LAYOUT = LAYOUT
+
+    def _facts(self) -> GameFacts:
+        return GameFacts(num_actions=2, max_game_length=2, has_chance=True, has_hidden_info=True)
 
     def new_initial_state(self) -> ToyKuhnState:
         return ToyKuhnState(self)
@@ -71,7 +70,7 @@ class ToyKuhnState(State):
     def scores(self) -> np.ndarray:
         return self.returns() * 10 * self.game.options["stake"]
 
-    def observation(self, seat: int) -> np.ndarray:
+    def _observation(self, seat: int) -> np.ndarray:
         obs = np.zeros(5, dtype=np.float32)
         if len(self.cards) > seat:
             obs[self.cards[seat]] = 1.0
@@ -87,11 +86,11 @@ class ToyKuhnState(State):
     def to_text(self) -> str:
         return f"cards={self.cards} moves={self.moves}"
 
-    def seat_text(self, seat: int) -> str:
+    def _seat_text(self, seat: int) -> str:
         own = self.cards[seat] if len(self.cards) > seat else "?"
         return f"your card={own} moves={self.moves}"
 
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> ToyKuhnState:
         """Redeal the other seat's card (once dealt) from the cards ``seat`` does not hold; the deal in
         ``history`` is rewritten to match."""
         out = self.clone()

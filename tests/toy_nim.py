@@ -16,11 +16,17 @@ from typing import Any
 import numpy as np
 
 from gameshelf import envs
-from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameInfo, Option, State, int_at_least, rank_returns
+from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameFacts, Option, State, int_at_least, rank_returns
+from gameshelf.envs.core.observation import ObservationLayout
 from gameshelf.envs.core.position import PositionReader
 
 NIM = "toy_nim-v0"
-OBS = 16
+LAYOUT = ObservationLayout()
+LAYOUT.add("pile", 13, "stones left, one-hot 0..12 (12 = 12 or more)")
+LAYOUT.add("to_move", 1, "the observer is to move")
+LAYOUT.add("coin", 1, "the observer's own coin (`hidden`)")
+LAYOUT.add("pile_size", 1, "stones left / 30, at most 1")
+OBS = LAYOUT.size
 
 
 def register_nim() -> str:
@@ -53,18 +59,12 @@ class NimGame(Game):
         "max_length": Option(60, check=int_at_least(1), allowed="an int >= 1"),
     }
 
-    def _make_info(self) -> GameInfo:
+    LAYOUT = LAYOUT
+
+    def _facts(self) -> GameFacts:
         o = self.options
-        return GameInfo(
-            name=self.name,
-            num_players=o["num_players"],
-            num_actions=3,
-            observation_shape=(OBS,),
-            observation_dtype=np.float32,
-            max_game_length=o["max_length"],
-            has_chance=o["chance"] or o["hidden"],
-            has_hidden_info=o["hidden"],
-            max_players=8,
+        return GameFacts(
+            num_actions=3, max_game_length=o["max_length"], has_chance=o["chance"] or o["hidden"], has_hidden_info=o["hidden"]
         )
 
     def new_initial_state(self) -> NimState:
@@ -145,7 +145,7 @@ class NimState(State):
     def scores(self) -> np.ndarray:
         return np.asarray(self.taken, dtype=np.float64)
 
-    def observation(self, seat: int) -> np.ndarray:
+    def _observation(self, seat: int) -> np.ndarray:
         obs = np.zeros(OBS, dtype=np.float32)
         obs[min(self.pile, 12)] = 1.0
         obs[13] = float(self.current_player() == seat)
@@ -162,7 +162,7 @@ class NimState(State):
     def to_text(self) -> str:
         return f"pile={self.pile} to_move={self.current_player()} taken={self.taken}"
 
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> NimState:
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> NimState:
         """Redeal the other seats' coins; they are the first chance outcomes of ``history``, rewritten to match."""
         out = self.clone()
         out.coins = [c if s == seat else int(rng.integers(2)) for s, c in enumerate(self.coins)]

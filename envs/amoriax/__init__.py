@@ -129,6 +129,6 @@ repetition draw), with other stones than the board, or more of them than ``ply +
 * v0: first version.
 """
 
-from gameshelf.envs.amoriax.observation import OBSERVATION
+from gameshelf.envs.amoriax.observation import LAYOUT
 
-__doc__ = __doc__.replace("{observation_table}", OBSERVATION.table())
+__doc__ = __doc__.replace("{observation_table}", LAYOUT.table())

@@ -1,7 +1,7 @@
-"""Static geometry of the Amoriax board: squares, the action table and precomputed move targets.
+"""Static geometry of the Amoriax board: squares, the kinds of move and precomputed move targets.
 
-Squares are numbered ``row * 9 + col`` (row 0 at the top). An action is ``from_square * 13 + kind``
-(kinds below) or ``PASS``. Everything here is built once per ``inner_size`` and shared.
+Squares are numbered ``row * 9 + col`` (row 0 at the top); a move from a square is one of 13 kinds (below).
+The action encoding built on them is ``actions``. Everything here is built once per ``inner_size`` and shared.
 """
 
 from __future__ import annotations
@@ -27,9 +27,6 @@ SLIDE_DIRECTIONS = (("up", -1, 0), ("down", 1, 0), ("left", 0, -1), ("right", 0,
 """Kinds 9..12, in this order."""
 KIND_SLIDE = 1 + len(KNIGHT_OFFSETS)
 NUM_KINDS = KIND_SLIDE + len(SLIDE_DIRECTIONS)
-PASS = NUM_SQUARES * NUM_KINDS
-"""The pass action (1053), legal only when no move is."""
-NUM_ACTIONS = PASS + 1
 
 CORNER_TARGET = tuple(
     {0: NUM_SQUARES - 1, SIZE - 1: NUM_SQUARES - SIZE, NUM_SQUARES - SIZE: SIZE - 1, NUM_SQUARES - 1: 0}.get(sq, -1)
@@ -46,21 +43,8 @@ def coords(sq: int) -> tuple[int, int]:
     return divmod(sq, SIZE)
 
 
-def square_name(sq: int) -> str:
-    row, col = divmod(sq, SIZE)
-    return f"({row},{col})"
-
-
 def on_board(row: int, col: int) -> bool:
     return 0 <= row < SIZE and 0 <= col < SIZE
-
-
-def kind_name(kind: int) -> str:
-    if kind == KIND_CORNER:
-        return "corner"
-    if kind < KIND_SLIDE:
-        return "knight"
-    return "slide " + SLIDE_DIRECTIONS[kind - KIND_SLIDE][0]
 
 
 @dataclass(frozen=True)

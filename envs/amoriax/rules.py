@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from gameshelf.envs.amoriax.actions import NUM_ACTIONS, PASS, kind_name, square_name
 from gameshelf.envs.amoriax.board import (
     BLACK,
     CENTRE,
@@ -16,31 +17,27 @@ from gameshelf.envs.amoriax.board import (
     KIND_CORNER,
     KIND_SLIDE,
     KNIGHT_OFFSETS,
-    NUM_ACTIONS,
     NUM_KINDS,
     NUM_SQUARES,
-    PASS,
     RED,
     SIZE,
     STONE_LETTERS,
     WHITE,
     Geometry,
     geometry,
-    kind_name,
     on_board,
-    square_name,
     start_board,
 )
-from gameshelf.envs.amoriax.observation import OBSERVATION
-from gameshelf.envs.core.game import TERMINAL, Game, GameInfo, Option, State, int_at_least, rank_returns
+from gameshelf.envs.amoriax.observation import LAYOUT
+from gameshelf.envs.core.game import TERMINAL, Game, GameFacts, Option, State, int_at_least, rank_returns
 from gameshelf.envs.core.position import PositionReader
 
-NUM_PLANES = OBSERVATION.size
+NUM_PLANES = LAYOUT.size
 """Observation planes (pieces in ``observation.py``, table in the package docstring)."""
-_OWN, _OPPONENT, _RED = (OBSERVATION[p].start for p in ("own_stones", "opponent_stones", "red"))
-_STATIC = slice(OBSERVATION["inner_area"].start, OBSERVATION["crown"].stop)
-_OWN_LOCK, _OPPONENT_LOCK, _TO_MOVE = (OBSERVATION[p].start for p in ("own_red_lock", "opponent_red_lock", "to_move"))
-_REPETITIONS, _PLY = OBSERVATION["repetitions"].start, OBSERVATION["ply"].start
+_OWN, _OPPONENT, _RED = (LAYOUT[p].start for p in ("own_stones", "opponent_stones", "red"))
+_STATIC = slice(LAYOUT["inner_area"].start, LAYOUT["crown"].stop)
+_OWN_LOCK, _OPPONENT_LOCK, _TO_MOVE = (LAYOUT[p].start for p in ("own_red_lock", "opponent_red_lock", "to_move"))
+_REPETITIONS, _PLY = LAYOUT["repetitions"].start, LAYOUT["ply"].start
 
 END_REASONS = {
     "crown": "reached the crown",
@@ -61,6 +58,7 @@ class AmoriaxGame(Game):
         "red_lock": Option("ply", choices=("ply", "own_turns"), doc="what 'Red cannot be moved two times in a row' means"),
         "max_plies": Option(300, check=int_at_least(1), allowed="an int >= 1", doc="plies after which the game is a draw"),
     }
+    LAYOUT = LAYOUT
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -73,17 +71,9 @@ class AmoriaxGame(Game):
         static[4, 4, 1] = 1.0
         self.static_planes = static
 
-    def _make_info(self) -> GameInfo:
-        return GameInfo(
-            name=self.name,
-            num_players=2,
-            num_actions=NUM_ACTIONS,
-            observation_shape=(SIZE, SIZE, NUM_PLANES),
-            observation_dtype=np.float32,
-            max_game_length=int(self.options["max_plies"]),
-            has_chance=False,
-            has_hidden_info=False,
-            max_players=2,
+    def _facts(self) -> GameFacts:
+        return GameFacts(
+            num_actions=NUM_ACTIONS, max_game_length=int(self.options["max_plies"]), has_chance=False, has_hidden_info=False
         )
 
     def new_initial_state(self) -> AmoriaxState:
@@ -431,7 +421,7 @@ class AmoriaxState(State):
         return self.counts.get(self.position_key(), 1)
 
     # ---- observation and text -----------------------------------------------------------------
-    def observation(self, seat: int) -> np.ndarray:
+    def _observation(self, seat: int) -> np.ndarray:
         cells = np.frombuffer(bytes(self.board), dtype=np.uint8).reshape(SIZE, SIZE)
         obs = np.zeros((SIZE, SIZE, NUM_PLANES), dtype=np.float32)
         obs[..., _OWN] = cells == seat + 1

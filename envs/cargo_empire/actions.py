@@ -1,4 +1,4 @@
-"""Action numbering of Cargo Empire and move names (shared by the engine, the card and the agents).
+"""Action numbering of Cargo Empire, move names and the phases of a turn (shared by the engine, the card and the agents).
 
 | actions | meaning |
 |---|---|
@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from gameshelf.envs.cargo_empire import data as D
 from gameshelf.envs.cargo_empire.data import CITIES, NUM_CITIES, VEHICLES
 from gameshelf.envs.cargo_empire.routes import ALL_PAYMENTS, Payment
 
@@ -38,3 +39,12 @@ def action_text(action: int) -> str:
     if action < BONUS_BASE:
         return f"pay {payment_text(ALL_PAYMENTS[action - PAY_BASE])}"
     return f"bonus {VEHICLES[action - BONUS_BASE]}"
+
+
+# ---- phases: the decision of the player to move, and the chance draws pending ---------------------
+# decision phases of the player to move
+START, DEST, PAY, BONUS = "start", "dest", "pay", "bonus"
+PHASES = (START, DEST, PAY, BONUS)
+# chance draws (queue entries [kind, who])
+TILE, PUBLIC, STARTPOST = "tile", "public", "start_post"
+DRAW_KINDS = (TILE, PUBLIC, STARTPOST, D.DRAW_TRANSPORT, D.DRAW_CITY, D.DRAW_GOAL)

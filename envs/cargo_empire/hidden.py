@@ -48,7 +48,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from gameshelf.envs.cargo_empire import data as D
-from gameshelf.envs.cargo_empire.actions import PAY_BASE
+from gameshelf.envs.cargo_empire.actions import DEST, PAY_BASE
+from gameshelf.envs.cargo_empire.actions import PAY as PAY_PHASE
 from gameshelf.envs.cargo_empire.routes import ALL_PAYMENTS, Payment, legal_payments
 from gameshelf.envs.cargo_empire.scoring import goal_fulfilled
 
@@ -144,8 +145,6 @@ def _trace(state: CargoEmpireState) -> _Trace:
     cached = state._trace
     if cached is not None and cached[0] == len(state.history):
         return cached[1]
-    from gameshelf.envs.cargo_empire.rules import PAY as PAY_PHASE
-
     s = state.game.new_initial_state() if state._root is None else type(state)._load(state.game, state._root)
     tr = _Trace(s)
     n = state.n
@@ -174,9 +173,6 @@ def _trace(state: CargoEmpireState) -> _Trace:
 
 def _read(state: CargoEmpireState, seat: int) -> _Script:
     """What ``seat`` knows: the trace of the history without the outcomes it has not seen."""
-    from gameshelf.envs.cargo_empire.rules import DEST
-    from gameshelf.envs.cargo_empire.rules import PAY as PAY_PHASE
-
     tr = _trace(state)
     known = tr.scripts.get(seat)
     if known is not None:

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gameshelf.envs.cargo_empire import data as D
+from gameshelf.envs.cargo_empire.actions import PHASES
+from gameshelf.envs.cargo_empire.routes import ALL_PAYMENTS
 from gameshelf.envs.core.observation import ObservationLayout, seat_order
 
 if TYPE_CHECKING:
@@ -60,9 +62,6 @@ _TRACK_STRIDE = 3 * (D.TRACK_MAX + 1)
 
 
 def encode(state: CargoEmpireState, seat: int) -> np.ndarray:
-    from gameshelf.envs.cargo_empire.routes import ALL_PAYMENTS
-    from gameshelf.envs.cargo_empire.rules import PHASES
-
     n = state.n
     obs = [0.0] * LAYOUT.size  # a Python list is much faster to fill than a NumPy array
     ego = seat_order(seat, n)

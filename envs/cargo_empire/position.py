@@ -1,15 +1,15 @@
-"""Validation of Cargo Empire positions (``game.state_from_position``): every problem raises ``ValueError``."""
+"""Cargo Empire's position builder (found by the core): ``build_state(game, position)`` validates a position (every
+problem raises ``ValueError``) and builds its state; ``state.position()`` exports one."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gameshelf.envs.cargo_empire import data as D
+from gameshelf.envs.cargo_empire.actions import DRAW_KINDS, PHASES, STARTPOST, TILE
 from gameshelf.envs.cargo_empire.routes import ALL_PAYMENTS
-
-if TYPE_CHECKING:
-    from gameshelf.envs.cargo_empire.rules import CargoEmpireGame
+from gameshelf.envs.cargo_empire.rules import CargoEmpireGame, CargoEmpireState
 
 
 def _int(name: str, value: Any, low: int, high: int) -> int:
@@ -26,9 +26,13 @@ def _list(name: str, value: Any, length: int | None = None) -> list[Any]:
     return list(value)
 
 
-def validate(game: CargoEmpireGame, pos: Mapping[str, Any]) -> None:
-    from gameshelf.envs.cargo_empire.rules import DRAW_KINDS, PHASES, STARTPOST, TILE, CargoEmpireState
+def build_state(game: CargoEmpireGame, position: Mapping[str, Any]) -> CargoEmpireState:
+    """The state of ``position``, validated, with an empty history and the position as its root."""
+    validate(game, position)
+    return CargoEmpireState._load(game, position)
 
+
+def validate(game: CargoEmpireGame, pos: Mapping[str, Any]) -> None:
     missing = [k for k in ("num_players", *CargoEmpireState.FIELDS) if k not in pos]
     if missing:
         raise ValueError(f"position: missing keys {missing}")

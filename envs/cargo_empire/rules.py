@@ -16,35 +16,36 @@ import numpy as np
 from gameshelf.envs.cargo_empire import data as D
 from gameshelf.envs.cargo_empire import observation as obs_mod
 from gameshelf.envs.cargo_empire.actions import (
+    BONUS,
     BONUS_BASE,
+    DEST,
     DEST_BASE,
     NUM_ACTIONS,
     PASS,
+    PAY,
     PAY_BASE,
     PAYMENT_INDEX,
+    PUBLIC,
+    START,
+    STARTPOST,
+    TILE,
     action_text,
     payment_text,
 )
+from gameshelf.envs.cargo_empire.hidden import resample
 from gameshelf.envs.cargo_empire.routes import ALL_PAYMENTS, legal_payments
 from gameshelf.envs.cargo_empire.scoring import MAX_VP, final_vp, goal_fulfilled, track_rewards
 from gameshelf.envs.core.game import (
     CHANCE,
     TERMINAL,
     Game,
-    GameInfo,
+    GameFacts,
     Option,
     State,
     count_outcomes,
     draw_from_counts,
     rank_returns,
 )
-
-# decision phases of the player to move
-START, DEST, PAY, BONUS = "start", "dest", "pay", "bonus"
-PHASES = (START, DEST, PAY, BONUS)
-# chance draws (queue entries [kind, who])
-TILE, PUBLIC, STARTPOST = "tile", "public", "start_post"
-DRAW_KINDS = (TILE, PUBLIC, STARTPOST, D.DRAW_TRANSPORT, D.DRAW_CITY, D.DRAW_GOAL)
 
 MAX_GAME_LENGTH = 400
 """Player decisions are bounded by the rules: at most 12 turns per player, each of at most 6 decisions
@@ -58,30 +59,18 @@ class CargoEmpireGame(Game):
     OPTIONS: ClassVar[dict[str, Option]] = {
         "num_players": Option(2, choices=(2, 1, 3, 4, 5), doc="number of players (1 = solo)"),
     }
+    LAYOUT = obs_mod.LAYOUT
 
-    def _make_info(self) -> GameInfo:
-        n = self.options["num_players"]
-        return GameInfo(
-            name=self.name,
-            num_players=n,
+    def _facts(self) -> GameFacts:
+        return GameFacts(
             num_actions=NUM_ACTIONS,
-            observation_shape=obs_mod.LAYOUT.shape,
-            observation_dtype=np.float32,
             max_game_length=MAX_GAME_LENGTH,
             has_chance=True,
-            has_hidden_info=n > 1,
-            min_return=-1.0,
-            max_return=1.0,
-            observation_low=0.0,
-            observation_high=1.0,
-            max_players=D.MAX_PLAYERS,
+            has_hidden_info=self.options["num_players"] > 1,
         )
 
     def new_initial_state(self) -> CargoEmpireState:
         return CargoEmpireState(self)
-
-    def state_from_position(self, position: Mapping[str, Any]) -> CargoEmpireState:
-        return CargoEmpireState.from_position(self, position)
 
 
 class CargoEmpireState(State):
@@ -483,9 +472,7 @@ class CargoEmpireState(State):
         return np.array([float(self.vp(s, with_goals=end)) for s in range(self.n)], dtype=np.float64)
 
     # ---- observation and text -------------------------------------------------------------------
-    def observation(self, seat: int) -> np.ndarray:
-        if not 0 <= seat < self.n:
-            raise ValueError(f"seat {seat} is not one of 0..{self.n - 1}")
+    def _observation(self, seat: int) -> np.ndarray:
         return obs_mod.encode(self, seat)
 
     def action_to_string(self, action: int) -> str:
@@ -524,7 +511,7 @@ class CargoEmpireState(State):
     def to_text(self) -> str:
         return self._text(None)
 
-    def seat_text(self, seat: int) -> str:
+    def _seat_text(self, seat: int) -> str:
         return self._text(seat)
 
     def _text(self, seat: int | None) -> str:
@@ -582,7 +569,7 @@ class CargoEmpireState(State):
         return "\n".join(lines)
 
     # ---- hidden information ---------------------------------------------------------------------
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> CargoEmpireState:
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> CargoEmpireState:
         """A state ``seat`` cannot tell apart from this one, drawn uniformly among those consistent with what
         it has seen: the outcomes of the other players' draws (transport cards, private city cards, goals;
         and their hands, unshown city cards and goals in the position the state was built from) are drawn
@@ -593,12 +580,8 @@ class CargoEmpireState(State):
         (a shown card was drawn before it was shown, an unshown one is not in a hand that delivered from or
         to its city after drawing it); at the end, every player's final VP. See ``hidden`` for the sampler
         (exact, except a close approximation for transport cards when many payments condition them)."""
-        if not 0 <= seat < self.n:
-            raise ValueError(f"seat {seat} is not one of 0..{self.n - 1}")
         if self.n == 1:
             return self.clone()
-        from gameshelf.envs.cargo_empire.hidden import resample
-
         return resample(self, seat, rng)
 
     # ---- copying and positions ------------------------------------------------------------------
@@ -624,13 +607,6 @@ class CargoEmpireState(State):
                 value = [list(x) if isinstance(x, list) else x for x in value]
             out[name] = value
         return out
-
-    @classmethod
-    def from_position(cls, game: CargoEmpireGame, position: Mapping[str, Any]) -> CargoEmpireState:
-        from gameshelf.envs.cargo_empire.position import validate
-
-        validate(game, position)
-        return cls._load(game, position)
 
     @classmethod
     def _load(cls, game: CargoEmpireGame, position: Mapping[str, Any]) -> CargoEmpireState:

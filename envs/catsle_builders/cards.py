@@ -1,4 +1,4 @@
-"""CATsle Builders' cards, action encoding and round scoring: constants and small pure helpers (no state).
+"""CATsle Builders' cards and round scoring: constants and small pure helpers (no state; actions are ``actions``).
 
 A card is an integer ``suit * 12 + (value - 1)``: suits 0..4 (Walls, Gables, Gates, Bridges, Moats),
 values 1..12. Sets of cards (hands, discards) are bit masks: bit ``c`` set when card ``c`` is in the set.
@@ -33,15 +33,6 @@ MAX_LIMIT = NUM_VALUES
 SUIT_MASK: tuple[int, ...] = tuple(((1 << NUM_VALUES) - 1) << (s * NUM_VALUES) for s in range(NUM_SUITS))
 """Bit mask of the 12 cards of each suit."""
 FULL_DECK = (1 << NUM_CARDS) - 1
-
-# ---- action encoding -----------------------------------------------------------------------------
-PLAY_BASE = 0
-"""``play <card>``: action ``card`` (0..59)."""
-TAKE_BASE = NUM_CARDS
-"""``take <card>``: action ``60 + card`` (60..119)."""
-PLACE_BASE = 2 * NUM_CARDS
-"""``place in column k``: action ``120 + k`` (k = 0..4; column 4 is the limit-0 column)."""
-NUM_ACTIONS = PLACE_BASE + MAX_COLUMNS  # 125
 
 
 def card(suit: int, value: int) -> int:

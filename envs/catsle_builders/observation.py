@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from gameshelf.envs.catsle_builders.actions import PLACE, PLAY, TAKE
 from gameshelf.envs.catsle_builders.cards import (
     MAX_COLUMNS,
     MAX_LIMIT,
@@ -66,8 +67,6 @@ def encode(state: CatsleState, seat: int) -> np.ndarray:
 
     The entries equal to 1 and the fractional ones are collected as index lists and written at once.
     """
-    from gameshelf.envs.catsle_builders.rules import PLACE, PLAY, TAKE
-
     game = state.game
     n = game.num_players
     S = _S

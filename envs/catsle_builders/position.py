@@ -1,4 +1,4 @@
-"""CATsle Builders positions: ``export_position(state)`` -> plain dict, ``build_state(game, dict)`` -> state.
+"""CATsle Builders positions (found by the core): ``export_position(state)`` -> dict, ``build_state(game, dict)`` -> state.
 
 The keys are listed in the environment card. Cards are written by name (``"Walls 5"``). A built
 state has an empty ``history``.
@@ -7,8 +7,9 @@ state has an empty ``history``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from gameshelf.envs.catsle_builders.actions import DEAL, FIRST, OVER, PHASE_NAMES, PLACE, PLAY, TAKE
 from gameshelf.envs.catsle_builders.cards import (
     NUM_ROUNDS,
     NUM_SUITS,
@@ -19,9 +20,7 @@ from gameshelf.envs.catsle_builders.cards import (
     cards_of,
     parse_card,
 )
-
-if TYPE_CHECKING:
-    from gameshelf.envs.catsle_builders.rules import CatsleGame, CatsleState
+from gameshelf.envs.catsle_builders.rules import CatsleGame, CatsleState
 
 KEYS = (
     "num_players",
@@ -44,8 +43,6 @@ KEYS = (
 
 
 def export_position(state: CatsleState) -> dict[str, Any]:
-    from gameshelf.envs.catsle_builders.rules import PHASE_NAMES
-
     game = state.game
     n = game.num_players
     return {
@@ -102,8 +99,6 @@ def _cards(value: Any, where: str, deck: int) -> list[int]:
 
 def build_state(game: CatsleGame, position: Mapping[str, Any]) -> CatsleState:
     """A validated state from a position dict (see ``KEYS``); ``ValueError`` names the problem."""
-    from gameshelf.envs.catsle_builders.rules import DEAL, FIRST, OVER, PHASE_NAMES, PLACE, PLAY, TAKE, CatsleState
-
     if not isinstance(position, Mapping):
         raise ValueError("a position is a dict")
     missing = [k for k in KEYS if k not in position]

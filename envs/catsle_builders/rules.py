@@ -6,27 +6,33 @@ action encoding, the observation layout, the position keys and the readings take
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
 
 from gameshelf.envs.catsle_builders import observation as obs_mod
+from gameshelf.envs.catsle_builders.actions import (
+    DEAL,
+    FIRST,
+    NUM_ACTIONS,
+    OVER,
+    PLACE,
+    PLACE_BASE,
+    PLAY,
+    TAKE,
+    TAKE_BASE,
+)
 from gameshelf.envs.catsle_builders.cards import (
     DEFAULT_LIMITS,
     HAND_SIZE,
     MAX_LIMIT,
-    MAX_PLAYERS,
-    NUM_ACTIONS,
     NUM_CARDS,
     NUM_ROUNDS,
     NUM_SUITS,
     NUM_VALUES,
     PERFECT_BONUS,
-    PLACE_BASE,
     SUIT_MASK,
     SUITS,
-    TAKE_BASE,
     TAKES,
     card_name,
     cards_of,
@@ -35,10 +41,7 @@ from gameshelf.envs.catsle_builders.cards import (
     rating,
     round_score,
 )
-from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameInfo, Option, State, rank_returns
-
-FIRST, DEAL, PLAY, TAKE, PLACE, OVER = range(6)
-PHASE_NAMES = ("first", "deal", "play", "take", "place", "over")
+from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameFacts, Option, State, rank_returns
 
 
 def _limits_ok(value: Any) -> bool:
@@ -62,6 +65,7 @@ class CatsleGame(Game):
             doc="limits of the four ordinary columns (4-5 players add a fifth column of limit 0)",
         ),
     }
+    LAYOUT = obs_mod.LAYOUT
 
     def __init__(self, **options: Any) -> None:
         if "column_limits" in options and isinstance(options["column_limits"], list):
@@ -80,33 +84,19 @@ class CatsleGame(Game):
         self.max_total = float(NUM_ROUNDS * (sum(self.options["column_limits"]) + PERFECT_BONUS[-1]))
         """Upper bound of a total score (observation scale)."""
 
-    def _make_info(self) -> GameInfo:
+    def _facts(self) -> GameFacts:
         n = self.options["num_players"]
         tricks = HAND_SIZE[n]
         taken = sum(TAKES[n])
-        return GameInfo(
-            name=self.name,
-            num_players=n,
+        return GameFacts(
             num_actions=NUM_ACTIONS,
-            observation_shape=obs_mod.LAYOUT.shape,
-            observation_dtype=np.float32,
             max_game_length=NUM_ROUNDS * tricks * (n + 2 * taken),
             has_chance=True,
             has_hidden_info=True,
-            min_return=-1.0,
-            max_return=1.0,
-            observation_low=0.0,
-            observation_high=1.0,
-            max_players=MAX_PLAYERS,
         )
 
     def new_initial_state(self) -> CatsleState:
         return CatsleState(self)
-
-    def state_from_position(self, position: Mapping[str, Any]) -> CatsleState:
-        from gameshelf.envs.catsle_builders.position import build_state
-
-        return build_state(self, position)
 
 
 class CatsleState(State):
@@ -383,9 +373,7 @@ class CatsleState(State):
         return np.array(self.totals, dtype=np.float64)
 
     # ---- observation and text -----------------------------------------------------------------
-    def observation(self, seat: int) -> np.ndarray:
-        if not 0 <= seat < self.game.num_players:
-            raise ValueError(f"seat {seat} is not one of 0..{self.game.num_players - 1}")
+    def _observation(self, seat: int) -> np.ndarray:
         return obs_mod.encode(self, seat)
 
     def action_to_string(self, action: int) -> str:
@@ -464,11 +452,11 @@ class CatsleState(State):
             )
         return "\n".join(lines)
 
-    def seat_text(self, seat: int) -> str:
+    def _seat_text(self, seat: int) -> str:
         return self.to_text(seat)
 
     # ---- hidden information -------------------------------------------------------------------
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> CatsleState:
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> CatsleState:
         """A state ``seat`` cannot tell apart from this one: every card it has not seen is redealt.
 
         The unseen cards (the other hands and the cards out of the round, or still to deal) are dealt
@@ -527,11 +515,6 @@ class CatsleState(State):
         new.played_by = list(self.played_by)
         new.voids = list(self.voids)
         return new
-
-    def position(self) -> dict[str, Any]:
-        from gameshelf.envs.catsle_builders.position import export_position
-
-        return export_position(self)
 
 
 _REJECTION_TRIES = 20

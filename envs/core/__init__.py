@@ -1,9 +1,10 @@
-"""The shared core: engine interface, the AEC adapter and game records."""
+"""The shared core: engine interface, the AEC adapter and game records (read by id in ``gameshelf.envs.records``)."""
 
 from gameshelf.envs.core.game import (
     CHANCE,
     TERMINAL,
     Game,
+    GameFacts,
     GameInfo,
     IllegalActionError,
     Option,
@@ -11,18 +12,19 @@ from gameshelf.envs.core.game import (
     random_playout,
     rank_returns,
 )
-from gameshelf.envs.core.record import GameRecord, load_record, save_record
+from gameshelf.envs.core.record import GameRecord, RecordError, save_record
 
 __all__ = [
     "CHANCE",
     "TERMINAL",
     "Game",
+    "GameFacts",
     "GameInfo",
     "GameRecord",
     "IllegalActionError",
     "Option",
+    "RecordError",
     "State",
-    "load_record",
     "random_playout",
     "rank_returns",
     "save_record",

@@ -174,6 +174,14 @@ class Episode:
             self.offender, self.illegal = ending.offender, ending.action
             self.totals[int(ending.offender or 0)] -= 1.0
 
+    @classmethod
+    def from_record(cls, record: GameRecord, game: Game | None = None) -> Episode:
+        """An episode at the end of ``record``, replayed with ``game`` (default ``record.game()``): the same state,
+        flags and summed rewards as when it was recorded. Every action is validated (``IllegalActionError``)."""
+        episode = cls(record.game() if game is None else game, reward=record.reward, env_id=record.env_id)
+        episode.replay(record.actions, record.ending)
+        return episode
+
     @property
     def max_moves(self) -> int:
         """Moves after which the game is truncated (the game's ``max_game_length``)."""
@@ -307,6 +315,7 @@ class Episode:
     def record(self) -> GameRecord:
         """The game so far: id, every resolved option, every action (chance included) and its ending."""
         state = self.require_state()
-        return GameRecord(
+        record = GameRecord(
             self.env_id or "", dict(self.game.options), list(state.history), self.ending(), self.reward_mode, state_digest(state)
         )
+        return record.bind(self.game)

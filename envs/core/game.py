@@ -15,6 +15,9 @@ from typing import Any, ClassVar, final
 
 import numpy as np
 
+from gameshelf.envs.core.observation import ObservationLayout
+from gameshelf.envs.core.position import position_function
+
 CHANCE = -1
 """``current_player()`` at a chance node."""
 TERMINAL = -4
@@ -59,7 +62,12 @@ def int_at_least(low: int) -> Callable[[Any], bool]:
 
 @dataclass(frozen=True)
 class GameInfo:
-    """Static facts of a game instance (after options are applied)."""
+    """Static facts of a game instance (after options are applied).
+
+    Built by ``Game`` from what the game declares (``GameFacts``) and what follows from elsewhere: the name
+    (``Game.name``), ``num_players`` (the ``num_players`` option; 1 without one), ``max_players`` (the largest
+    allowed ``num_players``), the observation shape, dtype and bounds (``game.layout``).
+    """
 
     name: str
     num_players: int
@@ -78,15 +86,42 @@ class GameInfo:
     """Largest player count of the game (observations are padded to it); 0 means num_players."""
 
 
+@dataclass(frozen=True)
+class GameFacts:
+    """The static facts only a game's rules know (``Game._facts``); ``GameInfo`` adds what follows from the
+    options and the observation layout."""
+
+    num_actions: int
+    max_game_length: int
+    """Upper bound on the number of player decisions (chance nodes not counted)."""
+    has_chance: bool
+    has_hidden_info: bool
+    """Whether some seat may not see everything (then the State implements ``_resample_hidden``). Declared, not
+    derived from the State: in some games an option shows everything (one player, open hands)."""
+    min_return: float = -1.0
+    max_return: float = 1.0
+
+
 class Game(abc.ABC):
-    """A game with fixed options. Subclasses declare ``OPTIONS`` and implement ``new_initial_state``."""
+    """A game with fixed options: the declarative header ``name``, ``OPTIONS`` and ``LAYOUT``, and the hooks
+    ``_facts`` and ``new_initial_state``. ``info`` is built from them (``GameInfo``), once, in ``__init__``."""
 
     name: ClassVar[str] = ""
     OPTIONS: ClassVar[Mapping[str, Option]] = {}
+    LAYOUT: ClassVar[ObservationLayout | None] = None
+    """The observation layout (``LAYOUT`` of the game's ``observation.py``): the observation shape, dtype and
+    bounds of ``info`` come from it. A game whose layout depends on its options overrides ``observation_layout``."""
 
     def __init__(self, **options: Any) -> None:
         self.options: dict[str, Any] = validate_options(self.name, self.OPTIONS, options)
-        self.info: GameInfo = self._make_info()
+        self.layout: ObservationLayout = self.observation_layout()
+        """The observation layout of this game (``observation_layout()``)."""
+        self.info: GameInfo = self._make_info(self._facts())
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "_make_info" in cls.__dict__:
+            raise TypeError(f"{cls.__name__} overrides Game._make_info; declare its GameFacts in _facts instead")
 
     @property
     def num_players(self) -> int:
@@ -96,9 +131,37 @@ class Game(abc.ABC):
     def num_actions(self) -> int:
         return self.info.num_actions
 
+    def observation_layout(self) -> ObservationLayout:
+        """The observation layout for these options: ``LAYOUT`` unless a game builds one per option set."""
+        if self.LAYOUT is None:
+            raise TypeError(f"{type(self).__name__} declares no observation LAYOUT (nor overrides observation_layout)")
+        return self.LAYOUT
+
     @abc.abstractmethod
-    def _make_info(self) -> GameInfo:
-        """Build the static facts; called once, after ``self.options`` is set."""
+    def _facts(self) -> GameFacts:
+        """Hook: the facts only the rules know; called once, after ``self.options`` and ``self.layout`` are set."""
+
+    @final
+    def _make_info(self, facts: GameFacts) -> GameInfo:
+        players = self.OPTIONS.get("num_players")
+        num_players = int(self.options["num_players"]) if players is not None else 1
+        choices = players.choices if players is not None and players.choices else (num_players,)
+        layout = self.layout
+        return GameInfo(
+            name=self.name,
+            num_players=num_players,
+            num_actions=facts.num_actions,
+            observation_shape=layout.shape,
+            observation_dtype=layout.dtype.type,
+            max_game_length=facts.max_game_length,
+            has_chance=facts.has_chance,
+            has_hidden_info=facts.has_hidden_info,
+            min_return=facts.min_return,
+            max_return=facts.max_return,
+            observation_low=layout.low,
+            observation_high=layout.high,
+            max_players=max(num_players, *choices),
+        )
 
     @abc.abstractmethod
     def new_initial_state(self) -> State:
@@ -123,8 +186,14 @@ class Game(abc.ABC):
         For puzzles, endgames, curricula and rules tests. The keys are the game's own (its environment
         card lists them); a position that breaks the rules raises ``ValueError`` naming the problem. The
         built state has an empty ``history``: it replays from its position, not from the start.
+
+        The builder is ``build_state(game, position)`` of the game's ``position.py`` (found by the core), or
+        this method overridden in ``rules.py``.
         """
-        raise NotImplementedError(f"{type(self).__name__} has no position builder")
+        build = position_function(type(self), "build_state")
+        if build is None:
+            raise NotImplementedError(f"{type(self).__name__} has no position builder")
+        return build(self, position)  # type: ignore[no-any-return]
 
     def state_from_history(self, history: Sequence[int]) -> State:
         """Rebuild a state by replaying an action history (chance outcomes included)."""
@@ -155,12 +224,24 @@ def validate_options(game: str, spec: Mapping[str, Option], given: Mapping[str, 
 class State(abc.ABC):
     """A game position. Mutated in place by ``apply_action``; ``clone`` gives an independent copy.
 
-    Subclasses implement the ``_``-prefixed hooks and the read-only queries. ``apply_action`` (final)
-    validates the action (``IllegalActionError`` leaves the state unchanged), records it in
-    ``history`` and calls the game's ``_apply`` hook.
+    A template: subclasses implement the ``_``-prefixed hooks and the read-only queries; the public methods
+    that check their input are final and call the hooks. ``apply_action`` validates the action
+    (``IllegalActionError`` leaves the state unchanged), records it in ``history`` and calls ``_apply``;
+    ``observation``, ``seat_text`` and ``resample_hidden`` check the seat (``check_seat``: one
+    ``ValueError`` for every bad seat) and call ``_observation``, ``_seat_text`` and ``_resample_hidden``
+    with a plain ``int`` in ``0..N-1``.
     """
 
-    _FINAL = ("apply_action", "apply_checked_action", "render_image")
+    _FINAL: ClassVar[dict[str, str]] = {
+        "apply_action": "implement the _apply hook instead",
+        "apply_checked_action": "implement the _apply hook instead",
+        "render_image": "write draw(state) in the game's render.py instead",
+        "observation": "implement the _observation hook instead",
+        "seat_text": "implement the _seat_text hook instead",
+        "resample_hidden": "implement the _resample_hidden hook instead",
+        "check_seat": "every game checks its seats the same way",
+    }
+    """The final methods, each with what a game does instead."""
 
     def __init__(self, game: Game) -> None:
         self.game = game
@@ -168,9 +249,20 @@ class State(abc.ABC):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        for name in cls._FINAL:
+        for name, instead in State._FINAL.items():
             if name in cls.__dict__:
-                raise TypeError(f"{cls.__name__} overrides State.{name}; implement the _apply hook instead")
+                raise TypeError(f"{cls.__name__} overrides State.{name}, which is final; {instead}")
+
+    @final
+    def check_seat(self, seat: Any) -> int:
+        """``seat`` as a plain int if it is a seat of this game (``0..N-1``); ``ValueError`` otherwise.
+
+        A bool, a float, a string or None is not a seat, even when it equals one (``True``, ``1.0``).
+        """
+        n = self.game.info.num_players
+        if isinstance(seat, (int, np.integer)) and not isinstance(seat, (bool, np.bool_)) and 0 <= seat < n:
+            return int(seat)
+        raise ValueError(f"{seat!r} is not a seat of {self.game.info.name}: a seat is an int in 0..{n - 1}")
 
     # ---- whose turn -------------------------------------------------------------------------
     @abc.abstractmethod
@@ -251,9 +343,14 @@ class State(abc.ABC):
         return np.zeros(self.game.info.num_players, dtype=np.float64)
 
     # ---- observations and text ----------------------------------------------------------------
-    @abc.abstractmethod
+    @final
     def observation(self, seat: int) -> np.ndarray:
-        """The observation tensor of ``seat``; only what that seat may know."""
+        """The observation tensor of ``seat``; only what that seat may know. A bad seat raises ``ValueError``."""
+        return self._observation(self.check_seat(seat))
+
+    @abc.abstractmethod
+    def _observation(self, seat: int) -> np.ndarray:
+        """Hook: the observation of ``seat`` (a checked seat), laid out as ``game.layout`` says."""
 
     def global_observation(self) -> np.ndarray:
         """Omniscient tensor for centralized critics: every seat's observation stacked."""
@@ -267,11 +364,17 @@ class State(abc.ABC):
     def to_text(self) -> str:
         """Plain-text rendering of the whole public situation."""
 
+    @final
     def seat_text(self, seat: int) -> str:
         """What ``seat`` may see, as text: the public situation plus its private information (own hand).
 
-        Games with hidden information override it; without, it is ``to_text()``.
+        A bad seat raises ``ValueError``.
         """
+        return self._seat_text(self.check_seat(seat))
+
+    def _seat_text(self, seat: int) -> str:
+        """Hook: the text view of ``seat`` (a checked seat). Games with hidden information implement it;
+        without, it is ``to_text()``."""
         return self.to_text()
 
     @final
@@ -282,11 +385,23 @@ class State(abc.ABC):
         return render_image(self)
 
     def position(self) -> dict[str, Any]:
-        """This position as plain data, such that ``game.state_from_position(state.position())`` rebuilds it."""
-        raise NotImplementedError(f"{type(self).__name__} has no position export")
+        """This position as plain data, such that ``game.state_from_position(state.position())`` rebuilds it.
 
+        ``export_position(state)`` of the game's ``position.py`` (found by the core), or this method overridden.
+        """
+        export = position_function(type(self.game), "export_position")
+        if export is None:
+            raise NotImplementedError(f"{type(self).__name__} has no position export")
+        return export(self)  # type: ignore[no-any-return]
+
+    @final
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> State:
-        """A state ``seat`` cannot tell apart from this one; games without hidden info return a clone."""
+        """A state ``seat`` cannot tell apart from this one (what it cannot see redealt); a bad seat raises ``ValueError``."""
+        return self._resample_hidden(self.check_seat(seat), rng)
+
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> State:
+        """Hook: the redeal for ``seat`` (a checked seat). Games with hidden information implement it (the kit's
+        resample test says what it must keep); without, it is a clone."""
         return self.clone()
 
     def clone(self) -> State:

@@ -3,7 +3,9 @@
 Model: OpenSpiel's ``KuhnPokerObserver``. A layout is either a flat vector (``ObservationLayout()``) whose
 pieces are runs of entries, or board planes (``ObservationLayout(planes=(H, W))``) whose pieces are runs
 of channels. Each piece has a name, a shape and one line of meaning; ``layout.table()`` writes the
-environment card's encoding table from them, so the card and the tensor cannot disagree.
+environment card's encoding table from them, so the card and the tensor cannot disagree. The layout also
+holds the dtype and the bounds of every entry: a game's ``GameInfo`` reads its observation shape, dtype and
+bounds from its layout (``Game.LAYOUT``), never restates them.
 
     LAYOUT = ObservationLayout()
     LAYOUT.add("hand", 7, "own cards of each value / 4")
@@ -41,9 +43,17 @@ class Piece:
 class ObservationLayout:
     """Named pieces of an observation: a flat vector, or the channels of ``(H, W, C)`` planes."""
 
-    def __init__(self, planes: tuple[int, int] | None = None, dtype: Any = np.float32) -> None:
+    def __init__(
+        self, planes: tuple[int, int] | None = None, dtype: Any = np.float32, low: float = 0.0, high: float = 1.0
+    ) -> None:
+        if not low <= high:
+            raise ValueError(f"observation bounds: low {low} is above high {high}")
         self.planes = planes
         self.dtype = np.dtype(dtype)
+        self.low = float(low)
+        """Lowest value of any entry (the observation space's lower bound)."""
+        self.high = float(high)
+        """Highest value of any entry (the observation space's upper bound)."""
         self.pieces: dict[str, Piece] = {}
         self.slices: dict[str, slice] = {}
         """Each piece's slice (entries or channels) by name: a plain dict, for hot observation code."""
@@ -98,7 +108,7 @@ class ObservationLayout:
             dims = "×".join(map(str, p.shape))
             lines.append(f"| `{p.name}` | {dims} | {p.index.start}–{p.index.stop - 1} | {p.doc} |")
         total = f"{self.size} entries" if self.planes is None else f"{self.planes[0]}×{self.planes[1]}×{self.size} planes"
-        lines.append(f"| total | {total} | | dtype {self.dtype.name} |")
+        lines.append(f"| total | {total} | | dtype {self.dtype.name}, in [{self.low:g}, {self.high:g}] |")
         return "\n".join(lines)
 
 

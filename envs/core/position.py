@@ -1,7 +1,14 @@
-"""Helpers for position builders: read a position dict, checking each value with a clear ``ValueError``.
+"""Position builders: where the core finds a game's, and helpers to read a position dict.
 
-A game's ``state_from_position(position)`` reads its keys through a ``PositionReader``, so a bad position
-names the key and what is allowed, and unknown keys are refused:
+A game's position builder lives in ``envs/<game>/position.py``, found by the core the way it finds
+``render.draw`` (by module convention, imported on first use), so ``rules.py`` never imports it:
+
+* ``build_state(game, position) -> State``: ``game.state_from_position(position)``, validated;
+* ``export_position(state) -> dict``: ``state.position()``, plain data that ``build_state`` rebuilds.
+
+A game may instead override ``Game.state_from_position`` and ``State.position`` in ``rules.py``. A builder
+reads its keys through a ``PositionReader``, so a bad position names the key and what is allowed, and
+unknown keys are refused:
 
     read = PositionReader(position, game="level_x")
     dice = read.int_list("dice", length=4, low=1, high=6)
@@ -10,8 +17,28 @@ names the key and what is allowed, and unknown keys are refused:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import importlib
+from collections.abc import Callable, Mapping
+from functools import cache
+from types import ModuleType
 from typing import Any
+
+
+@cache
+def _position_module(game_module: str) -> ModuleType | None:
+    package = game_module.rpartition(".")[0] or game_module
+    try:
+        return importlib.import_module(f"{package}.position")
+    except ModuleNotFoundError as err:
+        if err.name != f"{package}.position":
+            raise
+        return None
+
+
+def position_function(game_class: type, name: str) -> Callable[..., Any] | None:
+    """``name`` (``build_state`` or ``export_position``) of the ``position.py`` beside ``game_class``'s module, or None."""
+    module = _position_module(game_class.__module__)
+    return None if module is None else getattr(module, name, None)
 
 
 def _is_int(value: Any) -> bool:

@@ -12,6 +12,10 @@ and never yields a half-valid game. Loading a record runs no code from the file.
 (with ``offender`` and ``action``: a penalized illegal action ended the game) or absent (unfinished).
 ``final_digest`` is a SHA-256 of every seat's final observation and the returns, so an edited option or
 action that still replays cannot pass for the recorded game.
+
+The core knows records, not environment ids: a record replays with a ``Game``, the one it was made or loaded
+with (``record.game()``) or one handed to ``replay(game)``. Reading a record file and resolving its id to a
+game is ``gameshelf.envs.records`` (``load_record``, ``read_record``), above the registry.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ import numpy as np
 from gameshelf.envs.core.game import TERMINAL, IllegalActionError, State
 
 if TYPE_CHECKING:
-    from gameshelf.envs.core.episode import Episode
+    from gameshelf.envs.core.game import Game
 
 FORMAT = "gameshelf-record"
 VERSION = 2
@@ -68,11 +72,34 @@ class GameRecord:
     reward: str = "outcome"
     final_digest: str | None = None
     """``state_digest`` of the final state; computed by replaying when not given."""
+    _game: Game | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def from_state(cls, env_id: str, state: State) -> GameRecord:
         ending = Ending("terminal") if state.current_player() == TERMINAL else None
-        return cls(env_id, dict(state.game.options), list(state.history), ending)
+        record = cls(env_id, dict(state.game.options), list(state.history), ending, final_digest=state_digest(state))
+        return record.bind(state.game)
+
+    # ---- its game ------------------------------------------------------------------------------------
+    def bind(self, game: Game) -> GameRecord:
+        """Replay this record with ``game`` from now on (returns the record); its options must be the record's."""
+        differ = sorted(k for k, v in self.options.items() if k not in game.options or _plain(game.options[k]) != _plain(v))
+        if differ:
+            raise RecordError(f"game record: the options {differ} of {game!r} are not the record's")
+        self._game = game
+        return self
+
+    def game(self) -> Game:
+        """The game this record replays with: the one it was made with, or the one it was loaded or bound with."""
+        if self._game is None:
+            raise RecordError(
+                f"game record of {self.env_id or 'a game'}: no game to replay it with; pass one (replay(game)), bind one, "
+                "or read it with gameshelf.envs.records (load_record, read_record), which finds the game of its id"
+            )
+        return self._game
+
+    def _game_for(self, game: Game | None) -> Game:
+        return self.game() if game is None else game
 
     # ---- JSON ------------------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -86,50 +113,16 @@ class GameRecord:
         }
         if self.ending is not None:
             data["ending"] = self.ending.to_dict()
-        data["final_digest"] = self.final_digest or state_digest(self._replay_state())
+        data["final_digest"] = self.final_digest or state_digest(self.replay())
         return data
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict())
 
-    @classmethod
-    def from_json(cls, text: str | bytes) -> GameRecord:
-        """Parse and validate a record (every action replayed); ``RecordError`` names what is wrong."""
-        if isinstance(text, bytes):
-            if len(text) > MAX_BYTES:
-                raise RecordError(f"not a game record: {len(text)} bytes is more than the {MAX_BYTES} allowed")
-            try:
-                text = text.decode("utf-8")
-            except UnicodeDecodeError as err:
-                raise RecordError(f"not a game record: the file is not UTF-8 text ({err.reason} at byte {err.start})") from None
-        if len(text) > MAX_BYTES:
-            raise RecordError(f"not a game record: more than {MAX_BYTES} characters")
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise RecordError(f"not a game record: invalid or truncated JSON ({err.msg} at line {err.lineno})") from None
-        except ValueError as err:  # an integer of more digits than Python converts (sys.get_int_max_str_digits)
-            raise RecordError(f"not a game record: a number in it is too long ({str(err).split(';')[0]})") from None
-        except RecursionError:
-            raise RecordError("not a game record: the JSON is nested too deeply") from None
-        record, digest = _parse(data)
-        record.final_digest = record._validate_replay(digest)
-        return record
-
     # ---- replay ----------------------------------------------------------------------------------------
-    def game(self) -> Any:
-        from gameshelf.envs.registration import make_game, registered_ids
-
-        if self.env_id not in registered_ids():
-            raise RecordError(f"game record: unknown environment id {self.env_id!r}; known ids: {', '.join(registered_ids())}")
-        try:
-            return make_game(self.env_id, **self.options)
-        except ValueError as err:
-            raise RecordError(f"game record: bad options for {self.env_id}: {err}") from None
-
-    def _replay_state(self) -> State:
-        game = self.game()
-        state = game.new_initial_state()
+    def replay(self, game: Game | None = None) -> State:
+        """Rebuild the final state with ``game`` (default ``self.game()``); every action is validated on the way."""
+        state = self._game_for(game).new_initial_state()
         for k, action in enumerate(self.actions):
             try:
                 state.apply_action(int(action))
@@ -137,57 +130,14 @@ class GameRecord:
                 raise RecordError(f"game record: action #{k} ({action}) is not legal at its point of the game: {err}") from None
         return state
 
-    def replay(self) -> State:
-        """Rebuild the final state (every action is validated on the way)."""
-        return self._replay_state()
-
-    def replay_episode(self) -> Episode:
-        """An ``Episode`` at the end of this record: same state, flags and summed rewards as when recorded."""
-        from gameshelf.envs.core.episode import Episode
-
-        game = self.game()
-        if self.ending is not None and self.ending.kind == "illegal_action":
-            seats = game.info.num_players
-            if not _is_int(self.ending.offender) or not 0 <= self.ending.offender < seats:
-                raise RecordError(f"game record: the offender {self.ending.offender} is not a seat (0..{seats - 1})")
-        episode = Episode(game, reward=self.reward, env_id=self.env_id)
-        try:
-            episode.replay(self.actions, self.ending)
-        except IllegalActionError as err:
-            raise RecordError(f"game record: an action is not legal at its point of the game: {err}") from None
-        return episode
-
-    def states(self) -> list[State]:
+    def states(self, game: Game | None = None) -> list[State]:
         """Every state of the game, from the initial one to the last (for step-by-step viewing)."""
-        state = self.game().new_initial_state()
+        state = self._game_for(game).new_initial_state()
         out = [state.clone()]
         for action in self.actions:
             state.apply_action(action)
             out.append(state.clone())
         return out
-
-    def _validate_replay(self, digest: str | None) -> str:
-        """Replay the record once, check its ending and digest; returns the final state's digest."""
-        episode = self.replay_episode()
-        state = episode.require_state()
-        kind = None if self.ending is None else self.ending.kind
-        if kind == "terminal" and state.current_player() != TERMINAL:
-            raise RecordError("game record: the ending says the game is over, but its actions stop before the end")
-        if kind != "terminal" and state.current_player() == TERMINAL:
-            raise RecordError(f"game record: the actions reach the end of the game, but the ending says {kind or 'unfinished'!r}")
-        if kind == "truncated" and episode.num_moves < episode.max_moves:
-            raise RecordError(f"game record: truncated after {episode.num_moves} moves, before the limit of {episode.max_moves}")
-        if kind == "illegal_action":
-            assert self.ending is not None
-            if self.ending.offender != state.current_player():
-                raise RecordError(f"game record: the offender {self.ending.offender} was not the player to move")
-            act = self.ending.action
-            if act is not None and 0 <= act < episode.game.info.num_actions and state.legal_action_mask()[act]:
-                raise RecordError(f"game record: the penalized action {act} is legal at that point")
-        final = state_digest(state)
-        if digest is not None and digest != final:
-            raise RecordError("game record: the final position does not match the recorded one (an option or action was changed)")
-        return final
 
 
 def state_digest(state: State) -> str:
@@ -215,7 +165,33 @@ def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _parse(data: Any) -> tuple[GameRecord, str | None]:
+def decode_record(text: str | bytes) -> tuple[GameRecord, int]:
+    """A record read from its JSON and checked as data (format, version, fields, sizes): ``(record, version)``.
+
+    Nothing is replayed and no game is looked up (``gameshelf.envs.records.read_record`` does both): the
+    record's ``final_digest`` is the one the text claims (None if it claims none), not yet compared.
+    """
+    if isinstance(text, bytes):
+        if len(text) > MAX_BYTES:
+            raise RecordError(f"not a game record: {len(text)} bytes is more than the {MAX_BYTES} allowed")
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise RecordError(f"not a game record: the file is not UTF-8 text ({err.reason} at byte {err.start})") from None
+    if len(text) > MAX_BYTES:
+        raise RecordError(f"not a game record: more than {MAX_BYTES} characters")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise RecordError(f"not a game record: invalid or truncated JSON ({err.msg} at line {err.lineno})") from None
+    except ValueError as err:  # an integer of more digits than Python converts (sys.get_int_max_str_digits)
+        raise RecordError(f"not a game record: a number in it is too long ({str(err).split(';')[0]})") from None
+    except RecursionError:
+        raise RecordError("not a game record: the JSON is nested too deeply") from None
+    return _parse(data)
+
+
+def _parse(data: Any) -> tuple[GameRecord, int]:
     if not isinstance(data, dict) or data.get("format") not in (FORMAT, "gameshelf-record/1"):
         raise RecordError(f"not a game record: expected a JSON object with format {FORMAT!r}")
     version = 1 if data["format"] == "gameshelf-record/1" else data.get("version")
@@ -250,10 +226,7 @@ def _parse(data: Any) -> tuple[GameRecord, str | None]:
     digest = data.get("final_digest")
     if digest is not None and not isinstance(digest, str):
         raise RecordError("game record: 'final_digest' must be a string")
-    record = GameRecord(env_id, dict(options), list(actions), ending, reward, digest)
-    if version >= 2:
-        _check_every_option(record)
-    return record, digest
+    return GameRecord(env_id, dict(options), list(actions), ending, reward, digest), version
 
 
 def _parse_ending(raw: Any) -> Ending | None:
@@ -267,18 +240,6 @@ def _parse_ending(raw: Any) -> Ending | None:
     if not _is_int(offender) or not _is_int(action) or offender < 0:
         raise RecordError("game record: an 'illegal_action' ending needs integer 'offender' and 'action'")
     return Ending("illegal_action", offender, action)
-
-
-def _check_every_option(record: GameRecord) -> None:
-    """A record names every option: replay must never depend on the defaults of the day."""
-    from gameshelf.envs.registration import registered_ids, spec
-
-    if record.env_id not in registered_ids():
-        raise RecordError(f"game record: unknown environment id {record.env_id!r}; known ids: {', '.join(registered_ids())}")
-    known = spec(record.env_id).load_game_class().OPTIONS
-    missing = sorted(set(known) - set(record.options))
-    if missing:
-        raise RecordError(f"game record: options {missing} are missing; a record names every option of {record.env_id}")
 
 
 def save_record(record: GameRecord, path: str | Path) -> None:
@@ -301,18 +262,17 @@ def atomic_write_text(path: Path, text: str) -> None:
         raise
 
 
-def load_record(path: str | Path) -> GameRecord:
-    """Read and validate a record file; ``RecordError`` names the problem.
+def read_record_file(path: str | Path) -> bytes:
+    """The bytes of a record file; ``RecordError`` names the problem.
 
     Only a regular file is read (a FIFO, device or directory is refused without being opened for a
     blocking read), and never more than ``MAX_BYTES`` plus one byte of it.
     """
     p = Path(path)
     try:
-        raw = _read_regular_file(p, MAX_BYTES)
+        return _read_regular_file(p, MAX_BYTES)
     except OSError as err:
         raise RecordError(f"cannot read game record {str(p)!r}: {err.strerror or err}") from None
-    return GameRecord.from_json(raw)
 
 
 def _read_regular_file(path: Path, limit: int) -> bytes:

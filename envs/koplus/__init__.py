@@ -105,6 +105,6 @@ of its bonus turns used.
 * v0: first version (spec revision of 2026-06-05 21:20).
 """
 
-from gameshelf.envs.koplus.observation import OBSERVATION
+from gameshelf.envs.koplus.observation import LAYOUT
 
-__doc__ = __doc__.replace("{observation_table}", OBSERVATION.table())
+__doc__ = __doc__.replace("{observation_table}", LAYOUT.table())

@@ -1,7 +1,8 @@
 """KoPlus static tables: board sections, board geometry, tile shapes, stacks and the placement table.
 
 Everything here is computed once (per player count) and shared by every state. Cells are indexed
-``row * GRID + col`` on a fixed ``GRID x GRID`` (16 x 16) grid; a smaller board occupies its top-left corner.
+``row * GRID + col`` on a fixed ``GRID x GRID`` (16 x 16) grid, the grid of the action encoding (``actions``);
+a smaller board occupies its top-left corner.
 """
 
 from __future__ import annotations
@@ -11,9 +12,8 @@ from functools import cache
 
 import numpy as np
 
-GRID = 16
-"""Side of the fixed anchor grid (the largest board is 16 x 16 cells)."""
-NUM_CELLS = GRID * GRID
+from gameshelf.envs.koplus.actions import GRID, NUM_CELLS, encode_action
+
 SECTION = 4
 """Side of a board section in cells."""
 MAX_PLAYERS = 4
@@ -51,10 +51,6 @@ BONUS_TURNS = {2: (2, 3), 3: (1, 2, 2), 4: (1, 1, 2, 2)}
 
 KO, PLUS = 0, 1
 SHAPE_NAMES = ("コ", "＋")
-ORIENTATIONS = ("up", "right", "down", "left")
-"""Orientation of a コ = the side its opening faces."""
-NUM_ORIENTATIONS = len(ORIENTATIONS)
-NUM_ACTIONS = NUM_ORIENTATIONS * NUM_CELLS
 
 
 def _rotate_cw(offsets: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
@@ -82,16 +78,6 @@ def stack_order(seat: int) -> tuple[int, ...]:
 
 STACKS = (stack_order(0), stack_order(1))
 """``STACKS[seat % 2][i]``: the shape of a seat's i-th tile."""
-
-
-def encode_action(orientation: int, row: int, col: int) -> int:
-    return orientation * NUM_CELLS + row * GRID + col
-
-
-def decode_action(action: int) -> tuple[int, int, int]:
-    """``(orientation, row, col)`` of an action number."""
-    orientation, cell = divmod(action, NUM_CELLS)
-    return orientation, cell // GRID, cell % GRID
 
 
 @cache

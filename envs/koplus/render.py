@@ -9,7 +9,7 @@ import numpy as np
 
 from gameshelf.envs.core.drawing import BACKGROUND, GRID, INK, PLAYER_COLOURS, canvas, centred_text, font, to_array
 from gameshelf.envs.core.game import CHANCE, TERMINAL
-from gameshelf.envs.koplus.board import GRID as CELLS_PER_ROW
+from gameshelf.envs.koplus.actions import GRID as CELLS_PER_ROW
 from gameshelf.envs.koplus.board import SECTION, SHAPE_OFFSETS, STACKS
 
 if TYPE_CHECKING:

@@ -8,43 +8,46 @@ from typing import Any
 
 import numpy as np
 
-from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameInfo, IllegalActionError, Option, State, rank_returns
+from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameFacts, IllegalActionError, Option, State, rank_returns
 from gameshelf.envs.core.position import PositionReader
 from gameshelf.envs.koplus import board
-from gameshelf.envs.koplus.board import (
-    BONUS_SCORES,
-    BONUS_TURNS,
+from gameshelf.envs.koplus.actions import (
     GRID,
-    KO,
-    MAX_PLAYERS,
-    MAX_TILE_POINTS,
     NUM_ACTIONS,
     NUM_CELLS,
     NUM_ORIENTATIONS,
-    NUM_SECTIONS,
     ORIENTATIONS,
+    decode_action,
+    encode_action,
+)
+from gameshelf.envs.koplus.board import (
+    BONUS_SCORES,
+    BONUS_TURNS,
+    KO,
+    MAX_TILE_POINTS,
+    NUM_SECTIONS,
     PLUS,
     SHAPE_NAMES,
     STACKS,
     TILES_PER_PLAYER,
 )
-from gameshelf.envs.koplus.observation import OBSERVATION
+from gameshelf.envs.koplus.observation import LAYOUT
 from gameshelf.envs.koplus.scoring import FinalScore, final_scores, tile_groups
 
 # ---- observation layout (pieces in observation.py; see the environment card) ----------------------
-OBS_ALIENS = OBSERVATION["aliens"].start
-OBS_TILES = OBSERVATION["tiles"].start  # one plane per seat slot (observer first)
-OBS_EMPTY = OBSERVATION["empty"].start
-OBS_ON_BOARD = OBSERVATION["on_board"].start
-OBS_INTERIOR = OBSERVATION["interior"].start
-OBS_TOP_KO = OBSERVATION["top_ko"].start
-OBS_TOP_PLUS = OBSERVATION["top_plus"].start
-OBS_TILES_LEFT = OBSERVATION["tiles_left"].start
-OBS_BONUS_LEFT = OBSERVATION["bonus_left"].start
-OBS_SCORE = OBSERVATION["score"].start
-OBS_TO_MOVE = OBSERVATION["to_move"].start
-OBS_SEATED = OBSERVATION["seated"].start
-NUM_PLANES = OBSERVATION.size
+OBS_ALIENS = LAYOUT["aliens"].start
+OBS_TILES = LAYOUT["tiles"].start  # one plane per seat slot (observer first)
+OBS_EMPTY = LAYOUT["empty"].start
+OBS_ON_BOARD = LAYOUT["on_board"].start
+OBS_INTERIOR = LAYOUT["interior"].start
+OBS_TOP_KO = LAYOUT["top_ko"].start
+OBS_TOP_PLUS = LAYOUT["top_plus"].start
+OBS_TILES_LEFT = LAYOUT["tiles_left"].start
+OBS_BONUS_LEFT = LAYOUT["bonus_left"].start
+OBS_SCORE = LAYOUT["score"].start
+OBS_TO_MOVE = LAYOUT["to_move"].start
+OBS_SEATED = LAYOUT["seated"].start
+NUM_PLANES = LAYOUT.size
 SCORE_OFFSET = 60
 """Observed score = (score + SCORE_OFFSET) / SCORE_RANGE: final totals lie in [-60, 113]."""
 SCORE_RANGE = 180
@@ -68,6 +71,7 @@ class KoPlusGame(Game):
             doc="random: sections drawn and rotated at chance nodes; standard: S00.. row-major, unrotated",
         ),
     }
+    LAYOUT = LAYOUT
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -78,22 +82,12 @@ class KoPlusGame(Game):
         self.standard_aliens.setflags(write=False)
         self.standard_points = board.placement_points(self.geometry, self.standard_aliens)
 
-    def _make_info(self) -> GameInfo:
-        n = self.options["num_players"]
-        return GameInfo(
-            name=self.name,
-            num_players=n,
+    def _facts(self) -> GameFacts:
+        return GameFacts(
             num_actions=NUM_ACTIONS,
-            observation_shape=(GRID, GRID, NUM_PLANES),
-            observation_dtype=np.float32,
-            max_game_length=TILES_PER_PLAYER * n,
+            max_game_length=TILES_PER_PLAYER * self.options["num_players"],
             has_chance=self.options["board_mode"] == "random",
             has_hidden_info=False,
-            min_return=-1.0,
-            max_return=1.0,
-            observation_low=0.0,
-            observation_high=1.0,
-            max_players=MAX_PLAYERS,
         )
 
     def new_initial_state(self) -> KoPlusState:
@@ -114,7 +108,7 @@ class KoPlusGame(Game):
         orientation = ORIENTATIONS.index(match["orient"].lower()) if shape == KO else 0
         row, col = int(match["row"]), int(match["col"])
         if row < GRID and col < GRID:
-            action = board.encode_action(orientation, row, col)
+            action = encode_action(orientation, row, col)
             if state.legal_action_mask()[action]:
                 return action
         return super().string_to_action(state, text)
@@ -397,7 +391,7 @@ class KoPlusState(State):
         return np.array(self.totals(), dtype=np.float64)
 
     # ---- observation --------------------------------------------------------------------------
-    def observation(self, seat: int) -> np.ndarray:
+    def _observation(self, seat: int) -> np.ndarray:
         n = self.num_players
         # planes filled as contiguous (C, cells) rows and returned as an (H, W, C) view
         planes = self._static_planes().copy()
@@ -441,7 +435,7 @@ class KoPlusState(State):
                 row, col = divmod(position, self.geo.section_cols)
                 return f"section S{action:02d} at position {position} (section row {row}, col {col})"
             return f"rotate S{self.pending_section:02d} by {90 * action}°"
-        orientation, row, col = board.decode_action(action)
+        orientation, row, col = decode_action(action)
         shape = self.top_tile(self.player) if self.player >= 0 else None
         if shape == PLUS:
             return f"place ＋ at r{row}c{col}" + (f" (orientation {orientation}: unused by ＋)" if orientation else "")

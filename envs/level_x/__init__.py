@@ -69,7 +69,7 @@ slots of absent players (N < 4) are zero. float32, every entry in [0, 1], length
 
 {observation_table}
 
-``observation.OBSERVATION`` names these pieces (``OBSERVATION["dice"]`` is its slice). There is no hidden
+``observation.LAYOUT`` names these pieces (``LAYOUT["dice"]`` is its slice). There is no hidden
 information: all seats see the same facts.
 
 ## Rewards
@@ -116,6 +116,6 @@ seat and row; with ``tokens_left`` they must add up to the stacks), ``bonus_stac
 * v0: first version.
 """
 
-from gameshelf.envs.level_x.observation import OBSERVATION
+from gameshelf.envs.level_x.observation import LAYOUT
 
-__doc__ = __doc__.replace("{observation_table}", OBSERVATION.table())
+__doc__ = __doc__.replace("{observation_table}", LAYOUT.table())

@@ -35,7 +35,7 @@ from gameshelf.envs.level_x.actions import (
     ROWS,
     TOKENS,
 )
-from gameshelf.envs.level_x.observation import MAX_PLAYERS, NUM_ROWS, OBSERVATION, POSITIONS
+from gameshelf.envs.level_x.observation import LAYOUT, MAX_PLAYERS, NUM_ROWS, POSITIONS
 
 P, R, B = MAX_PLAYERS, NUM_ROWS, len(BONUS_TILES)
 POS = 0
@@ -77,7 +77,7 @@ TOKEN_FRACTION = (np.arange(max(TOKENS) + 1) / TOKEN_SCALE).astype(np.float32)
 SCORE_FRACTION = (np.arange(MAX_SCORE + 1) / float(MAX_SCORE)).astype(np.float32)
 """Observation entry of a score."""
 
-_S = OBSERVATION.slices
+_S = LAYOUT.slices
 O_PAWNS = _S["pawns"].start
 O_LEFT = _S["tokens_left"].start
 O_HELD = _S["tokens_held"].start
@@ -90,7 +90,7 @@ O_TO_MOVE = _S["to_move"].start
 O_FIRST = _S["first_player"].start
 O_END = _S["end_triggered"].start
 O_OVER = _S["game_over"].start
-OBS_SIZE = OBSERVATION.size
+OBS_SIZE = LAYOUT.size
 NUM_POSITIONS = POSITIONS
 
 

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameInfo, IllegalActionError, Option, State
+from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameFacts, IllegalActionError, Option, State
 from gameshelf.envs.core.kernel import flag_field, int_field, ints_field, rows_field, seed_generators
 from gameshelf.envs.core.position import PositionReader
 from gameshelf.envs.level_x import kernel as K
@@ -32,13 +32,13 @@ from gameshelf.envs.level_x.actions import (
     grouping_text,
     parse_grouping,
 )
-from gameshelf.envs.level_x.observation import MAX_PLAYERS, NUM_ROWS, OBSERVATION
+from gameshelf.envs.level_x.observation import LAYOUT, NUM_ROWS
 
 NO_DICE = -1
 """``state.dice`` while the turn's roll is still to come."""
 
-OBS_SIZE = OBSERVATION.size
-OBS = OBSERVATION.slices
+OBS_SIZE = LAYOUT.size
+OBS = LAYOUT.slices
 TOKEN_SCALE = float(max(TOKENS))
 
 MAX_GAME_LENGTH = 2000
@@ -60,6 +60,7 @@ class LevelXGame(Game):
         ),
         "displaced_to": Option("supply", choices=("supply", "square1"), doc="where a pawn pushed off an X square goes"),
     }
+    LAYOUT = LAYOUT
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -70,22 +71,8 @@ class LevelXGame(Game):
         self.initial: np.ndarray = K.initial_state(n, self.initial_tokens, self.displace_to_square1)
         """The kernel state vector of a new game (before the first chance node)."""
 
-    def _make_info(self) -> GameInfo:
-        return GameInfo(
-            name=self.name,
-            num_players=self.options["num_players"],
-            num_actions=NUM_ACTIONS,
-            observation_shape=(OBS_SIZE,),
-            observation_dtype=np.float32,
-            max_game_length=MAX_GAME_LENGTH,
-            has_chance=True,
-            has_hidden_info=False,
-            min_return=-1.0,
-            max_return=1.0,
-            observation_low=0.0,
-            observation_high=1.0,
-            max_players=MAX_PLAYERS,
-        )
+    def _facts(self) -> GameFacts:
+        return GameFacts(num_actions=NUM_ACTIONS, max_game_length=MAX_GAME_LENGTH, has_chance=True, has_hidden_info=False)
 
     def new_initial_state(self) -> LevelXState:
         return LevelXState(self)
@@ -297,10 +284,7 @@ class LevelXState(State):
         return -1
 
     # ---- observation ------------------------------------------------------------------------------
-    def observation(self, seat: int) -> np.ndarray:
-        n = self.game.num_players
-        if not 0 <= seat < n:
-            raise ValueError(f"seat {seat} is not in [0, {n})")
+    def _observation(self, seat: int) -> np.ndarray:
         obs = np.empty((1, OBS_SIZE), dtype=np.float32)
         K.observation(self.S, 0, seat, obs)
         return obs[0]

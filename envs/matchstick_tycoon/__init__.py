@@ -2,8 +2,8 @@
 with 7-segment hexadecimal cards that can be turned upside down and completed with matchsticks.
 
 User rules: [docs/rules/matchstick_tycoon.md](../../docs/rules/matchstick_tycoon.md). Engine:
-``envs/matchstick_tycoon/rules.py``; glyphs and action encoding: ``cards.py``; observation:
-``observation.py``; picture: ``render.py``.
+``envs/matchstick_tycoon/rules.py``; glyphs: ``cards.py``; action encoding and phases: ``actions.py``;
+observation: ``observation.py``; position builder: ``position.py``; picture: ``render.py``.
 
 | | |
 |---|---|

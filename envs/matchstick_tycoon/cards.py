@@ -1,5 +1,5 @@
-"""Matchstick Tycoon's cards: the 7-segment glyphs, the card faces, what each face can show, and the
-action encoding. Constants and small pure helpers only (no state).
+"""Matchstick Tycoon's cards: the 7-segment glyphs, the card faces and what each face can show (the action
+encoding is ``actions``). Constants and small pure helpers only (no state).
 
 Segments are bits: a (top) 1, b (upper right) 2, c (lower right) 4, d (bottom) 8, e (lower left) 16,
 f (upper left) 32, g (middle) 64. A card face is identified by its index 0..15; a value by its index
@@ -134,42 +134,3 @@ def cards_text(counts: list[int] | tuple[int, ...]) -> str:
     """A count vector of faces as a list, e.g. ``"1 3/E 3/E 8"`` (``"-"`` when empty)."""
     cards = [FACE_NAMES[f] for f in range(NUM_FACES) for _ in range(counts[f])]
     return " ".join(cards) if cards else "-"
-
-
-# ---- action encoding -----------------------------------------------------------------------------
-PASS = 0
-"""Pass (table not empty, cards in hand): take one matchstick from the supply."""
-DISCARD = 1
-"""Discard one matchstick (no cards left in hand)."""
-MAX_PLAY = 5
-PLAY_BASE = 2
-"""``play n x W``: action ``2 + (n - 1) * 18 + W`` (n = 1..5, W = 0..17): announce the play's count and value."""
-PICK_BASE = PLAY_BASE + MAX_PLAY * NUM_VALUES  # 92
-"""``card f as W``: action ``92 + f`` (f = 0..15): lay one card of face f as the announced value."""
-NUM_ACTIONS = PICK_BASE + NUM_FACES  # 108
-
-
-def play_action(count: int, value: int) -> int:
-    if not (1 <= count <= MAX_PLAY and 0 <= value < NUM_VALUES):
-        raise ValueError(f"no play action for {count} x {value}")
-    return PLAY_BASE + (count - 1) * NUM_VALUES + value
-
-
-def pick_action(face: int) -> int:
-    if not 0 <= face < NUM_FACES:
-        raise ValueError(f"no card action for face {face}")
-    return PICK_BASE + face
-
-
-def decode(action: int) -> tuple[str, int, int]:
-    """``("pass", 0, 0)``, ``("discard", 0, 0)``, ``("play", n, W)`` or ``("pick", 0, f)``."""
-    if action == PASS:
-        return "pass", 0, 0
-    if action == DISCARD:
-        return "discard", 0, 0
-    if PLAY_BASE <= action < PICK_BASE:
-        k = action - PLAY_BASE
-        return "play", k // NUM_VALUES + 1, k % NUM_VALUES
-    if PICK_BASE <= action < NUM_ACTIONS:
-        return "pick", 0, action - PICK_BASE
-    raise ValueError(f"action {action} is out of range [0, {NUM_ACTIONS})")

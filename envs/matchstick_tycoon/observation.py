@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gameshelf.envs.core.observation import ObservationLayout
-from gameshelf.envs.matchstick_tycoon.cards import MAX_PLAY, NUM_FACES, NUM_VALUES
+from gameshelf.envs.matchstick_tycoon.actions import MAX_PLAY
+from gameshelf.envs.matchstick_tycoon.cards import NUM_FACES, NUM_VALUES
 
 if TYPE_CHECKING:
     from gameshelf.envs.matchstick_tycoon.rules import MatchstickState

@@ -67,7 +67,7 @@ card of a deal goes to seat `k % 4`.
 
 ## Observation
 
-One flat `float32` vector in [0, 1] (pieces in `gameshelf.envs.olenon.observation.OBSERVATION`).
+One flat `float32` vector in [0, 1] (pieces in `gameshelf.envs.olenon.observation.LAYOUT`).
 "Ego" seats: the observer first, then clockwise (ego 2 is the partner).
 
 {observation_table}
@@ -139,6 +139,6 @@ without the seat that went out, and a first player the ``first_player_rule`` doe
 * v0: first version.
 """
 
-from gameshelf.envs.olenon.observation import OBSERVATION
+from gameshelf.envs.olenon.observation import LAYOUT
 
-__doc__ = __doc__.replace("{observation_table}", OBSERVATION.table())
+__doc__ = __doc__.replace("{observation_table}", LAYOUT.table())

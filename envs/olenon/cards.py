@@ -1,12 +1,10 @@
-"""Olenon's cards and action encoding: constants and small pure helpers (no state).
+"""Olenon's cards: constants and small pure helpers (no state; the action encoding is ``actions``).
 
 Cards are identified by their value 0..6 only (copies of a value are interchangeable), so hands, the
 discard pile and the deck are count vectors of length 7.
 """
 
 from __future__ import annotations
-
-import re
 
 NUM_VALUES = 7
 """Card values 0..6."""
@@ -25,40 +23,6 @@ ROUNDS_TO_WIN = 2
 MAX_ROUNDS = 2 * ROUNDS_TO_WIN - 1
 MAX_HAND = DEALT
 """Scale for hand sizes in the observation: no hand can ever hold more than the 28 dealt cards."""
-
-# ---- action encoding -----------------------------------------------------------------------------
-PLAY_BASE = 0
-"""``play k x v`` (lead or add k cards of value v): action ``(k - 1) * 7 + v`` for k = 1..4, v = 0..6."""
-REPLACE_BASE = MAX_TABLE * NUM_VALUES  # 28
-"""``replace with w``: action ``28 + w`` (w = 0..6); the number of cards is the table's count."""
-PASS = REPLACE_BASE + NUM_VALUES  # 35
-"""``pass``: take one card from the table (all table cards have the same value)."""
-NUM_ACTIONS = PASS + 1  # 36
-
-
-def play_action(count: int, value: int) -> int:
-    """Action id of playing ``count`` cards of ``value`` (lead or add)."""
-    if not (1 <= count <= MAX_TABLE and 0 <= value < NUM_VALUES):
-        raise ValueError(f"no play action for {count} x {value}")
-    return PLAY_BASE + (count - 1) * NUM_VALUES + value
-
-
-def replace_action(value: int) -> int:
-    """Action id of replacing the table with cards of ``value``."""
-    if not 0 <= value < NUM_VALUES:
-        raise ValueError(f"no replace action for value {value}")
-    return REPLACE_BASE + value
-
-
-def decode(action: int) -> tuple[str, int, int]:
-    """``("play", k, v)``, ``("replace", 0, w)`` or ``("pass", 0, 0)``."""
-    if PLAY_BASE <= action < REPLACE_BASE:
-        return "play", action // NUM_VALUES + 1, action % NUM_VALUES
-    if REPLACE_BASE <= action < PASS:
-        return "replace", 0, action - REPLACE_BASE
-    if action == PASS:
-        return "pass", 0, 0
-    raise ValueError(f"action {action} is out of range [0, {NUM_ACTIONS})")
 
 
 def beats(new: int, old: int) -> bool:
@@ -96,24 +60,3 @@ def counts_of(cards: list[int] | tuple[int, ...]) -> list[int]:
             raise ValueError(f"card value {v!r} is not one of 0..{NUM_VALUES - 1}")
         counts[v] += 1
     return counts
-
-
-_PLAY = re.compile(r"^(?:play|lead|add)\s+(?:(\d)\s*x\s*)?(\d)$")
-_REPLACE = re.compile(r"^replace(?:\s+with)?\s+(?:(\d)\s*x\s*)?(\d)$")
-_PASS = re.compile(r"^pass(?:\s*\(\s*take\s+(?:a|an|one)\s+(\d)\s*\))?$")
-
-
-def parse(text: str) -> tuple[str, int | None, int | None] | None:
-    """Parse a move name: ``("play", k, v)``, ``("replace", k or None, w)``, ``("pass", None, v or None)``.
-
-    Accepted forms (case and spacing free): ``play 2x5``, ``play 5`` (one card), ``replace with 3x6``,
-    ``replace with 6``, ``pass``, ``pass (take a 4)``. None if the text is none of these.
-    """
-    t = " ".join(text.strip().lower().split())
-    if m := _PLAY.match(t):
-        return "play", int(m.group(1)) if m.group(1) else 1, int(m.group(2))
-    if m := _REPLACE.match(t):
-        return "replace", int(m.group(1)) if m.group(1) else None, int(m.group(2))
-    if m := _PASS.match(t):
-        return "pass", None, int(m.group(1)) if m.group(1) else None
-    return None

@@ -27,23 +27,20 @@ import numpy as np
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL
 from gameshelf.envs.core.kernel import below, jit
+from gameshelf.envs.olenon.actions import CHOOSE_FIRST, DEAL, NUM_ACTIONS, OVER, PASS, PLAY, REPLACE_BASE
 from gameshelf.envs.olenon.cards import DEALT as CARDS_DEALT
 from gameshelf.envs.olenon.cards import (
     DECK,
     MAX_HAND,
     MAX_ROUNDS,
     MAX_TABLE,
-    NUM_ACTIONS,
     NUM_SEATS,
     NUM_VALUES,
-    PASS,
-    REPLACE_BASE,
     ROUNDS_TO_WIN,
 )
-from gameshelf.envs.olenon.observation import OBSERVATION
+from gameshelf.envs.olenon.observation import LAYOUT
 
 FIRST_PLAYER_RULES = ("rotate", "winner", "loser_team", "random")
-CHOOSE_FIRST, DEAL, PLAY, OVER = 0, 1, 2, 3
 
 P, V = NUM_SEATS, NUM_VALUES
 PHASE = 0
@@ -74,7 +71,7 @@ DECK_A = np.array(DECK, dtype=np.int64)
 NUM_ACTS = NUM_ACTIONS
 INV_DECK = np.array([1.0 / c for c in DECK], dtype=np.float64)
 
-_S = OBSERVATION.slices
+_S = LAYOUT.slices
 O_HAND = _S["hand"].start
 O_SIZES = _S["hand_sizes"].start
 O_TABLE_COUNT = _S["table_count"].start
@@ -89,7 +86,7 @@ O_TEAM = _S["team"].start
 O_WINS = _S["round_wins"].start
 O_ROUND = _S["round"].start
 O_OPEN_INFO = _S["open_info"].start
-OBS_SIZE = OBSERVATION.size
+OBS_SIZE = LAYOUT.size
 
 
 def initial_state(first_player_rule: str, open_team_info: bool) -> np.ndarray:

@@ -16,7 +16,7 @@ from gameshelf.envs.core.game import (
     CHANCE,
     TERMINAL,
     Game,
-    GameInfo,
+    GameFacts,
     IllegalActionError,
     Option,
     State,
@@ -27,31 +27,33 @@ from gameshelf.envs.core.kernel import int_field, ints_field, rows_field, seed_g
 from gameshelf.envs.core.position import PositionReader
 from gameshelf.envs.olenon import kernel as K
 from gameshelf.envs.olenon import observation as obs_mod
+from gameshelf.envs.olenon.actions import (
+    CHOOSE_FIRST,
+    DEAL,
+    NUM_ACTIONS,
+    OVER,
+    PASS,
+    PHASE_NAMES,
+    PLAY,
+    decode,
+    parse,
+    play_action,
+    replace_action,
+)
 from gameshelf.envs.olenon.cards import (
     DEALT,
     DECK,
     HAND_SIZE,
     MAX_ROUNDS,
     MAX_TABLE,
-    NUM_ACTIONS,
     NUM_SEATS,
     NUM_VALUES,
-    PASS,
     ROUNDS_TO_WIN,
     TEAM_NAMES,
     cards_text,
     counts_of,
-    decode,
-    parse,
-    play_action,
-    replace_action,
 )
-from gameshelf.envs.olenon.kernel import CHOOSE_FIRST, DEAL, FIRST_PLAYER_RULES, OVER, PLAY
-
-# phases: CHOOSE_FIRST, a chance node choosing the first player of the round (outcome = seat, uniform);
-# DEAL, a chance node dealing the next card (outcome = card value, weighted by the copies left); PLAY; OVER.
-PHASE_NAMES = ("choose_first", "deal", "play", "over")
-"""Names of the phases, by index (the position builder's ``phase`` key)."""
+from gameshelf.envs.olenon.kernel import FIRST_PLAYER_RULES
 
 MAX_GAME_LENGTH = 3000
 """Truncation limit on player decisions (see "Readings of the spec": the rules allow endless play)."""
@@ -76,6 +78,7 @@ class OlenonGame(Game):
         ),
         "open_team_info": Option(False, choices=(False, True), doc="every hand is public (unrestricted public talk)"),
     }
+    LAYOUT = obs_mod.LAYOUT
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -84,19 +87,12 @@ class OlenonGame(Game):
         self.initial: np.ndarray = K.initial_state(self.first_player_rule, self.open_team_info)
         """The kernel state vector of a new game (before the first chance node)."""
 
-    def _make_info(self) -> GameInfo:
-        return GameInfo(
-            name="olenon",
-            num_players=NUM_SEATS,
+    def _facts(self) -> GameFacts:
+        return GameFacts(
             num_actions=NUM_ACTIONS,
-            observation_shape=(obs_mod.SIZE,),
-            observation_dtype=np.float32,
             max_game_length=MAX_GAME_LENGTH,
             has_chance=True,
             has_hidden_info=not self.options["open_team_info"],
-            min_return=-1.0,
-            max_return=1.0,
-            max_players=NUM_SEATS,
         )
 
     def new_initial_state(self) -> OlenonState:
@@ -384,9 +380,7 @@ class OlenonState(State):
         return 0 if self.wins[0] > self.wins[1] else 1
 
     # ---- observation and text -----------------------------------------------------------------
-    def observation(self, seat: int) -> np.ndarray:
-        if not 0 <= seat < NUM_SEATS:
-            raise ValueError(f"seat {seat} is not one of 0..{NUM_SEATS - 1}")
+    def _observation(self, seat: int) -> np.ndarray:
         out = np.empty((1, obs_mod.SIZE), dtype=np.float32)
         K.observation(self.S, 0, seat, out)
         return out[0]
@@ -403,7 +397,7 @@ class OlenonState(State):
             return f"replace with {self.table_count}x{value}" if self.table_count else f"replace with {value}"
         return f"pass (take a {self.table_value})" if self.table_count else "pass"
 
-    def seat_text(self, seat: int) -> str:
+    def _seat_text(self, seat: int) -> str:
         return self.to_text(seat)
 
     def to_text(self, seat: int | None = None) -> str:
@@ -458,7 +452,7 @@ class OlenonState(State):
             pool[self.table_value] -= self.table_count
         return pool
 
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> OlenonState:
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> OlenonState:
         """A state ``seat`` cannot tell apart from this one: the other hands redealt from the unseen cards.
 
         Each other hand keeps its size and its publicly known cards (passed cards it took back and may

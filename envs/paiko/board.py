@@ -1,4 +1,4 @@
-"""Paikō geometry, tile patterns and the action encoding (pure data, no state).
+"""Paikō geometry and tile patterns (pure data, no state; the action encoding is ``actions``).
 
 Squares are ``(x, y)`` with x, y in 0..13; row y holds x = 6-w .. 7+w with w = y (y <= 6) or 13-y
 (y >= 7): 112 squares in a diamond, numbered row by row (``SQUARES[i] = (x, y)``, ``INDEX[(x, y)] = i``).
@@ -145,66 +145,20 @@ def code_facing(code: int) -> int:
     return code & 3
 
 
-# ---- actions ----------------------------------------------------------------------------------
-TAKE = 0
-"""0-7: take a tile of this type from the own reserve into the hand (draft, draw)."""
-STOP = 8
-"""End a draw after one or two tiles."""
-DEPLOY = 9
-"""9-16: deploy a hand tile of this type."""
-GIVE = 17
-"""17-24: (captured owner) give the capturer a tile of this type from the capturer's reserve."""
-SQUARE = 25
-"""25-136: a square (tile to move, deploy target, shift destination)."""
-FACE = SQUARE + NUM_SQUARES
-"""137-140: a facing N, E, S, W."""
-STAY = FACE + 4
-"""141: a just-deployed Sai stays where it is."""
-PASS = STAY + 1
-"""142: pass (only when nothing else is legal)."""
-NUM_ACTIONS = PASS + 1
-
-
-def square_name(sq: int) -> str:
-    x, y = SQUARES[sq]
-    return f"({x},{y})"
-
-
-def parse_square(text: str) -> int:
-    """``"(x,y)"`` or ``"x,y"`` -> square index (ValueError if not a square)."""
-    body = text.strip().strip("()").replace(" ", "")
-    try:
-        x, y = (int(v) for v in body.split(","))
-    except ValueError:
-        raise ValueError(f"{text!r} is not a square; write (x,y)") from None
-    if (x, y) not in INDEX:
-        raise ValueError(f"({x},{y}) is not a square of the board")
-    return INDEX[(x, y)]
-
-
 __all__ = [
     "AIR",
     "BLACK",
     "BOW",
     "COVER",
-    "DEPLOY",
     "EARTH",
     "EMPTY",
-    "FACE",
     "FIRE",
-    "GIVE",
     "INDEX",
     "LOTUS",
-    "NUM_ACTIONS",
     "NUM_SQUARES",
-    "PASS",
     "SAI",
-    "SQUARE",
     "SQUARES",
-    "STAY",
-    "STOP",
     "SWORD",
-    "TAKE",
     "THREAT",
     "WATER",
     "WHITE",

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gameshelf.envs.core.observation import ObservationLayout
+from gameshelf.envs.paiko.actions import NUM_PHASES
 from gameshelf.envs.paiko.board import (
     COPIES,
     IS_BLACK,
@@ -23,8 +24,6 @@ from gameshelf.envs.paiko.board import (
 
 if TYPE_CHECKING:
     from gameshelf.envs.paiko.rules import PaikoState
-
-NUM_PHASES = 11
 
 LAYOUT = ObservationLayout(planes=(SIZE, SIZE))
 LAYOUT.add(

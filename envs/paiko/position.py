@@ -1,4 +1,4 @@
-"""Paikō position builder: ``export_position(state)`` and ``build_state(game, position)`` (validated).
+"""Paikō position builder: ``export_position(state)`` and ``build_state(game, position)`` (validated; found by the core).
 
 Keys (all JSON-able; the package docstring documents them):
 
@@ -14,8 +14,21 @@ counts in type order), ``lost`` (two ints), ``score`` (optional, checked against
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from gameshelf.envs.paiko.actions import (
+    DEPLOY_FACING,
+    DEPLOY_SQUARE,
+    DRAFT,
+    GIFT,
+    MOVE_DEST,
+    MOVE_FACING,
+    OVER,
+    PHASE_NAMES,
+    SAI_FACING,
+    SAI_SHIFT,
+    START,
+)
 from gameshelf.envs.paiko.board import (
     COPIES,
     EMPTY,
@@ -31,9 +44,7 @@ from gameshelf.envs.paiko.board import (
     code_type,
     tile_code,
 )
-
-if TYPE_CHECKING:
-    from gameshelf.envs.paiko.rules import PaikoGame, PaikoState
+from gameshelf.envs.paiko.rules import DRAFT_SCHEDULE, DRAW_LOST, DRAW_POINTS, END_REASONS, WIN_POINTS, PaikoGame, PaikoState
 
 KEYS = (
     "phase",
@@ -63,8 +74,6 @@ def _xy(sq: int) -> list[int] | None:
 
 
 def export_position(state: PaikoState) -> dict[str, Any]:
-    from gameshelf.envs.paiko.rules import PHASE_NAMES
-
     tiles = []
     for sq, code in enumerate(state.board):
         if code >= 0:
@@ -124,23 +133,6 @@ def _counts(value: Any, name: str) -> list[list[int]]:
 
 
 def build_state(game: PaikoGame, position: Mapping[str, Any]) -> PaikoState:
-    from gameshelf.envs.paiko.rules import (
-        DEPLOY_FACING,
-        DEPLOY_SQUARE,
-        DRAFT,
-        DRAFT_SCHEDULE,
-        END_REASONS,
-        GIFT,
-        MOVE_DEST,
-        MOVE_FACING,
-        OVER,
-        PHASE_NAMES,
-        SAI_FACING,
-        SAI_SHIFT,
-        START,
-        PaikoState,
-    )
-
     if not isinstance(position, Mapping):
         raise ValueError(f"a position is a mapping, got {type(position).__name__}")
     unknown = sorted(set(position) - set(KEYS))
@@ -313,8 +305,6 @@ def _check_nothing_capturable(state: PaikoState, players: tuple[int, ...]) -> No
 
 
 def _exhausted(state: PaikoState) -> bool:
-    from gameshelf.envs.paiko.rules import DRAW_LOST, DRAW_POINTS
-
     return min(state.lost) >= DRAW_LOST and max(state.score) <= DRAW_POINTS
 
 
@@ -325,8 +315,6 @@ def _check_game_goes_on(state: PaikoState, phase: int) -> None:
     (or both players meet the lost-tiles draw) only between his action and the end of his turn: after a
     Sai deploy (phases ``sai_shift``, ``sai_facing``) or during the gifts. The other player can never.
     """
-    from gameshelf.envs.paiko.rules import GIFT, PHASE_NAMES, SAI_FACING, SAI_SHIFT, WIN_POINTS
-
     p = state.mover
     mid_turn = phase in (SAI_SHIFT, SAI_FACING, GIFT)
     for q in (0, 1):
@@ -345,8 +333,6 @@ def _check_game_goes_on(state: PaikoState, phase: int) -> None:
 
 def _check_end(state: PaikoState, end: str, winner: int) -> None:
     """A finished game: ``end`` is the first end test that holds after the last turn (points, lost tiles, passes, turns)."""
-    from gameshelf.envs.paiko.rules import WIN_POINTS
-
     if state.turn < 1:
         raise ValueError("a game ends after a complete turn: turn must be at least 1")
     reached = [q for q in (0, 1) if state.score[q] >= WIN_POINTS]

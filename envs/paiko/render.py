@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gameshelf.envs.core.drawing import INK, canvas, centred_text, font, to_array
+from gameshelf.envs.paiko.actions import DRAFT, OVER, PHASE_TEXT, square_name
 from gameshelf.envs.paiko.board import (
     FACING_NAMES,
     IS_BLACK,
@@ -21,7 +22,6 @@ from gameshelf.envs.paiko.board import (
     code_facing,
     code_owner,
     code_type,
-    square_name,
 )
 
 if TYPE_CHECKING:
@@ -90,17 +90,17 @@ def draw(state: PaikoState) -> np.ndarray:
     px = board_px + 8
     y = MARGIN
     lines = []
-    if state.phase == 10:
+    if state.phase == OVER:
         from gameshelf.envs.paiko.rules import END_REASONS
 
         verdict = f"{PLAYER_NAMES[state.winner]} wins" if state.winner >= 0 else "Draw"
         lines.append(f"{verdict} ({END_REASONS[state.end]})")
     else:
-        from gameshelf.envs.paiko.rules import PHASE_TEXT
-
         who = state.current_player()
         lines.append(
-            "Opening draft" if state.phase == 0 else f"Turn {state.turn + 1}/{state.game.max_turns}: {PLAYER_NAMES[state.mover]}"
+            "Opening draft"
+            if state.phase == DRAFT
+            else f"Turn {state.turn + 1}/{state.game.max_turns}: {PLAYER_NAMES[state.mover]}"
         )
         lines.append(f"{PLAYER_NAMES[who]} decides:")
         lines += textwrap.wrap(PHASE_TEXT[state.phase], 38)

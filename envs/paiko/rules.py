@@ -2,43 +2,58 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from gameshelf.envs.core.game import TERMINAL, Game, GameInfo, Option, State, int_at_least, rank_returns
+from gameshelf.envs.core.game import TERMINAL, Game, GameFacts, Option, State, int_at_least, rank_returns
+from gameshelf.envs.paiko.actions import (
+    DEPLOY,
+    DEPLOY_FACING,
+    DEPLOY_SQUARE,
+    DRAFT,
+    DRAW_MORE,
+    FACE,
+    GIFT,
+    GIVE,
+    MOVE_DEST,
+    MOVE_FACING,
+    NUM_ACTIONS,
+    OVER,
+    PASS,
+    PHASE_NAMES,
+    PHASE_TEXT,
+    SAI_FACING,
+    SAI_SHIFT,
+    SQUARE,
+    START,
+    STAY,
+    STOP,
+    TAKE,
+    square_name,
+)
 from gameshelf.envs.paiko.board import (
     BOW,
     COPIES,
     COVER,
-    DEPLOY,
     EARTH,
     EMPTY,
-    FACE,
     FACING_ARROWS,
     FACING_NAMES,
     FIRE,
-    GIVE,
     HAS_COVER,
     INDEX,
     IS_BLACK,
     LOTUS,
     NEIGHBOURS,
-    NUM_ACTIONS,
     NUM_SQUARES,
     NUM_TYPES,
-    PASS,
     PLAYER_NAMES,
     POINTS,
     RANGE,
     SAI,
-    SQUARE,
     SQUARES,
-    STAY,
-    STOP,
     SWORD,
-    TAKE,
     THREAT,
     TYPE_LETTERS,
     TYPE_NAMES,
@@ -47,39 +62,10 @@ from gameshelf.envs.paiko.board import (
     code_facing,
     code_owner,
     code_type,
-    square_name,
     tile_code,
 )
+from gameshelf.envs.paiko.observation import LAYOUT, encode
 
-# ---- phases (the current sub-decision) ---------------------------------------------------------
-DRAFT, START, DRAW_MORE, DEPLOY_SQUARE, DEPLOY_FACING, SAI_SHIFT, SAI_FACING, MOVE_DEST, MOVE_FACING, GIFT, OVER = range(11)
-PHASE_NAMES = (
-    "draft",
-    "start",
-    "draw_more",
-    "deploy_square",
-    "deploy_facing",
-    "sai_shift",
-    "sai_facing",
-    "move_destination",
-    "move_facing",
-    "gift",
-    "over",
-)
-NUM_PHASES = len(PHASE_NAMES)
-PHASE_TEXT = (
-    "draft: take a tile from the reserve",
-    "choose an action (draw, deploy, move a tile, or pass)",
-    "draw another tile or stop",
-    "deploy: choose the square",
-    "deploy: choose the facing",
-    "the deployed Sai may shift at once (or stay)",
-    "Sai shift: choose the facing",
-    "move: choose the destination",
-    "move: choose the facing",
-    "choose a tile from the capturer's reserve for the capturer's hand",
-    "game over",
-)
 DRAFT_SCHEDULE = ((0, 7), (1, 9), (0, 1))
 _TURN_ALWAYS = frozenset({SWORD, BOW, EARTH, WATER})
 """Types whose turn in place is always legal: it changes neither their cover squares nor any threat on own tiles."""
@@ -109,35 +95,24 @@ class PaikoGame(Game):
             doc="complete turns (both players together) after which the game is a draw",
         ),
     }
+    LAYOUT = LAYOUT
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self.max_turns: int = int(self.options["max_turns"])
 
-    def _make_info(self) -> GameInfo:
-        from gameshelf.envs.paiko.observation import LAYOUT
-
+    def _facts(self) -> GameFacts:
         turns = int(self.options["max_turns"])
-        return GameInfo(
-            name=self.name,
-            num_players=2,
+        return GameFacts(
             num_actions=NUM_ACTIONS,
-            observation_shape=LAYOUT.shape,
-            observation_dtype=np.float32,
             # draft 17 picks; a turn is at most 5 decisions (deploy a Sai, then shift it); one gift per capture
             max_game_length=17 + 5 * turns + 2 * NUM_TYPES * COPIES,
             has_chance=False,
             has_hidden_info=False,
-            max_players=2,
         )
 
     def new_initial_state(self) -> PaikoState:
         return PaikoState(self)
-
-    def state_from_position(self, position: Mapping[str, Any]) -> PaikoState:
-        from gameshelf.envs.paiko.position import build_state
-
-        return build_state(self, position)
 
 
 class PaikoState(State):
@@ -682,9 +657,7 @@ class PaikoState(State):
         return np.asarray(self.score, dtype=np.float64)
 
     # ---- observation and text -----------------------------------------------------------------------
-    def observation(self, seat: int) -> np.ndarray:
-        from gameshelf.envs.paiko.observation import encode
-
+    def _observation(self, seat: int) -> np.ndarray:
         return encode(self, seat)
 
     def action_to_string(self, action: int) -> str:
@@ -768,11 +741,6 @@ class PaikoState(State):
         if detail:
             lines.append("  " + ", ".join(detail))
         return "\n".join(lines)
-
-    def position(self) -> dict[str, Any]:
-        from gameshelf.envs.paiko.position import export_position
-
-        return export_position(self)
 
 
 __all__ = ["END_REASONS", "PHASE_NAMES", "SQUARES", "PaikoGame", "PaikoState"]

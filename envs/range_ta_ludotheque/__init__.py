@@ -4,8 +4,8 @@ of their own sheet; after 12 rounds, groups (Classic) or per-game bonuses (Exper
 cost a point each.
 
 Rules for users: `docs/rules/range_ta_ludotheque.md`. Engine: `envs/range_ta_ludotheque/rules.py`; tables
-and geometry: `board.py`; scoring (pure functions): `scoring.py`; observation: `observation.py`; picture:
-`render.py`.
+and geometry: `board.py`; action encoding: `actions.py`; scoring (pure functions): `scoring.py`; observation:
+`observation.py`; picture: `render.py`.
 
 | | |
 |---|---|

@@ -7,26 +7,28 @@ observation layout, the position keys and the readings of the rules.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cached_property
 from typing import Any, ClassVar
 
 import numpy as np
 
-from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameInfo, Option, State, rank_returns
-from gameshelf.envs.core.observation import seat_order
+from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameFacts, Option, State, rank_returns
+from gameshelf.envs.core.observation import ObservationLayout, seat_order
+from gameshelf.envs.range_ta_ludotheque import actions
+from gameshelf.envs.range_ta_ludotheque.actions import BOX, MAT, PASS, Move
 from gameshelf.envs.range_ta_ludotheque.board import (
     CATEGORY_LETTERS,
     MECHANISMS,
-    PERMS,
     ROLL_INDEX,
     ROLL_PROBS,
     ROLL_TRIPLES,
     ROLLS,
     ROUNDS,
     SHAPES,
+    Geometry,
     geometry,
 )
 from gameshelf.envs.range_ta_ludotheque.observation import (
-    MAX_PLAYERS,
     draw_box,
     draw_mat,
     encode,
@@ -35,11 +37,6 @@ from gameshelf.envs.range_ta_ludotheque.observation import (
     static_planes,
 )
 from gameshelf.envs.range_ta_ludotheque.scoring import Box, empty_squares, score_bounds, sheet_score
-
-BOX, MAT, PASS = 0, 1, 2
-Move = tuple[int, int, int, int, int]
-"""``(kind, face, category, mechanism, square)``: a box (kind 0, anchor = top-left square), a playmat
-(kind 1, face/category/mechanism 0) or a pass (kind 2, only when the sheet is full)."""
 
 ROLL_CUMULATIVE = np.cumsum(ROLL_PROBS)
 _SIZE_RANGE = (1, 4)
@@ -75,84 +72,40 @@ class RangeTaLudothequeGame(Game):
         self.expert = self.options["scoring"] == "expert"
         self.mat_only_if_no_box = bool(self.options["playmat_only_if_no_box"])
         self.walls_block = bool(self.options["walls_block_adjacency"])
-        self.num_box_actions = len(PERMS) * g.size
-        self.mat_base = self.num_box_actions
-        self.pass_action = self.mat_base + g.size
-        self.layout = make_layout(g.rows, g.cols)
+        self.num_box_actions = self.mat_base = actions.mat_base(g.size)
+        self.pass_action = actions.pass_action(g.size)
         self.static_obs = static_planes(self.layout, g, (self.expert, self.walls_block, self.mat_only_if_no_box))
         self.empty_planes = sheet_planes(g, (), ())
         self.bounds = score_bounds(g, ROUNDS, self.options["scoring"])
 
-    def _make_info(self) -> GameInfo:
-        self.geom = geometry(*(int(self.options[k]) for k in ("comp_rows", "comp_cols", "comp_h", "comp_w")))
-        g = self.geom
+    @cached_property
+    def geom(self) -> Geometry:
+        """The sheet's geometry (its compartments and every placement), from the size options."""
+        return geometry(*(int(self.options[k]) for k in ("comp_rows", "comp_cols", "comp_h", "comp_w")))
+
+    def observation_layout(self) -> ObservationLayout:
+        return make_layout(self.geom.rows, self.geom.cols)
+
+    def _facts(self) -> GameFacts:
         n = self.options["num_players"]
-        return GameInfo(
-            name=self.name,
-            num_players=n,
-            num_actions=7 * g.size + 1,
-            observation_shape=make_layout(g.rows, g.cols).shape,
-            observation_dtype=np.float32,
-            max_game_length=ROUNDS * n,
-            has_chance=True,
-            has_hidden_info=n > 1,
-            min_return=-1.0,
-            max_return=1.0,
-            observation_low=0.0,
-            observation_high=1.0,
-            max_players=MAX_PLAYERS,
+        return GameFacts(
+            num_actions=actions.num_actions(self.geom.size), max_game_length=ROUNDS * n, has_chance=True, has_hidden_info=n > 1
         )
 
     def new_initial_state(self) -> RangeTaLudothequeState:
         return RangeTaLudothequeState(self)
 
-    # ---- moves as data -------------------------------------------------------------------------
+    # ---- moves as data (the encoding is ``actions``) ---------------------------------------------
     def move_of_action(self, action: int, roll: tuple[int, int, int] | None) -> Move:
         """The move an action stands for with these dice (a box needs the dice)."""
-        size = self.geom.size
-        if action == self.pass_action:
-            return (PASS, 0, 0, 0, 0)
-        if action >= self.mat_base:
-            return (MAT, 0, 0, 0, action - self.mat_base)
-        if roll is None:
-            raise ValueError("a box action needs the dice")
-        i, j, k = PERMS[action // size]
-        return (BOX, roll[i], roll[j], roll[k], action % size)
+        return actions.move_of_action(self.geom, action, roll)
 
     def move_text(self, move: Move) -> str:
-        kind, face, cat, mech, sq = move
-        if kind == PASS:
-            return "pass"
-        if kind == MAT:
-            return f"playmat {self.geom.square_name(sq)}"
-        return f"box {face} {CATEGORY_LETTERS[cat - 1]} {MECHANISMS[mech - 1]} {self.geom.square_name(sq)}"
+        return actions.move_text(self.geom, move)
 
     def parse_move(self, text: str) -> Move:
         """Read a move as ``move_text`` writes it; ``ValueError`` naming what is wrong."""
-        if not isinstance(text, str):
-            raise ValueError(f"a move is a string like 'box 6 P Deduction r4c0', got {text!r}")
-        parts = text.split()
-        if parts == ["pass"]:
-            return (PASS, 0, 0, 0, 0)
-        if len(parts) == 2 and parts[0] == "playmat":
-            return (MAT, 0, 0, 0, self.geom.parse_square(parts[1]))
-        if len(parts) == 5 and parts[0] == "box":
-            face, letter, mech, square = parts[1:]
-            if face not in {"1", "2", "3", "4", "5", "6"}:
-                raise ValueError(f"unknown size face {face!r} in {text!r} (1..6)")
-            if letter.upper() not in CATEGORY_LETTERS:
-                raise ValueError(f"unknown category {letter!r} in {text!r}; categories: {CATEGORY_LETTERS}")
-            lower = [m.lower() for m in MECHANISMS]
-            if mech.lower() not in lower:
-                raise ValueError(f"unknown mechanism {mech!r} in {text!r}; mechanisms: {MECHANISMS}")
-            return (
-                BOX,
-                int(face),
-                CATEGORY_LETTERS.index(letter.upper()) + 1,
-                lower.index(mech.lower()) + 1,
-                self.geom.parse_square(square),
-            )
-        raise ValueError(f"move {text!r} should look like 'box 6 P Deduction r4c0', 'playmat r0c2' or 'pass'")
+        return actions.parse_move(self.geom, text)
 
     def legal_actions_for(self, occ: int, roll_id: int) -> list[int]:
         """Legal actions of a sheet with occupancy ``occ`` and dice ``ROLLS[roll_id]`` (sorted)."""
@@ -452,17 +405,15 @@ class RangeTaLudothequeState(State):
         return rank_returns([self.ranking_key(s) for s in range(n)])
 
     # ---- observation -----------------------------------------------------------------------------
-    def observation(self, seat: int) -> np.ndarray:
+    def _observation(self, seat: int) -> np.ndarray:
         n = self.game.num_players
-        if not 0 <= seat < n:
-            raise ValueError(f"seat {seat} is not in [0, {n})")
         order = seat_order(seat, n)
         sheets = [self.planes[s][self.visible_moves(s, seat)] for s in order]
         chosen = [self.pending(s) for s in order]
         g = self.game
         return encode(g.layout, g.static_obs, g.geom, sheets, self.occ[seat], self.dice, self.round, n, chosen)
 
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> RangeTaLudothequeState:
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> RangeTaLudothequeState:
         """Redraw the other seats' choices of this round (uniformly among their legal moves).
 
         Only the choices of this round made by other seats are hidden from ``seat``; each is redrawn,
@@ -566,7 +517,7 @@ class RangeTaLudothequeState(State):
         """The public situation: every sheet as of the last finished round plus who has chosen since."""
         return self._text(None)
 
-    def seat_text(self, seat: int) -> str:
+    def _seat_text(self, seat: int) -> str:
         """The public situation with ``seat``'s own choice of this round drawn in."""
         text = self._text(seat)
         if self.pending(seat):

@@ -1,4 +1,4 @@
-"""Tsukuru 10 Ten action encoding (597 actions). Opponents are named by their offset from the acting
+"""Tsukuru 10 Ten action encoding (597 actions) and the phases of the game. Opponents are named by their offset from the acting
 seat in turn order (1 = next seat clockwise), so an action means the same thing from every seat.
 
 The full table is in the environment card (``envs/tsukuru_ten_ten/__init__.py``): draw 0, end round
@@ -46,3 +46,20 @@ def decode_get(action: int) -> tuple[int, int, int]:
     offset, p = divmod(action - GET, NUM_PAIRS)
     a, b = PAIRS[p]
     return offset + 1, a, b
+
+
+# ---- phases: what the game waits for (``state.phase``) -------------------------------------------
+FIRST_DEALER = 0
+"""Chance: the first dealer (outcome = seat, uniform)."""
+DEAL = 1
+"""Chance: the next dealt tile (outcome = tile kind, weighted by its copies left in the deck)."""
+TURN = 2
+"""The player to act draws, gets, finishes from a discard, or (empty deck) ends the round."""
+DRAWING = 3
+"""Chance: the tile the current player draws."""
+DISCARDING = 4
+"""The current player (8 tiles) discards, or finishes after a draw."""
+PICK_COLOUR = 5
+"""The current player chooses the colour of the all-purple open set he just revealed."""
+OVER = 6
+PHASE_NAMES = ("first_dealer", "deal", "turn", "draw", "discard", "colour", "over")

@@ -33,6 +33,8 @@ from gameshelf.envs.tsukuru_ten_ten.tiles import (
 
 TARGET = 10
 MAX_SETS = 2
+HAND_SIZE = 7
+"""Tiles dealt to each hand."""
 HAND_TILES = 8
 
 BASE_DEALER = 3

@@ -11,15 +11,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gameshelf.envs.core.observation import ObservationLayout
+from gameshelf.envs.tsukuru_ten_ten.actions import DISCARDING, MAX_PLAYERS, PICK_COLOUR, TURN
+from gameshelf.envs.tsukuru_ten_ten.hand import HAND_SIZE
 from gameshelf.envs.tsukuru_ten_ten.tiles import COPIES, NUM_KINDS, NUM_TILES
 
 if TYPE_CHECKING:
     from gameshelf.envs.tsukuru_ten_ten.rules import TsukuruTenTenState
 
-MAX_PLAYERS = 4
 PILE_SLOTS = 28
 """Most recent discards of each pile shown in order (older ones still count in ``discard_counts``)."""
-MAX_DECK = NUM_TILES - 2 * 7
+MAX_DECK = NUM_TILES - 2 * HAND_SIZE
 
 LAYOUT = ObservationLayout()
 LAYOUT.add("hand", NUM_KINDS, "own concealed tiles of each kind / copies of that kind")
@@ -57,7 +58,7 @@ _COUNTS = _SLICES["discard_counts"].start
 _ORDER = _SLICES["discard_order"].start
 _ORDER_SIZE = PILE_SLOTS * NUM_KINDS
 _SLOT_STEP = np.arange(PILE_SLOTS) * NUM_KINDS
-_PHASE_INDEX = {2: 0, 4: 1, 5: 2}  # TURN, DISCARD, PICK_COLOUR (see rules)
+_PHASE_INDEX = {TURN: 0, DISCARDING: 1, PICK_COLOUR: 2}
 
 
 def encode(state: TsukuruTenTenState, seat: int) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Tsukuru 10 Ten position builder: ``export(state)`` -> plain dict, ``build_state(game, dict)`` -> state.
+"""Tsukuru 10 Ten position builder (found by the core): ``export_position(state)`` -> dict, ``build_state(game, dict)`` -> state.
 
 Keys (tiles are written ``B1``..``B7``, ``R0``..``R7``, ``P5``..``P8``):
 
@@ -18,9 +18,20 @@ Keys (tiles are written ``B1``..``B7``, ``R0``..``R7``, ``P5``..``P8``):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from gameshelf.envs.tsukuru_ten_ten.hand import MAX_SETS, OpenSet
+from gameshelf.envs.tsukuru_ten_ten.actions import (
+    DEAL,
+    DISCARDING,
+    DRAWING,
+    FIRST_DEALER,
+    OVER,
+    PHASE_NAMES,
+    PICK_COLOUR,
+    TURN,
+)
+from gameshelf.envs.tsukuru_ten_ten.hand import HAND_SIZE, MAX_SETS, OpenSet
+from gameshelf.envs.tsukuru_ten_ten.rules import TsukuruTenTenGame, TsukuruTenTenState
 from gameshelf.envs.tsukuru_ten_ten.tiles import (
     COLOUR,
     COLOUR_NAMES,
@@ -33,9 +44,6 @@ from gameshelf.envs.tsukuru_ten_ten.tiles import (
     parse_tile,
     shapes_of,
 )
-
-if TYPE_CHECKING:
-    from gameshelf.envs.tsukuru_ten_ten.rules import TsukuruTenTenGame, TsukuruTenTenState
 
 KEYS = (
     "phase",
@@ -56,9 +64,7 @@ KEYS = (
 )
 
 
-def export(state: TsukuruTenTenState) -> dict[str, Any]:
-    from gameshelf.envs.tsukuru_ten_ten.rules import PHASE_NAMES
-
+def export_position(state: TsukuruTenTenState) -> dict[str, Any]:
     return {
         "phase": PHASE_NAMES[state.phase],
         "dealer": state.dealer,
@@ -105,19 +111,6 @@ def _tiles(name: str, value: Any) -> list[int]:
 
 def build_state(game: TsukuruTenTenGame, position: Mapping[str, Any]) -> TsukuruTenTenState:
     """A validated state from ``position`` (``ValueError`` naming the problem)."""
-    from gameshelf.envs.tsukuru_ten_ten.rules import (
-        DEAL,
-        DISCARD,
-        DRAWING,
-        FIRST_DEALER,
-        HAND_SIZE,
-        OVER,
-        PHASE_NAMES,
-        PICK_COLOUR,
-        TURN,
-        TsukuruTenTenState,
-    )
-
     if not isinstance(position, Mapping):
         raise ValueError("a position is a mapping of keys to values")
     missing = [k for k in KEYS if k not in position]
@@ -181,7 +174,7 @@ def build_state(game: TsukuruTenTenGame, position: Mapping[str, Any]) -> Tsukuru
     drawn = position["drawn"]
     state.drawn = -1 if drawn is None else _tiles("drawn", [drawn])[0]
     if state.drawn >= 0:
-        if phase != DISCARD:
+        if phase != DISCARDING:
             raise ValueError("drawn is given only in the discard phase")
         if not state.hands[state.turn][state.drawn]:
             raise ValueError(f"the drawn tile {drawn} is not in seat {state.turn}'s hand")
@@ -232,14 +225,14 @@ def build_state(game: TsukuruTenTenGame, position: Mapping[str, Any]) -> Tsukuru
     else:
         state.dealt = HAND_SIZE * n
         for s in range(n):
-            want = HAND_SIZE + 1 if (phase in (DISCARD, PICK_COLOUR) and s == state.turn) else HAND_SIZE
+            want = HAND_SIZE + 1 if (phase in (DISCARDING, PICK_COLOUR) and s == state.turn) else HAND_SIZE
             if phase == OVER and sizes[s] == HAND_SIZE + 1:
                 continue
             if sizes[s] != want:
                 raise ValueError(f"seat {s} holds {sizes[s]} tiles (concealed + open sets); it should hold {want}")
         if phase == OVER and sum(1 for x in sizes if x == HAND_SIZE + 1) > 1:
             raise ValueError("at the end at most one seat (the last winner) holds 8 tiles")
-    if phase in (TURN, DRAWING, DISCARD, PICK_COLOUR) and state.turns_taken[state.turn] < 1:
+    if phase in (TURN, DRAWING, DISCARDING, PICK_COLOUR) and state.turns_taken[state.turn] < 1:
         raise ValueError("the seat to act has started at least one turn this round")
     if phase == DRAWING and state.deck_size == 0:
         raise ValueError("a draw needs a tile in the deck")

@@ -12,6 +12,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from gameshelf.envs.core.drawing import BACKGROUND, INK, canvas, font, seat_colour, to_array
+from gameshelf.envs.tsukuru_ten_ten.actions import OVER
 from gameshelf.envs.tsukuru_ten_ten.tiles import BLUE, COLOUR, PURPLE, RED, VALUE
 
 if TYPE_CHECKING:
@@ -50,8 +51,6 @@ def _tile(image: Image.Image, x: float, y: float, kind: int | None, framed: bool
 
 
 def draw(state: TsukuruTenTenState) -> np.ndarray:
-    from gameshelf.envs.tsukuru_ten_ten.rules import OVER
-
     n = state.n
     height = HEADER_H + n * PANEL_H + 10
     image, d = canvas(WIDTH, height)

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gameshelf.envs.tsukuru_ten_ten import actions as act
+from gameshelf.envs.tsukuru_ten_ten.actions import DEAL, DISCARDING, FIRST_DEALER, OVER
+from gameshelf.envs.tsukuru_ten_ten.hand import HAND_SIZE, HAND_TILES
 from gameshelf.envs.tsukuru_ten_ten.tiles import COPIES, NUM_KINDS, counts_of, kinds_of, shapes_of
 
 if TYPE_CHECKING:
@@ -49,8 +51,6 @@ class RoundLog:
 
 def read_rounds(history: list[int], n: int) -> list[RoundLog]:
     """The rounds of a game history that starts at the game's start (the last one may be in progress)."""
-    from gameshelf.envs.tsukuru_ten_ten.rules import HAND_SIZE
-
     rounds: list[RoundLog] = []
     if not history:
         return rounds
@@ -157,8 +157,6 @@ def redeal_round(
 
 def redeal(state: TsukuruTenTenState, seat: int, rng: np.random.Generator) -> TsukuruTenTenState:
     """``state.resample_hidden(seat, rng)`` (see the module docstring)."""
-    from gameshelf.envs.tsukuru_ten_ten.rules import DEAL, DISCARD, FIRST_DEALER, OVER
-
     new = state.clone()
     if state.phase == FIRST_DEALER:
         return new
@@ -170,13 +168,13 @@ def redeal(state: TsukuruTenTenState, seat: int, rng: np.random.Generator) -> Ts
             new.hands, new.deck = redealt[-1]
         else:
             assert state.phase == DEAL and state.dealt == 0 and len(rounds) == current, "history and state disagree"
-        if state.phase == DISCARD and state.drawn >= 0:
+        if state.phase == DISCARDING and state.drawn >= 0:
             new.drawn = new.history[-1]  # the draw just made
         return new
     # a position built from data: its history does not hold the round
     log = RoundLog(state.dealer, [[] for _ in range(state.n)], state.hands, list(state.deck), finisher(state))
     new.hands, new.deck = redeal_round(log, seat, rng, None)
-    if state.phase == DISCARD and state.drawn >= 0 and state.turn != seat:
+    if state.phase == DISCARDING and state.drawn >= 0 and state.turn != seat:
         held = kinds_of(new.hands[state.turn])
         new.drawn = held[int(rng.integers(len(held)))]
     return new
@@ -184,9 +182,6 @@ def redeal(state: TsukuruTenTenState, seat: int, rng: np.random.Generator) -> Ts
 
 def finisher(state: TsukuruTenTenState) -> int:
     """At the end of the game, the seat that finished the last round (he holds 8 tiles), else -1."""
-    from gameshelf.envs.tsukuru_ten_ten.hand import HAND_TILES
-    from gameshelf.envs.tsukuru_ten_ten.rules import OVER
-
     if state.phase == OVER:
         for s in range(state.n):
             if sum(state.hands[s]) + 3 * len(state.open_sets[s]) == HAND_TILES:

@@ -7,7 +7,6 @@ dealt tile and every drawn tile are chance nodes (a tile kind, weighted by its c
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -16,7 +15,7 @@ from gameshelf.envs.core.game import (
     CHANCE,
     TERMINAL,
     Game,
-    GameInfo,
+    GameFacts,
     Option,
     State,
     count_outcomes,
@@ -25,7 +24,9 @@ from gameshelf.envs.core.game import (
 )
 from gameshelf.envs.tsukuru_ten_ten import actions as act
 from gameshelf.envs.tsukuru_ten_ten import observation as obs_mod
-from gameshelf.envs.tsukuru_ten_ten.hand import OpenSet, WinScore, is_winning_fast, score_win
+from gameshelf.envs.tsukuru_ten_ten.actions import DEAL, DISCARDING, DRAWING, FIRST_DEALER, OVER, PICK_COLOUR, TURN
+from gameshelf.envs.tsukuru_ten_ten.hand import HAND_SIZE, OpenSet, WinScore, is_winning_fast, score_win
+from gameshelf.envs.tsukuru_ten_ten.resample import redeal
 from gameshelf.envs.tsukuru_ten_ten.tiles import (
     BLUE,
     COLOUR,
@@ -44,28 +45,11 @@ from gameshelf.envs.tsukuru_ten_ten.tiles import (
     tiles_text,
 )
 
-HAND_SIZE = 7
 BASIC_TARGET = 4
 ADVANCED_TARGET = 25
 MAX_GAME_LENGTH = 20000
 """Truncation limit on player decisions: with the points end, rounds that end on an empty deck score
 nothing, so the rules do not bound the length of a game (random games take a few hundred decisions)."""
-
-# phases
-FIRST_DEALER = 0
-"""Chance: the first dealer (outcome = seat, uniform)."""
-DEAL = 1
-"""Chance: the next dealt tile (outcome = tile kind, weighted by its copies left in the deck)."""
-TURN = 2
-"""The player to act draws, gets, finishes from a discard, or (empty deck) ends the round."""
-DRAWING = 3
-"""Chance: the tile the current player draws."""
-DISCARD = 4
-"""The current player (8 tiles) discards, or finishes after a draw."""
-PICK_COLOUR = 5
-"""The current player chooses the colour of the all-purple open set he just revealed."""
-OVER = 6
-PHASE_NAMES = ("first_dealer", "deal", "turn", "draw", "discard", "colour", "over")
 
 
 class TsukuruTenTenGame(Game):
@@ -90,6 +74,7 @@ class TsukuruTenTenGame(Game):
             doc="points: first to the target wins; dealer_twice: also ends once every player has dealt two rounds",
         ),
     }
+    LAYOUT = obs_mod.LAYOUT
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -98,28 +83,11 @@ class TsukuruTenTenGame(Game):
         self.previous_only: bool = self.options["claim_from"] == "previous_player"
         self.dealer_twice: bool = self.options["game_end"] == "dealer_twice"
 
-    def _make_info(self) -> GameInfo:
-        return GameInfo(
-            name="tsukuru_ten_ten",
-            num_players=self.options["num_players"],
-            num_actions=act.NUM_ACTIONS,
-            observation_shape=obs_mod.LAYOUT.shape,
-            observation_dtype=np.float32,
-            max_game_length=MAX_GAME_LENGTH,
-            has_chance=True,
-            has_hidden_info=True,
-            min_return=-1.0,
-            max_return=1.0,
-            max_players=act.MAX_PLAYERS,
-        )
+    def _facts(self) -> GameFacts:
+        return GameFacts(num_actions=act.NUM_ACTIONS, max_game_length=MAX_GAME_LENGTH, has_chance=True, has_hidden_info=True)
 
     def new_initial_state(self) -> TsukuruTenTenState:
         return TsukuruTenTenState(self)
-
-    def state_from_position(self, position: Mapping[str, Any]) -> TsukuruTenTenState:
-        from gameshelf.envs.tsukuru_ten_ten.position import build_state
-
-        return build_state(self, position)
 
 
 class TsukuruTenTenState(State):
@@ -165,7 +133,7 @@ class TsukuruTenTenState(State):
     # ---- whose turn ---------------------------------------------------------------------------
     def current_player(self) -> int:
         phase = self.phase
-        if phase in (TURN, DISCARD, PICK_COLOUR):
+        if phase in (TURN, DISCARDING, PICK_COLOUR):
             return self.turn
         if phase == OVER:
             return TERMINAL
@@ -216,7 +184,7 @@ class TsukuruTenTenState(State):
                     mask[act.finish_from(o)] = True
                 for a, b in self._get_pairs(hand, tile):
                     mask[act.get(o, a, b)] = True
-        elif phase == DISCARD:
+        elif phase == DISCARDING:
             hand = self.hands[self.turn]
             for k in range(NUM_KINDS):
                 if hand[k]:
@@ -240,7 +208,7 @@ class TsukuruTenTenState(State):
         if not 0 <= action < act.NUM_ACTIONS:
             return False
         phase, seat = self.phase, self.turn
-        if phase == DISCARD:
+        if phase == DISCARDING:
             if action == act.FINISH:
                 return self.drawn >= 0 and self._wins_with(seat, -1)
             return act.DISCARD <= action < act.COLOUR and self.hands[seat][action - act.DISCARD] > 0
@@ -286,7 +254,7 @@ class TsukuruTenTenState(State):
             self._take_from_deck(action)
             self.hands[self.turn][action] += 1
             self.drawn = action
-            self.phase = DISCARD
+            self.phase = DISCARDING
             return
         seat = self.turn
         if phase == TURN:
@@ -313,15 +281,15 @@ class TsukuruTenTenState(State):
                     self.phase = PICK_COLOUR
                 else:
                     self.open_sets[seat].append(OpenSet(kinds, shapes[0].colour))
-                    self.phase = DISCARD
+                    self.phase = DISCARDING
             return
         if phase == PICK_COLOUR:
             assert self.pending is not None
             self.open_sets[seat].append(OpenSet(self.pending, BLUE if action == act.COLOUR else RED))
             self.pending = None
-            self.phase = DISCARD
+            self.phase = DISCARDING
             return
-        # DISCARD
+        # DISCARDING
         if action == act.FINISH:
             self._finish(seat, f"after drawing {NAMES[self.drawn]}", heaven=self.turns_taken[seat] == 1)
             return
@@ -393,9 +361,7 @@ class TsukuruTenTenState(State):
         return np.array(self.scores_, dtype=np.float64)
 
     # ---- observation and text -----------------------------------------------------------------
-    def observation(self, seat: int) -> np.ndarray:
-        if not 0 <= seat < self.n:
-            raise ValueError(f"seat {seat} is not one of 0..{self.n - 1}")
+    def _observation(self, seat: int) -> np.ndarray:
         return obs_mod.encode(self, seat)
 
     def action_to_string(self, action: int) -> str:
@@ -428,7 +394,7 @@ class TsukuruTenTenState(State):
     def to_text(self) -> str:
         return text_view(self, None)
 
-    def seat_text(self, seat: int) -> str:
+    def _seat_text(self, seat: int) -> str:
         return text_view(self, seat)
 
     # ---- hidden information -------------------------------------------------------------------
@@ -441,7 +407,7 @@ class TsukuruTenTenState(State):
                     pool[k] += c
         return pool
 
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> TsukuruTenTenState:
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> TsukuruTenTenState:
         """A state ``seat`` cannot tell apart from this one: the other concealed hands and the deck redealt.
 
         Each other hand keeps its size; its tiles and the deck are a uniform shuffle of the tiles ``seat``
@@ -450,8 +416,6 @@ class TsukuruTenTenState(State):
         seats, in every round) are rewritten to match, each discard and get still legal when made, so the
         new state replays from its history (see ``resample.redeal``).
         """
-        from gameshelf.envs.tsukuru_ten_ten.resample import redeal
-
         return redeal(self, seat, rng)
 
     # ---- copying ------------------------------------------------------------------------------
@@ -479,11 +443,6 @@ class TsukuruTenTenState(State):
         new.drawn = self.drawn
         new.dealt = self.dealt
         return new
-
-    def position(self) -> dict[str, Any]:
-        from gameshelf.envs.tsukuru_ten_ten.position import export
-
-        return export(self)
 
 
 def set_text(kinds: tuple[int, ...], colour: int | None) -> str:

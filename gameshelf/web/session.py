@@ -40,6 +40,7 @@ from gameshelf.envs.core.episode import Episode, observed_state
 from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, IllegalActionError, State
 from gameshelf.envs.core.record import GameRecord, RecordError
 from gameshelf.envs.core.rendering import render_seat_image
+from gameshelf.envs.records import read_record
 from gameshelf.training.agents.base import Agent
 from gameshelf.web.errors import Conflict, NotFound, WebError
 from gameshelf.web.seats import HUMAN, Players, Seat
@@ -510,7 +511,7 @@ def parse_json(body: str | bytes, what: str) -> Any:
 
 def check_record_limits(data: Any) -> None:
     """Refuse, before any replay, a record longer than ``MAX_RECORD_ACTIONS`` or ``MAX_GAME_LENGTH``, or
-    whose ending names a seat the game does not have. Anything else is left to ``GameRecord.from_json``."""
+    whose ending names a seat the game does not have. Anything else is left to ``read_record``."""
     if not isinstance(data, dict):
         return
     actions = data.get("actions")
@@ -522,7 +523,7 @@ def check_record_limits(data: Any) -> None:
     try:
         game = envs.make_game(env_id, **options)
     except (ValueError, TypeError):
-        return  # from_json names the bad option
+        return  # read_record names the bad option
     check_length(game, env_id, options)
     ending = data.get("ending")
     if isinstance(ending, dict) and ending.get("kind") == "illegal_action":
@@ -557,7 +558,7 @@ class Replay:
         """Read, bound and replay a record; every way it can be bad is a ``WebError`` (400)."""
         check_record_limits(parse_json(text, "not a game record"))
         try:
-            return cls(GameRecord.from_json(text))
+            return cls(read_record(text))
         except RecordError as err:
             raise WebError(_short(str(err))) from None
         except (ValueError, TypeError, KeyError, IndexError, IllegalActionError) as err:

@@ -17,14 +17,23 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gameshelf import envs
+from gameshelf.envs.catsle_builders.actions import (
+    DEAL,
+    FIRST,
+    NUM_ACTIONS,
+    OVER,
+    PHASE_NAMES,
+    PLACE,
+    PLACE_BASE,
+    PLAY,
+    TAKE,
+    TAKE_BASE,
+)
 from gameshelf.envs.catsle_builders.cards import (
     FULL_DECK,
-    NUM_ACTIONS,
     NUM_CARDS,
-    PLACE_BASE,
     SUIT_MASK,
     SUITS,
-    TAKE_BASE,
     card,
     card_name,
     cards_of,
@@ -35,18 +44,7 @@ from gameshelf.envs.catsle_builders.cards import (
     round_score,
 )
 from gameshelf.envs.catsle_builders.observation import LAYOUT
-from gameshelf.envs.catsle_builders.rules import (
-    DEAL,
-    FIRST,
-    OVER,
-    PHASE_NAMES,
-    PLACE,
-    PLAY,
-    TAKE,
-    CatsleGame,
-    CatsleState,
-    _constrained_deal,
-)
+from gameshelf.envs.catsle_builders.rules import CatsleGame, CatsleState, _constrained_deal
 from gameshelf.envs.core.game import CHANCE, TERMINAL, IllegalActionError, random_playout
 from tests.games.resample_contract import check_random_game
 

@@ -26,7 +26,7 @@ from gameshelf.envs.level_x.actions import (
     ROW_LENGTH,
     TOKENS,
 )
-from gameshelf.envs.level_x.observation import OBSERVATION
+from gameshelf.envs.level_x.observation import LAYOUT as OBSERVATION
 from gameshelf.envs.level_x.rules import OBS_SIZE, LevelXGame, LevelXState
 
 R = {row: row - 5 for row in range(5, 11)}

@@ -18,21 +18,16 @@ from hypothesis import strategies as st
 from gameshelf import envs
 from gameshelf.envs import testing
 from gameshelf.envs.core.game import CHANCE, TERMINAL, IllegalActionError, random_playout
+from gameshelf.envs.matchstick_tycoon.actions import DISCARD, NUM_ACTIONS, PASS, decode, pick_action, play_action
 from gameshelf.envs.matchstick_tycoon.cards import (
     COST,
-    DISCARD,
     FACE_NAMES,
     GLYPHS,
-    NUM_ACTIONS,
     NUM_FACES,
-    PASS,
     VALUE_NAMES,
     cost,
     deck_copies,
-    decode,
     face_index,
-    pick_action,
-    play_action,
     rotate,
     seg,
     shows,

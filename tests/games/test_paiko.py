@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from gameshelf import envs
 from gameshelf.envs.core.game import TERMINAL, IllegalActionError
+from gameshelf.envs.paiko import actions as A
 from gameshelf.envs.paiko import board as B
 from gameshelf.envs.paiko.observation import LAYOUT
 from gameshelf.envs.paiko.rules import PaikoGame, PaikoState
@@ -821,7 +822,7 @@ def test_no_action_leaves_own_tiles_capturable_and_turns_start_clean(seed):
 def test_illegal_action_refused_and_names_parse():
     s = build([(3, 9, 0, "Sword", 0)])
     with pytest.raises(IllegalActionError):
-        s.apply_action(B.PASS)
+        s.apply_action(A.PASS)
     for name, action in names(s).items():
         assert s.game.string_to_action(s, name) == action
 
@@ -870,14 +871,14 @@ def legal_moves_reference(state: PaikoState) -> set[tuple[int, int, int]]:
 def legal_moves_engine(state: PaikoState) -> set[tuple[int, int, int]]:
     out = set()
     for a in state.legal_actions():
-        if B.SQUARE <= a < B.FACE:
+        if A.SQUARE <= a < A.FACE:
             t = state.clone()
             t.apply_action(a)
             for d in t.legal_actions():
                 u = t.clone()
                 u.apply_action(d)
                 for f in u.legal_actions():
-                    out.add((a - B.SQUARE, d - B.SQUARE, f - B.FACE))
+                    out.add((a - A.SQUARE, d - A.SQUARE, f - A.FACE))
     return out
 
 
@@ -905,7 +906,7 @@ def test_fire_deploy_facings_match_the_plain_definition():
             p = s.mover
             if s.phase == 1 and s.hand[p][B.FIRE]:
                 t = s.clone()
-                t.apply_action(B.DEPLOY + B.FIRE) if B.DEPLOY + B.FIRE in t.legal_actions() else None
+                t.apply_action(A.DEPLOY + B.FIRE) if A.DEPLOY + B.FIRE in t.legal_actions() else None
                 expected = set()
                 for sq_ in s.deploy_squares(p, B.FIRE):
                     for f in range(4):
@@ -918,7 +919,7 @@ def test_fire_deploy_facings_match_the_plain_definition():
                     for a in t.legal_actions():
                         u = t.clone()
                         u.apply_action(a)
-                        got |= {(a - B.SQUARE, f - B.FACE) for f in u.legal_actions()}
+                        got |= {(a - A.SQUARE, f - A.FACE) for f in u.legal_actions()}
                 assert got == expected
             legal = s.legal_actions()
             s.apply_action(legal[rng.integers(len(legal))])

@@ -16,7 +16,18 @@ from hypothesis import strategies as st
 from gameshelf import envs
 from gameshelf.envs.core.game import CHANCE, TERMINAL, IllegalActionError, random_playout
 from gameshelf.envs.tsukuru_ten_ten import actions as act
+from gameshelf.envs.tsukuru_ten_ten.actions import (
+    DEAL,
+    DISCARDING,
+    DRAWING,
+    FIRST_DEALER,
+    OVER,
+    PHASE_NAMES,
+    PICK_COLOUR,
+    TURN,
+)
 from gameshelf.envs.tsukuru_ten_ten.hand import (
+    HAND_SIZE,
     OpenSet,
     bonuses,
     has_straight,
@@ -27,19 +38,7 @@ from gameshelf.envs.tsukuru_ten_ten.hand import (
 )
 from gameshelf.envs.tsukuru_ten_ten.observation import LAYOUT
 from gameshelf.envs.tsukuru_ten_ten.resample import ARRIVE, SHOWN, read_rounds
-from gameshelf.envs.tsukuru_ten_ten.rules import (
-    DEAL,
-    DISCARD,
-    DRAWING,
-    FIRST_DEALER,
-    HAND_SIZE,
-    OVER,
-    PHASE_NAMES,
-    PICK_COLOUR,
-    TURN,
-    TsukuruTenTenGame,
-    TsukuruTenTenState,
-)
+from gameshelf.envs.tsukuru_ten_ten.rules import TsukuruTenTenGame, TsukuruTenTenState
 from gameshelf.envs.tsukuru_ten_ten.tiles import (
     BLUE,
     COLOUR,
@@ -897,7 +896,7 @@ def rare_node(state: TsukuruTenTenState) -> bool:
     return (
         state.phase in (FIRST_DEALER, PICK_COLOUR, OVER)
         or (state.phase == DEAL and state.dealt in (0, 1, HAND_SIZE * state.n - 1))
-        or (state.phase == DISCARD and state.drawn < 0)
+        or (state.phase == DISCARDING and state.drawn < 0)
         or (state.phase == TURN and state.deck_size == 0)
     )
 
@@ -1003,7 +1002,7 @@ def test_resample_is_a_uniform_redeal(phase):
     """The other hand and the deck are a uniform shuffle of the tiles the seat cannot see, during a deal
     too: per kind, the tiles the resampled seat 1 holds average hand size x unseen share."""
     g = TsukuruTenTenGame(num_players=2)
-    want = {"deal": DEAL, "draw": DRAWING, "discard": DISCARD}[phase]
+    want = {"deal": DEAL, "draw": DRAWING, "discard": DISCARDING}[phase]
     state = next(s for s in every_node(g, 4) if s.phase == want and (want != DEAL or s.dealt == 9))
     pool = np.array(state.deck) + np.array(state.hands[1])
     size = sum(state.hands[1])

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gameshelf.envs.amoriax.board import CENTRE, EMPTY, PASS, SIZE
+from gameshelf.envs.amoriax.actions import PASS
+from gameshelf.envs.amoriax.board import CENTRE, EMPTY, SIZE
 from gameshelf.envs.amoriax.rules import AmoriaxState
 
 WIN = 10_000.0

@@ -26,14 +26,13 @@ from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
+from gameshelf.envs.catsle_builders.actions import PLACE_BASE, TAKE_BASE
 from gameshelf.envs.catsle_builders.cards import (
     NUM_CARDS,
     NUM_SUITS,
     NUM_VALUES,
     PERFECT_BONUS,
-    PLACE_BASE,
     SUIT_MASK,
-    TAKE_BASE,
     cards_of,
     column_score,
 )

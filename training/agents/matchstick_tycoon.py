@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from gameshelf.envs.core.game import State
-from gameshelf.envs.matchstick_tycoon.cards import COST, NUM_FACES, NUM_VALUES, PASS, PICK_BASE, decode
+from gameshelf.envs.matchstick_tycoon.actions import PASS, PICK_BASE, decode
+from gameshelf.envs.matchstick_tycoon.cards import COST, NUM_FACES, NUM_VALUES
 from gameshelf.envs.matchstick_tycoon.rules import _SHOWERS, min_costs
 
 if TYPE_CHECKING:

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from gameshelf.envs.core.game import State
-from gameshelf.envs.olenon.cards import DECK, MAX_TABLE, NUM_SEATS, decode
+from gameshelf.envs.olenon.actions import decode
+from gameshelf.envs.olenon.cards import DECK, MAX_TABLE, NUM_SEATS
 
 if TYPE_CHECKING:
     from gameshelf.envs.olenon.rules import OlenonState

@@ -20,23 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gameshelf.envs.paiko.board import (
-    BOW,
-    DEPLOY,
-    FACE,
-    FIRE,
-    GIVE,
-    NUM_TYPES,
-    PASS,
-    POINTS,
-    SAI,
-    SQUARE,
-    STAY,
-    STOP,
-    TAKE,
-    ZONE,
-    code_type,
-)
+from gameshelf.envs.paiko.actions import DEPLOY, FACE, GIVE, PASS, SQUARE, STAY, STOP, TAKE
+from gameshelf.envs.paiko.board import BOW, FIRE, NUM_TYPES, POINTS, SAI, ZONE, code_type
 from gameshelf.envs.paiko.rules import DRAFT, GIFT, OVER, START, PaikoState
 
 PRIORITY = (1, 6, 2, 7, 0, 5, 4, 3)
