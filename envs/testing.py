@@ -16,7 +16,9 @@ the state unchanged, at chance nodes and after the end too), chance outcomes are
 from the generator given, random games end within ``max_game_length`` with returns in range and zero before
 the end, clone and replay from the history reproduce the state, action names parse back, the position
 builder round-trips, and ``resample_hidden`` gives a real redeal that the seat cannot tell apart, whose
-history replays to it (the resample test).
+history replays to it (the resample test). ``check_redeal(state, seat, rng)`` runs the resample test's
+checks on one redeal at any node (a game's own tests add what only they can check: uniformity, what a seat
+can deduce); ``check_redeals_along(game, seed)`` runs it for every seat along a random game.
 
 Environment checks: PettingZoo's own tests, observations inside their spaces at every step for every
 agent, read-only calls change nothing, pickling mid-game, determinism with the global ``random`` and
@@ -31,7 +33,8 @@ import itertools
 import json
 import pickle
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections import Counter
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -550,24 +553,72 @@ def hidden_alternative(
     return None
 
 
-def _check_resample(game: Game, node: Node, seat: int, other: State, before: tuple[Any, ...], where: str) -> tuple[Any, ...]:
-    """Checks b to e of ``check_hidden_information`` on ``other``, a redeal of ``node.state`` (whose
-    fingerprint is ``before``) for ``seat``; returns the redeal's fingerprint."""
-    state = node.state
+def _replay(game: Game, history: Sequence[int], start: State | None) -> State:
+    """``history`` played from ``start`` (a clone of it), or from the start of the game when None."""
+    if start is None:
+        return game.state_from_history(history)
+    state = start.clone()
+    for action in history:
+        state.apply_action(int(action))
+    return state
+
+
+def _start(state: State, root: Callable[[State], State] | None) -> State | None:
+    """The state ``state.history`` starts from: ``root(state)``, or None for the start of the game."""
+    return root(state) if root is not None else None
+
+
+def history_movers(state: State, root: Callable[[State], State] | None = None) -> tuple[int, ...]:
+    """Who made each entry of ``state.history`` (a seat, or ``CHANCE``), found by replaying it from the start
+    of the game (or from ``root(state)``, for a state built from a position)."""
+    game = state.game
+    replay = game.new_initial_state() if root is None else root(state).clone()
+    movers: list[int] = []
+    for action in state.history:
+        movers.append(replay.current_player())
+        replay.apply_action(int(action))
+    return tuple(movers)
+
+
+def node_kind(state: State, movers: Sequence[int]) -> str:
+    """The kind of node (``NODE_KINDS``) of ``state``, given who made each entry of its history."""
+    decided = [m for m in movers if m != CHANCE]
+    return _node_kind(state, decided[-1] if decided else None, bool(movers) and movers[-1] == CHANCE)
+
+
+def _check_resample(
+    game: Game,
+    state: State,
+    kind: str,
+    movers: Sequence[int],
+    seat: int,
+    other: State,
+    before: tuple[Any, ...],
+    exported: str | None,
+    where: str,
+    changeable: Collection[int] | None = None,
+    root: Callable[[State], State] | None = None,
+) -> tuple[Any, ...]:
+    """Checks b to e of ``check_hidden_information`` on ``other``, a redeal of ``state`` (a ``kind`` node whose
+    fingerprint is ``before``, exported position ``exported``, history made by ``movers``) for ``seat``;
+    returns the redeal's fingerprint. ``changeable`` and ``root``: as in ``check_redeal``."""
     # the same game so far: whose turn, the length of the history, every decision the seat saw
     _require(other.current_player() == state.current_player(), f"resample (turn): the redeal changed whose turn it is [{where}]")
     _require(
         len(other.history) == len(state.history),
         f"resample (history): the redeal's history has {len(other.history)} entries, not {len(state.history)} [{where}]",
     )
-    changed = [
-        i for i, (a, b) in enumerate(zip(state.history, other.history, strict=True)) if a != b and node.movers[i] != CHANCE
-    ]
+    changed = [i for i, (a, b) in enumerate(zip(state.history, other.history, strict=True)) if a != b and movers[i] != CHANCE]
     for i in changed:
         _require(
-            node.movers[i] != seat,
+            movers[i] != seat,
             f"resample (history): the redeal changed seat {seat}'s own decision {i} from {state.history[i]} to "
             f"{other.history[i]} [{where}]",
+        )
+        _require(
+            changeable is None or i in changeable,
+            f"resample (history): the redeal changed seat {movers[i]}'s decision {i} from {state.history[i]} to "
+            f"{other.history[i]}, not one that may change ({sorted(changeable or ())}) [{where}]",
         )
     # playable
     if other.is_chance_node():
@@ -592,7 +643,7 @@ def _check_resample(game: Game, node: Node, seat: int, other: State, before: tup
     # the redeal is a state of the game: its history replays to it, its position rebuilds it
     mine = fingerprint(other)
     try:
-        replayed = game.state_from_history(other.history)
+        replayed = _replay(game, other.history, _start(other, root))
     except IllegalActionError as err:
         raise ConformanceError(f"resample (replay): the redeal's history does not replay: {err} [{where}]") from None
     if fingerprint(replayed) != mine:
@@ -605,11 +656,12 @@ def _check_resample(game: Game, node: Node, seat: int, other: State, before: tup
         )
         _require(to_truth, f"resample (replay): the redeal's history replays to another state (its {what} differs) [{where}]")
     if changed:  # another seat's decision may differ only where the seat did not see it
-        _check_unseen(game, state.history, other.history, changed, seat, where)
+        _check_unseen(game, state, other, changed, seat, where, root)
     if has_position_builder(game):
         data = _position_data(other, where, "resample (position)")
         if data is None:
-            _require(node.kind == "chance", f"resample (position): position() is not implemented at a {node.kind} node [{where}]")
+            _require(kind == "chance", f"resample (position): position() is not implemented at a {kind} node [{where}]")
+            _require(exported is None, f"resample (position): the state exports a position, its redeal does not [{where}]")
         else:  # every query but the history (a rebuilt state has none); position_difference names the first
             rebuilt = _rebuild(game, data, where, "resample (position)")
             if fingerprint(rebuilt)[1:] != mine[1:]:
@@ -618,9 +670,19 @@ def _check_resample(game: Game, node: Node, seat: int, other: State, before: tup
     return mine
 
 
-def _check_unseen(game: Game, truth: Sequence[int], redeal: Sequence[int], changed: list[int], seat: int, where: str) -> None:
+def _check_unseen(
+    game: Game,
+    state: State,
+    other: State,
+    changed: list[int],
+    seat: int,
+    where: str,
+    root: Callable[[State], State] | None = None,
+) -> None:
     """Decisions of other seats that a redeal changed were unseen by ``seat``: its view just after is the same."""
-    a, b = game.new_initial_state(), game.new_initial_state()
+    truth, redeal = state.history, other.history
+    a = game.new_initial_state() if root is None else root(state).clone()
+    b = game.new_initial_state() if root is None else root(other).clone()
     for i in range(max(changed) + 1):
         player = a.current_player()
         a.apply_action(truth[i])
@@ -631,6 +693,117 @@ def _check_unseen(game: Game, truth: Sequence[int], redeal: Sequence[int], chang
                 f"resample (history): the redeal changed seat {player}'s decision {i} from {truth[i]} to {redeal[i]}, "
                 f"which seat {seat} saw [{where}]",
             )
+
+
+def _redeal_at(
+    game: Game,
+    state: State,
+    kind: str,
+    movers: Sequence[int],
+    seat: int,
+    rng: np.random.Generator,
+    before: tuple[Any, ...],
+    exported: str | None,
+    where: str,
+    changeable: Collection[int] | None = None,
+    root: Callable[[State], State] | None = None,
+) -> tuple[State, tuple[Any, ...]]:
+    """``state.resample_hidden(seat, rng)`` and checks a to e of ``check_hidden_information`` but the original's
+    (the caller compares it with ``before``); returns the redeal and its fingerprint."""
+    other = state.resample_hidden(seat, rng)
+    _require(other is not state, f"resample (new object): resample_hidden returned the state itself [{where}]")
+    mine = _check_resample(game, state, kind, movers, seat, other, before, exported, where, changeable, root)
+    return other, mine
+
+
+def _act_on(other: State, rng: np.random.Generator, where: str) -> None:
+    """One action on ``other`` (a redeal): a chance outcome drawn from ``rng``, or its first legal action."""
+    if other.is_terminal():
+        return
+    action = other.sample_chance(rng) if other.is_chance_node() else other.legal_actions()[0]
+    try:
+        other.apply_action(action)
+    except IllegalActionError as err:
+        raise ConformanceError(f"resample (playable): the redeal refuses its legal action {action}: {err} [{where}]") from None
+
+
+def check_redeal(
+    state: State,
+    seat: int,
+    rng: np.random.Generator,
+    *,
+    movers: Sequence[int] | None = None,
+    changeable: Collection[int] | None = None,
+    root: Callable[[State], State] | None = None,
+) -> State:
+    """The resample test at one node: ``state.resample_hidden(seat, rng)`` checked as ``check_hidden_information``
+    checks every redeal (a to e: a new object that leaves ``state`` unchanged, its fingerprint and exported
+    position; same turn and history length; the seat's own decisions kept, another seat's changed only where
+    the seat did not see it; replays to itself; its position rebuilds it; playable, one action played on a
+    clone of it; what the seat knows kept). Returns the redeal, for a game's own further checks (a real
+    redeal, uniformity, what the seat can deduce).
+
+    ``movers``: who made each history entry (``Node.movers``); found by replaying the history when None.
+    ``changeable``: when given, the history entries of other seats' decisions that may change at all (those
+    still pass the rule above); ``()``: only chance outcomes may change. ``root``: for a state built from a
+    position, whose history starts there, a function giving the state a history starts from (called with
+    the state and with its redeal); None: the start of the game.
+    """
+    game = state.game
+    movers = tuple(movers) if movers is not None else history_movers(state, root)
+    _require(len(movers) == len(state.history), f"check_redeal: {len(movers)} movers for {len(state.history)} history entries")
+    kind = node_kind(state, movers)
+    where = _where(game, state, kind, seat)
+    before, exported = fingerprint(state), _exported(state)
+    other, _ = _redeal_at(game, state, kind, movers, seat, rng, before, exported, where, changeable, root)
+    _act_on(other.clone(), rng, where)
+    _require(
+        fingerprint(state) == before and _exported(state) == exported,
+        f"resample (new object): resample_hidden changed the original [{where}]",
+    )
+    return other
+
+
+def check_redeals_along(
+    game: Game,
+    seed: int,
+    *,
+    games: int = 1,
+    per_kind: int | None = None,
+    every: int = 1,
+    always: Callable[[State], bool] | None = None,
+    label: Callable[[State], str] | None = None,
+    changeable: Callable[[State, int], Collection[int]] | None = None,
+    also: Callable[[State, int, State], None] | None = None,
+) -> Counter[str]:
+    """``check_redeal`` for every seat along random games: at the nodes of ``random_nodes(game, seed, games,
+    per_kind)`` (every node by default), every ``every``-th one, each where ``always`` holds and each end.
+
+    Each redeal is then acted on (the original must stay as it was, every query and its exported position);
+    ``also(state, seat, redeal)`` runs a game's own checks first. ``changeable(state, seat)``: as in
+    ``check_redeal``. Returns how many nodes of each ``label`` (default: the kind of node) were checked.
+    """
+    n = game.info.num_players
+    checked: Counter[str] = Counter()
+    for i, node in enumerate(random_nodes(game, seed, games, per_kind)):
+        state = node.state
+        if i % every and not state.is_terminal() and not (always is not None and always(state)):
+            continue
+        before, exported = fingerprint(state), _exported(state)
+        for seat in range(n):
+            where = _where(game, state, node.kind, seat, seed)
+            rng = np.random.default_rng([seed, i, seat])
+            allowed = changeable(state, seat) if changeable is not None else None
+            other, _ = _redeal_at(game, state, node.kind, node.movers, seat, rng, before, exported, where, allowed)
+            if also is not None:
+                also(state, seat, other)
+            _act_on(other, rng, where)
+            _require(
+                fingerprint(state) == before and _exported(state) == exported,
+                f"resample (new object): resample_hidden, or acting on its redeal, changed the original [{where}]",
+            )
+        checked[label(state) if label is not None else node.kind] += 1
+    return checked
 
 
 def _redealt(state: State, other: State, before: tuple[Any, ...], after: tuple[Any, ...], exported: str | None) -> bool:
@@ -667,28 +840,20 @@ def check_hidden_information(game: Game, seed: int = 8, games: int = 2, per_kind
         before, exported = fingerprint(state), _exported(state)
         for seat in range(n):
             where = _where(game, state, node.kind, seat, seed)
-            other = state.resample_hidden(seat, rng)
-            _require(other is not state, f"resample (new object): resample_hidden returned the state itself [{where}]")
-            differs = _redealt(state, other, before, _check_resample(game, node, seat, other, before, where), exported)
+            other, mine = _redeal_at(game, state, node.kind, node.movers, seat, rng, before, exported, where)
+            differs = _redealt(state, other, before, mine, exported)
             changed |= differs
             if node.kind == "chance":
                 chance_changed |= differs
                 if not differs:
                     copies.append((tuple(state.history), node.movers, seat))
-            if not other.is_terminal():  # acting on the redeal must leave the original as it was
-                action = other.sample_chance(rng) if other.is_chance_node() else other.legal_actions()[0]
-                try:
-                    other.apply_action(action)
-                except IllegalActionError as err:
-                    raise ConformanceError(
-                        f"resample (playable): the redeal refuses its legal action {action}: {err} [{where}]"
-                    ) from None
+            _act_on(other, rng, where)  # acting on the redeal must leave the original as it was
             _require(  # the history, whose turn and the text for each seat; every query once per node, below
                 (tuple(state.history), state.current_player(), state.to_text()) == before[:3],
                 f"resample (new object): resample_hidden, or acting on its redeal, changed the original [{where}]",
             )
         _require(
-            fingerprint(state) == before,
+            fingerprint(state) == before and _exported(state) == exported,
             f"resample (new object): resample_hidden, or acting on a redeal, changed the original "
             f"[{_where(game, state, node.kind, seed=seed)}]",
         )

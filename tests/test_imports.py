@@ -11,7 +11,9 @@ constant name count. ``from a.b import c`` is an edge to ``a.b.c`` when that is 
 The layers (DESIGN.md, "The layers"): ``envs/core`` imports nothing of gameshelf outside the core (not the
 registry in any form, nor ``gameshelf.envs`` or ``gameshelf``, whose ``__init__`` holds it); a game folder
 imports the core and itself; nothing under ``envs`` imports ``wrappers`` or ``training``, nothing under
-``wrappers`` imports ``training``.
+``wrappers`` imports ``training``. Above them, in order: ``envs``, ``wrappers``, ``training``, then the front
+ends (``FRONT_ENDS``): no layer imports a layer below it (the front ends may import one another), and
+``training`` holds training and evaluation only, no front end.
 """
 
 from __future__ import annotations
@@ -24,7 +26,11 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "gameshelf"
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "gameshelf"
+FRONT_ENDS = ("gameshelf.cli", "gameshelf.play", "gameshelf.replay", "gameshelf.web", "gameshelf.demo", "gameshelf.bench")
+LAYERS = ("gameshelf.envs", "gameshelf.wrappers", "gameshelf.training", *FRONT_ENDS)
+"""The layers from the bottom up; every front end is one layer (the last)."""
 TRAINING_CIRCLES_ALLOWED: frozenset[frozenset[str]] = frozenset()
 """Circles under ``training`` tolerated for now: none, by design (a circle there is fixed, not listed)."""
 
@@ -237,3 +243,29 @@ def test_envs_import_neither_wrappers_nor_training():
 
 def test_wrappers_do_not_import_training():
     assert _crossings("gameshelf.wrappers", ("gameshelf.envs", "gameshelf.wrappers")) == []
+
+
+def layer(name: str) -> int | None:
+    """0 envs, 1 wrappers, 2 training, 3 a front end; None for the rest (``gameshelf`` itself, its other modules)."""
+    for k, prefix in enumerate(LAYERS):
+        if in_layer(name, prefix):
+            return min(k, 3)
+    return None
+
+
+def test_no_layer_imports_a_layer_below_it():
+    """Training (nor envs, nor wrappers) imports no front end; the front ends may import one another."""
+    edges = graph()
+    below = sorted(
+        f"{a} -> {b}"
+        for a in edges
+        for b in edges[a]
+        if (upper := layer(b)) is not None and (lower := layer(a)) is not None and upper > lower
+    )
+    assert not below, below
+
+
+def test_training_holds_training_and_evaluation_only():
+    front = ("web", "play", "replay", "bench", "demo", "serve", "app", "static")
+    found = [p.relative_to(ROOT).as_posix() for p in (ROOT / "training").rglob("*") if p.stem in front]
+    assert not found, found

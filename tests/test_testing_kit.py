@@ -20,6 +20,8 @@ from gameshelf.envs.testing import (
     check_hidden_information,
     check_masks,
     check_positions,
+    check_redeal,
+    check_redeals_along,
     random_nodes,
 )
 from tests.toy_kuhn import ToyKuhnGame, ToyKuhnState
@@ -355,6 +357,50 @@ class SelfState(ToyKuhnState):
 class SelfGame(ToyKuhnGame):
     def new_initial_state(self):
         return SelfState(self)
+
+
+def test_check_redeal_passes_a_correct_game_at_every_node_and_returns_the_redeal():
+    game = NimGame(num_players=3, chance=True, hidden=True, pile=7)
+    rng = np.random.default_rng(0)
+    kinds = set()
+    for node in random_nodes(game, 1, games=2, per_kind=None):
+        for seat in range(3):
+            other = check_redeal(node.state, seat, rng)  # who moved found by replaying the history
+            assert other is not node.state and other.history is not node.state.history
+            assert check_redeal(node.state, seat, rng, movers=node.movers).current_player() == node.state.current_player()
+        kinds.add(node.kind)
+    assert {"chance", "after chance", "terminal"} <= kinds
+    counts = check_redeals_along(game, 1, every=3, label=lambda s: "end" if s.is_terminal() else "on")
+    assert counts["end"] == 1 and counts["on"] > 3
+
+
+def test_check_redeal_catches_a_changed_decision():
+    game = DecisionChangedGame()
+    node = next(n for n in random_nodes(game, 0, games=4, per_kind=None) if len(n.state.history) == 3)
+    with pytest.raises(ConformanceError, match=r"resample \(history\): the redeal changed seat 0's own decision 2"):
+        check_redeal(node.state, node.movers[2], np.random.default_rng(0))
+    with pytest.raises(ConformanceError, match=r"resample \(history\): the redeal changed seat 0's own decision 2"):
+        check_redeals_along(game, 0)
+
+
+def test_check_redeal_changeable_names_the_decisions_that_may_change():
+    game = PenniesGame()
+    state = game.state_from_history([0, 1])  # seat 1 has not seen seat 0's pick
+    rng = np.random.default_rng(0)
+    redeals = [check_redeal(state, 1, rng) for _ in range(20)]  # the kit's rule: an unseen decision may change
+    assert {r.history[0] for r in redeals} == {0, 1}
+    assert all(check_redeal(state, 1, rng, changeable={0}).history[1] == 1 for _ in range(10))
+    with pytest.raises(ConformanceError, match=r"changed seat 0's decision 0 from 0 to 1, not one that may change"):
+        for _ in range(40):
+            check_redeal(state, 1, rng, changeable=())
+    with pytest.raises(ConformanceError, match="which seat 1 saw"):
+        for _ in range(40):
+            check_redeal(PeekGame().state_from_history([0, 1]), 1, rng, changeable={0})
+
+
+def test_check_redeals_along_catches_a_redeal_sharing_state_with_the_original():
+    with pytest.raises(ConformanceError, match=r"resample \(new object\): .*acting on its redeal, changed the original"):
+        check_redeals_along(SharedMovesGame(), 0)
 
 
 def test_a_redeal_that_returns_the_state_itself_is_caught():

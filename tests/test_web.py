@@ -1032,6 +1032,25 @@ def test_a_full_queue_of_agent_moves_refuses_new_ones_and_changes_nothing() -> N
         store.close()
 
 
+def test_a_game_without_a_heuristic_agent_is_a_bad_request() -> None:
+    """The web builds heuristic seats (and MCTS rollouts) with the shared ``heuristic_agent``; a game without
+    one is a ``WebError`` (400) with its message."""
+    from gameshelf.web.errors import WebError
+    from gameshelf.web.seats import Players
+    from tests.toy_nim import NIM, register_nim, unregister_nim
+
+    register_nim()
+    try:
+        players = Players()
+        for name in ("heuristic", "mcts:4:heuristic"):
+            with pytest.raises(WebError, match=rf"no heuristic agent for '{NIM}'; games with one: \[.*'level_x-v0'") as err:
+                players.build(players.parse(name), NIM)
+            assert err.value.status == 400
+    finally:
+        unregister_nim()
+    assert callable(players.build(players.parse("heuristic"), "level_x-v0").act)  # a game with one gets it
+
+
 def test_mcts_moves_have_a_hard_time_cap() -> None:
     from gameshelf.training.agents.mcts import MCTSAgent
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from gameshelf import envs
-from gameshelf.training.agents.base import Agent, RandomAgent
+from gameshelf.training.agents.base import Agent, RandomAgent, heuristic_agent
 from gameshelf.web.errors import WebError
 
 logger = logging.getLogger("gameshelf.web")
@@ -201,14 +201,11 @@ class Players:
 
     @staticmethod
     def _heuristic(env_id: str) -> Agent:
-        from gameshelf.envs.registration import load_entry_point
-
-        entry = envs.spec(env_id).heuristic
-        if entry is None:
-            with_one = [i for i in envs.registered_ids() if envs.spec(i).heuristic]
-            raise WebError(f"{env_id} has no heuristic agent; games with one: {', '.join(with_one)}")
-        agent: Agent = load_entry_point(entry)()
-        return agent
+        """The game's heuristic agent (``heuristic_agent``); a game without one is a ``WebError`` (400)."""
+        try:
+            return heuristic_agent(env_id)
+        except ValueError as err:
+            raise WebError(str(err)) from None
 
     def _learned(self, model: ServedModel, env_id: str) -> Agent:
         if model.env_id is not None and model.env_id != env_id:

@@ -634,62 +634,30 @@ def test_resample_hidden_depends_only_on_what_the_seat_sees(n):
 # ---- resample_hidden: every promise ----------------------------------------------------------------
 
 
-def position_view(state: CargoEmpireState) -> tuple[Any, ...]:
-    """What ``testing.check_positions`` compares of a state rebuilt from its position."""
-    n = state.n
-    return (
-        state.current_player(),
-        state.legal_action_mask().tobytes(),
-        state.returns().tobytes(),
-        state.scores().tobytes(),
-        state.to_text(),
-        tuple(state.observation(s).tobytes() for s in range(n)),
-    )
-
-
-def check_redeal(state: CargoEmpireState, seat: int, rng: np.random.Generator, chance_at: list[bool] | None = None):
-    """Promises 1-5 of ``resample_hidden`` for one redeal (``chance_at``: which history entries are chance
-    outcomes, when the state was played from the start); returns the redeal."""
+def cargo_root(state: CargoEmpireState) -> CargoEmpireState:
+    """The state a state's history starts from: the start of the game, or the position it was built from."""
     game = state.game
-    before, before_pos = testing.fingerprint(state), state.position()
-    other = state.resample_hidden(seat, rng)
-    # 1. a new object; the state is unchanged
-    assert other is not state
-    assert testing.fingerprint(state) == before and state.position() == before_pos
-    # 2. same player to move, same length of history, the same decisions
-    assert other.current_player() == state.current_player()
-    assert len(other.history) == len(state.history)
-    if chance_at is not None:
-        assert all(a == b for a, b, c in zip(state.history, other.history, chance_at, strict=True) if not c)
-        # 3. its history replays to it
-        assert testing.fingerprint(game.state_from_history(other.history)) == testing.fingerprint(other)
-    else:  # built from a position: its history replays from its (redealt) root position to it
-        replayed = game.state_from_position(other._root)
-        for action in other.history:
-            replayed.apply_action(action)
-        assert testing.fingerprint(replayed) == testing.fingerprint(other)
-    # 3. its position rebuilds it (a rebuilt state has no cached legality)
-    assert position_view(game.state_from_position(other.position())) == position_view(other)
-    # 4. playable with the rules' mask of its own hands
+    return game.new_initial_state() if state._root is None else game.state_from_position(state._root)
+
+
+def check_redeal(state: CargoEmpireState, seat: int, rng: np.random.Generator, movers: list[int] | None = None):
+    """The kit's redeal checks (``testing.check_redeal``: a new object, the state unchanged, the same turn and
+    length of history, only chance outcomes changed, the history replays to the redeal, from the redealt
+    position the state was built from if it was, the position rebuilds it, playable, what the seat sees
+    kept), then Cargo's own; returns the redeal. ``movers``: who made each history entry, when known."""
+    game = state.game
+    other = testing.check_redeal(state, seat, rng, movers=movers, changeable=(), root=cargo_root)
+    # playable with the rules' mask of its own hands: every legal action leaves a valid position
     player = other.current_player()
     if player >= 0:
-        mask = other.legal_action_mask()
-        assert mask.any()
-        for action in np.flatnonzero(mask):
+        for action in np.flatnonzero(other.legal_action_mask()):
             after = other.clone()
             after.apply_action(int(action))
             game.state_from_position(after.position())  # a valid position (no negative hand)
     elif player == CHANCE:
-        outcomes = other.chance_outcomes()
-        assert outcomes and abs(sum(p for _, p in outcomes) - 1.0) < 1e-9
         after = other.clone()
-        after.apply_action(outcomes[-1][0])
-    # 5. what the seat sees is kept
-    assert other.observation(seat).tobytes() == state.observation(seat).tobytes()
-    assert other.seat_text(seat) == state.seat_text(seat)
-    if player == seat:
-        assert mask.tobytes() == state.legal_action_mask().tobytes()
-    # 6 (what is always deducible): every count, the seat's own cards, the shown cards, the public board
+        after.apply_action(other.chance_outcomes()[-1][0])
+    # what is always deducible: every count, the seat's own cards, the shown cards, the public board
     assert other.hands[seat] == state.hands[seat] and other.private[seat] == state.private[seat]
     assert other.goals[seat] == state.goals[seat] and other.revealed == state.revealed
     assert [sum(h) for h in other.hands] == [sum(h) for h in state.hands] and other.discard == state.discard
@@ -700,19 +668,18 @@ def check_redeal(state: CargoEmpireState, seat: int, rng: np.random.Generator, c
 
 
 def played_nodes(n: int, seed: int):
-    """Every node (decision, chance, the end) of a seeded random game, with which history entries are
-    chance outcomes and the seats that drew transport cards since the last reshuffle (None before one)."""
+    """Every node (decision, chance, the end) of a seeded random game, with who made each history entry (a
+    seat or ``CHANCE``) and the seats that drew transport cards since the last reshuffle (None before one)."""
     game = CargoEmpireGame(num_players=n)
     rng = np.random.default_rng(seed)
     state = game.new_initial_state()
-    chance_at: list[bool] = []
+    movers: list[int] = []
     drawers: set[int] | None = None
     while True:
-        yield state, chance_at, drawers
+        yield state, movers, drawers
         if state.is_terminal():
             return
-        chance = state.is_chance_node()
-        if chance:
+        if state.is_chance_node():
             kind, who = state.queue[0]
             if kind == D.DRAW_TRANSPORT:
                 if not sum(state.deck):
@@ -723,8 +690,8 @@ def played_nodes(n: int, seed: int):
         else:
             legal = state.legal_actions()
             action = legal[rng.integers(len(legal))]
+        movers.append(state.current_player())
         state.apply_action(action)
-        chance_at.append(chance)
 
 
 @pytest.mark.parametrize(("n", "seed", "every"), [(1, 4, 2), (2, 0, 1), (3, 1, 2), (4, 2, 3), (5, 3, 3)])
@@ -734,12 +701,12 @@ def test_resample_hidden_keeps_every_promise_at_every_kind_of_node(n, seed, ever
     rng = np.random.default_rng(100 + n)
     phases: set[str] = set()
     changed = reshuffles = 0
-    for k, (state, chance_at, drawers) in enumerate(played_nodes(n, seed)):
+    for k, (state, movers, drawers) in enumerate(played_nodes(n, seed)):
         fresh = drawers is not None and len(drawers) == 1  # right after a reshuffle, one seat drew since
         if k % every and not fresh and not state.is_terminal():
             continue
         seat = next(iter(drawers)) if fresh else k % n
-        other = check_redeal(state, seat, rng, chance_at)
+        other = check_redeal(state, seat, rng, movers)
         if fresh:  # the seat alone drew from the new deck: it knows what is left in it
             assert other.deck == state.deck
             reshuffles += 1
@@ -756,10 +723,10 @@ def test_resample_hidden_keeps_every_promise_at_every_kind_of_node(n, seed, ever
 def test_resample_hidden_keeps_every_promise_in_any_game(seed, n, stride):
     """Promises 1-5 (and the deck after a reshuffle) at every ``stride``-th node of any random game."""
     rng = np.random.default_rng(seed + 1)
-    for k, (state, chance_at, drawers) in enumerate(played_nodes(n, seed)):
+    for k, (state, movers, drawers) in enumerate(played_nodes(n, seed)):
         if k % stride == 0 or state.is_terminal():
             seat = int(rng.integers(n))
-            other = check_redeal(state, seat, rng, chance_at)
+            other = check_redeal(state, seat, rng, movers)
             if drawers == {seat}:
                 assert other.deck == state.deck
 
@@ -773,13 +740,9 @@ def test_redeal_at_the_end_keeps_every_final_score(n):
     for seed in range(4):
         state = CargoEmpireGame(num_players=n).new_initial_state()
         random_playout(state, np.random.default_rng(seed))
-        chance_at = []
-        replay = state.game.new_initial_state()
-        for action in state.history:
-            chance_at.append(replay.is_chance_node())
-            replay.apply_action(action)
+        movers = list(testing.history_movers(state))
         for k in range(10):
-            other = check_redeal(state, k % n, rng, chance_at)
+            other = check_redeal(state, k % n, rng, movers)
             assert [other.vp(p) for p in range(n)] == [state.vp(p) for p in range(n)]
             assert other.returns().tolist() == state.returns().tolist()
             goals_changed += other.goals != state.goals

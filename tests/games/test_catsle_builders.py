@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gameshelf import envs
+from gameshelf.envs import testing
 from gameshelf.envs.catsle_builders.actions import (
     DEAL,
     FIRST,
@@ -46,7 +47,6 @@ from gameshelf.envs.catsle_builders.cards import (
 from gameshelf.envs.catsle_builders.observation import LAYOUT
 from gameshelf.envs.catsle_builders.rules import CatsleGame, CatsleState, _constrained_deal
 from gameshelf.envs.core.game import CHANCE, TERMINAL, IllegalActionError, random_playout
-from tests.games.resample_contract import check_random_game
 
 # ---- helpers -------------------------------------------------------------------------------------
 
@@ -625,14 +625,34 @@ def catsle_phase(state: CatsleState) -> str:
     return PHASE_NAMES[state.phase]
 
 
+def only_chance(state: CatsleState, seat: int) -> tuple[int, ...]:
+    """No decision of another seat may change in a redeal: only chance outcomes (the cards dealt)."""
+    return ()
+
+
+def positions_everywhere(state: CatsleState, seat: int, redeal: CatsleState) -> None:
+    """``position()`` at every node, chance nodes included (the kit allows ``NotImplementedError`` there)."""
+    state.position()
+    redeal.position()
+
+
 @pytest.mark.parametrize(("n", "every"), [(3, 4), (4, 8), (5, 10)])
 def test_resample_contract_at_every_kind_of_node(n, every):
-    """Items 1-5 of the contract (``resample_contract``) for every seat at the nodes of seeded random
-    games: the deal's chance nodes, plays, takes, places, a new round's deal and the end."""
+    """The kit's redeal checks (``testing.check_redeal``, only chance outcomes may change) for every seat at the
+    nodes of seeded random games: the deal's chance nodes, plays, takes, places, a new round's deal and the
+    end; ``position()`` at every node."""
     checked: Counter[str] = Counter()
     for seed, limits in enumerate([(1, 2, 3, 4), (0, 3, 3, 4)]):
         game = CatsleGame(num_players=n, column_limits=limits)
-        checked += check_random_game(game, seed, every=every, always=catsle_rare_node, label=catsle_phase)
+        checked += testing.check_redeals_along(
+            game,
+            seed,
+            every=every,
+            always=catsle_rare_node,
+            label=catsle_phase,
+            changeable=only_chance,
+            also=positions_everywhere,
+        )
     assert set(checked) == set(PHASE_NAMES), checked
 
 
@@ -641,8 +661,15 @@ def test_resample_contract_when_the_counting_deal_is_used(monkeypatch):
     import gameshelf.envs.catsle_builders.rules as rules_mod
 
     monkeypatch.setattr(rules_mod, "_REJECTION_TRIES", 0)
-    checked = check_random_game(CatsleGame(num_players=4), 7, every=23, always=lambda s: s.phase == OVER)
-    assert checked["decision"] > 10 and checked["terminal"] == 1
+    checked = testing.check_redeals_along(
+        CatsleGame(num_players=4),
+        7,
+        every=23,
+        always=lambda s: s.phase == OVER,
+        changeable=only_chance,
+        also=positions_everywhere,
+    )
+    assert checked["decision"] + checked["again"] + checked["after chance"] > 10 and checked["terminal"] == 1
 
 
 def all_consistent_deals(cards: list[int], caps: list[int], banned: list[int]) -> set[tuple[int, ...]]:

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gameshelf import envs
+from gameshelf.envs import testing
 from gameshelf.envs.core.game import CHANCE, TERMINAL, IllegalActionError
 from gameshelf.envs.range_ta_ludotheque.board import (
     PERMS,
@@ -33,7 +34,6 @@ from gameshelf.envs.range_ta_ludotheque.scoring import (
     full_compartment_bonus,
     score_bounds,
 )
-from tests.games.resample_contract import check_random_game
 
 ID = "range_ta_ludotheque-v0"
 G = geometry(2, 2, 3, 3)
@@ -504,6 +504,12 @@ def hidden_choices(state: RangeTaLudothequeState, seat: int) -> set[int]:
     return {first + s for s in range(state.current) if s != seat}
 
 
+def positions_everywhere(state: RangeTaLudothequeState, seat: int, redeal: RangeTaLudothequeState) -> None:
+    """``position()`` at every node, chance nodes included (the kit allows ``NotImplementedError`` there)."""
+    state.position()
+    redeal.position()
+
+
 def round_step(state: RangeTaLudothequeState) -> str:
     """Label of a node: the roll, the k-th choice of a round, the end."""
     if state.is_terminal():
@@ -513,13 +519,16 @@ def round_step(state: RangeTaLudothequeState) -> str:
 
 @pytest.mark.parametrize("n", range(1, 9))
 def test_resample_contract_at_every_node(n):
-    """Items 1-5 of the contract (``resample_contract``) for every seat at every node of seeded random
-    games with every player count; only this round's hidden choices of other seats may change."""
+    """The kit's redeal checks (``testing.check_redeal``) for every seat at every node of seeded random games
+    with every player count; only this round's hidden choices of other seats may change; ``position()`` at
+    every node."""
     checked: Counter[str] = Counter()
     variants = [{}, {"scoring": "expert", "playmat_only_if_no_box": False}]
     games = variants if n <= 4 else variants[n % 2 :][:1]  # one game each from 5 players up (time)
     for options in games:
-        checked += check_random_game(game(num_players=n, **options), n, label=round_step, hidden_choices=hidden_choices)
+        checked += testing.check_redeals_along(
+            game(num_players=n, **options), n, label=round_step, changeable=hidden_choices, also=positions_everywhere
+        )
     assert checked["terminal"] == len(games) and checked["roll"] == 12 * len(games)
     assert all(checked[f"choice {k}"] == 12 * len(games) for k in range(n))
 

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gameshelf import envs
+from gameshelf.envs import testing
 from gameshelf.envs.core.game import CHANCE, TERMINAL, IllegalActionError, random_playout
 from gameshelf.envs.tsukuru_ten_ten import actions as act
 from gameshelf.envs.tsukuru_ten_ten.actions import (
@@ -54,7 +55,6 @@ from gameshelf.envs.tsukuru_ten_ten.tiles import (
     parse_tile,
     shapes_of,
 )
-from tests.games.resample_contract import chance_entries, check_random_game, check_resample
 
 B, R = BLUE, RED
 
@@ -905,19 +905,33 @@ def phase_name(state: TsukuruTenTenState) -> str:
     return PHASE_NAMES[state.phase]
 
 
+def only_chance(state: TsukuruTenTenState, seat: int) -> tuple[int, ...]:
+    """No decision of another seat may change in a redeal: only chance outcomes (the tiles dealt and drawn)."""
+    return ()
+
+
+def positions_everywhere(state: TsukuruTenTenState, seat: int, redeal: TsukuruTenTenState) -> None:
+    """``position()`` at every node, chance nodes included (the kit allows ``NotImplementedError`` there)."""
+    state.position()
+    redeal.position()
+
+
 @pytest.mark.parametrize(
     ("n", "every"),
     [(2, 4), (3, 10), (4, 16)],
 )
 def test_resample_contract_at_every_kind_of_node(n, every):
-    """Items 1-5 of the contract (``resample_contract``) for every seat at the nodes of seeded random
-    games: chance nodes of the deal and of draws, decisions, the first node after a round and the end."""
+    """The kit's redeal checks (``testing.check_redeal``, only chance outcomes may change) for every seat at the
+    nodes of seeded random games: chance nodes of the deal and of draws, decisions, the first node after a
+    round and the end; ``position()`` at every node."""
     checked: Counter[str] = Counter()
     for seed, options in enumerate(
         [{"game_end": "dealer_twice"}, {"scoring": "advanced", "claim_from": "previous_player", "game_end": "dealer_twice"}]
     ):
         g = TsukuruTenTenGame(num_players=n, **options)
-        checked += check_random_game(g, seed, every=every, always=rare_node, label=phase_name)
+        checked += testing.check_redeals_along(
+            g, seed, every=every, always=rare_node, label=phase_name, changeable=only_chance, also=positions_everywhere
+        )
     assert set(checked) >= {"first_dealer", "deal", "turn", "draw", "discard", "over"}, checked
 
 
@@ -940,19 +954,20 @@ def scripted_game() -> TsukuruTenTenState:
 
 def test_resample_contract_through_a_colour_choice_and_finishes():
     state = scripted_game()
-    g = state.game
     rng = np.random.default_rng(2)
     seen: set[str] = set()
     ways: set[str] = set()
-    chance = chance_entries(g, state.history)
+    movers = list(testing.history_movers(state))
     while True:
         for seat in range(2):
-            check_resample(state, seat, np.random.default_rng([len(state.history), seat]), chance)
+            rng_seat = np.random.default_rng([len(state.history), seat])
+            other = testing.check_redeal(state, seat, rng_seat, movers=movers, changeable=())
+            positions_everywhere(state, seat, other)
         seen.add(phase_name(state))
         ways.add(next((w for w in ("'s discard", "after drawing", "ran out") if w in state.last_round), "-"))
         if state.is_terminal():
             break
-        chance.append(state.is_chance_node())
+        movers.append(state.current_player())
         if state.is_chance_node():
             state.apply_action(state.sample_chance(rng))
         else:
