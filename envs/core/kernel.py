@@ -27,6 +27,7 @@ matrix. What a game's kernel module provides is ``KERNEL_INTERFACE``; how to por
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import sys
@@ -62,8 +63,22 @@ def cache_dir() -> Path:
     return base / "gameshelf" / "numba"
 
 
+def _options() -> dict[str, Any]:
+    """numba's options for every kernel: ``nopython``, numpy's error model, and no reference counting runtime
+    (numba's private ``_nrt`` flag, left out if this numba has no such flag)."""
+    from numba.core.cpu import CPUTargetOptions
+
+    return {"error_model": "numpy", **({"_nrt": False} if hasattr(CPUTargetOptions, "_nrt") else {})}
+
+
 def jit(fn: F) -> F:
-    """Compile ``fn`` with numba (``nopython``, cached in ``cache_dir()``); the undecorated function stays ``fn.py_func``.
+    """Compile ``fn`` as a kernel (numba ``nopython``, cached in ``cache_dir()``); ``fn.py_func`` stays the plain function.
+
+    Kernels run without numba's reference counting runtime: numba would otherwise count references to every
+    array a compiled function receives (two atomic operations per array and call) wherever its optimizer cannot
+    prove them useless, which after inlining and vectorizing is most non-trivial kernels: it made a quarter of
+    Olenon's batched step. So a kernel never makes an array (``np.empty`` and the like are compile errors):
+    scratch space comes in as an argument.
 
     numba picks a function's cache folder when it is decorated, from ``numba.config.CACHE_DIR``; that setting
     is ours only for the length of the decoration, so other numba code in the process keeps numba's defaults.
@@ -73,20 +88,41 @@ def jit(fn: F) -> F:
     saved = config.CACHE_DIR
     config.CACHE_DIR = str(cache_dir())
     try:
-        return numba.njit(cache=True, error_model="numpy")(fn)  # type: ignore[return-value]
+        return numba.njit(cache=True, **_options())(fn)  # type: ignore[no-any-return]
     finally:
         config.CACHE_DIR = saved
+
+
+def jit_helper(fn: F) -> F:
+    """``jit`` for a helper that kernels call: called from Python it runs ``jit(fn)``; a compiled caller compiles
+    ``fn``'s code into itself, where LLVM can inline it (``.py_func`` is the plain function).
+
+    A kernel compiled with ``jit`` and loaded from numba's disk cache is object code: a caller compiled later
+    calls it and cannot inline it. A small function called on every step (``current_player``, ``below``)
+    costs less inlined than the call does; with ``jit_helper`` it is inlined whatever the cache holds.
+    """
+    from numba.core.extending import overload
+
+    compiled = jit(fn)
+
+    @functools.wraps(fn)
+    def helper(*args: Any) -> Any:
+        return compiled(*args)
+
+    overload(helper, jit_options=_options(), strict=False)(lambda *args: fn)
+    helper.py_func = fn  # type: ignore[attr-defined]
+    return helper  # type: ignore[return-value]
 
 
 MASK32 = 0xFFFFFFFF
 
 
-@jit
+@jit_helper
 def _rotl32(x: int, k: int) -> int:
     return ((x << k) | (x >> (32 - k))) & MASK32
 
 
-@jit
+@jit_helper
 def next_u32(rngs: np.ndarray, i: int) -> int:
     """Next 32-bit output of the xoshiro128** generator whose state is row ``i`` of ``rngs`` (updated in place)."""
     s0, s1, s2, s3 = rngs[i, 0], rngs[i, 1], rngs[i, 2], rngs[i, 3]
@@ -102,7 +138,7 @@ def next_u32(rngs: np.ndarray, i: int) -> int:
     return result
 
 
-@jit
+@jit_helper
 def below(rngs: np.ndarray, i: int, k: int) -> int:
     """A uniform integer in ``[0, k)`` (``k`` < 2**31) from generator ``i`` of ``rngs``."""
     return (next_u32(rngs, i) * k) >> 32
@@ -157,7 +193,7 @@ KERNEL_INTERFACE = (
 DRIVER_NAMES = ("resolve_chance", "random_playout", "batch_reset", "batch_step")
 """The template's drivers, made for each game by ``kernel_drivers``; a kernel module defines none of them."""
 
-STATE_DTYPE = np.int64
+STATE_DTYPE = np.int16
 """The integer type of every state row (``initial_state`` builds its row with it)."""
 
 K: Any = None
@@ -165,6 +201,9 @@ K: Any = None
 its kernel module, so ``K.apply`` is a direct call numba can inline; here it is only a placeholder."""
 
 
+# The loop that resolves chance is written out in each driver rather than called: a compiled function that
+# passes an array it did not receive as an argument to a function that is not inlined pays a reference count
+# round trip (two atomic operations) each time, more than a chance node of a small game costs.
 def resolve_chance(S: np.ndarray, i: int, rngs: np.ndarray) -> int:
     """Resolve chance nodes with generator ``i`` of ``rngs`` until a player is to move or the game is over;
     returns ``current_player`` then."""
@@ -175,12 +214,16 @@ def resolve_chance(S: np.ndarray, i: int, rngs: np.ndarray) -> int:
     return player  # type: ignore[no-any-return]
 
 
-def random_playout(S: np.ndarray, i: int, rngs: np.ndarray, max_decisions: int) -> int:
-    """Play on in place with uniformly random legal actions (chance from ``rngs``); returns the decisions made."""
+def random_playout(S: np.ndarray, i: int, rngs: np.ndarray, max_decisions: int, mask: np.ndarray) -> int:
+    """Play on in place with uniformly random legal actions (chance from ``rngs``; ``mask``: a ``(1, NUM_ACTS)``
+    bool scratch array); returns the decisions made."""
     decisions = 0
-    mask = np.empty((1, K.NUM_ACTS), dtype=np.bool_)
     while decisions < max_decisions:
-        if resolve_chance(S, i, rngs) < 0:
+        player = K.current_player(S, i)
+        while player == CHANCE:
+            K.apply(S, i, K.sample_chance(S, i, rngs))
+            player = K.current_player(S, i)
+        if player < 0:
             break
         K.legal_mask(S, i, mask)
         count = 0
@@ -204,7 +247,10 @@ def batch_reset(
     for i in range(S.shape[0]):
         for k in range(K.SIZE):
             S[i, k] = initial[k]
-        player = resolve_chance(S, i, rngs)
+        player = K.current_player(S, i)
+        while player == CHANCE:
+            K.apply(S, i, K.sample_chance(S, i, rngs))
+            player = K.current_player(S, i)
         players[i] = player
         K.legal_mask(S, i, masks)
         K.observation(S, i, player, obs)
@@ -234,7 +280,10 @@ def batch_step(
         if not active[i]:
             continue
         K.apply(S, i, actions[i])
-        player = resolve_chance(S, i, rngs)
+        player = K.current_player(S, i)
+        while player == CHANCE:
+            K.apply(S, i, K.sample_chance(S, i, rngs))
+            player = K.current_player(S, i)
         if player == TERMINAL:
             K.returns(S, i, rewards[i])
             terminated[i] = True
@@ -243,7 +292,10 @@ def batch_step(
         if terminated[i] or truncated[i]:
             for k in range(K.SIZE):
                 S[i, k] = initial[k]
-            player = resolve_chance(S, i, rngs)
+            player = K.current_player(S, i)
+            while player == CHANCE:
+                K.apply(S, i, K.sample_chance(S, i, rngs))
+                player = K.current_player(S, i)
         players[i] = player
         K.legal_mask(S, i, masks)
         K.observation(S, i, player, obs)
@@ -256,7 +308,7 @@ class Drivers(NamedTuple):
     """One game's drivers: the template compiled over its kernel module (``kernel_drivers``)."""
 
     resolve_chance: Callable[[np.ndarray, int, np.ndarray], int]
-    random_playout: Callable[[np.ndarray, int, np.ndarray, int], int]
+    random_playout: Callable[[np.ndarray, int, np.ndarray, int, np.ndarray], int]
     batch_reset: Callable[..., None]
     batch_step: Callable[..., None]
 
@@ -563,7 +615,8 @@ class KernelState(State):
         """
         generator = seed_generators(int(rng.integers(1 << 63)), 1)
         limit = self.game.info.max_game_length if max_decisions is None else max_decisions
-        return int(kernel_drivers(self.game.kernel).random_playout(self.S, 0, generator, limit))
+        mask = np.empty((1, self.game.info.num_actions), dtype=bool)
+        return int(kernel_drivers(self.game.kernel).random_playout(self.S, 0, generator, limit, mask))
 
     # ---- copies -----------------------------------------------------------------------------------
     def clone(self: S_) -> S_:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL
-from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit
+from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit, jit_helper
 from gameshelf.envs.level_x.actions import (
     BONUS_TILES,
     EFFECT_STEPS,
@@ -109,7 +109,7 @@ def initial_state(num_players: int, tokens: tuple[int, ...], displace_to_square1
     return s
 
 
-@jit
+@jit_helper
 def current_player(S: np.ndarray, i: int) -> int:
     if S[i, OVER]:
         return TERMINAL
@@ -118,7 +118,7 @@ def current_player(S: np.ndarray, i: int) -> int:
     return S[i, CUR]  # type: ignore[no-any-return]
 
 
-@jit
+@jit_helper
 def num_chance_outcomes(S: np.ndarray, i: int) -> int:
     """Chance outcome ids are ``0 .. this - 1``: seats before the first player is drawn, then roll ids."""
     return S[i, NP] if S[i, FIRST] < 0 else NUM_ROLLS  # type: ignore[no-any-return]
@@ -219,7 +219,7 @@ def apply(S: np.ndarray, i: int, action: int) -> None:
         S[i, CUR] = nxt
 
 
-@jit
+@jit_helper
 def score(S: np.ndarray, i: int, seat: int) -> int:
     """Token values plus bonus tiles of ``seat``."""
     total = 0
@@ -231,7 +231,7 @@ def score(S: np.ndarray, i: int, seat: int) -> int:
     return total
 
 
-@jit
+@jit_helper
 def ranking_key(S: np.ndarray, i: int, seat: int) -> int:
     """Score, then bonus tiles held, then tokens held, as one comparable integer."""
     tiles = 0
@@ -252,16 +252,15 @@ def returns(S: np.ndarray, i: int, out: np.ndarray) -> None:
         out[seat] = 0.0
     if not S[i, OVER] or n < 2:
         return
-    keys = np.empty(n, dtype=np.int64)
     for seat in range(n):
-        keys[seat] = ranking_key(S, i, seat)
-    for seat in range(n):
+        key = ranking_key(S, i, seat)
         better = 0
         equal = 0
         for other in range(n):
-            if keys[other] > keys[seat]:
+            other_key = ranking_key(S, i, other)
+            if other_key > key:
                 better += 1
-            elif keys[other] == keys[seat]:
+            elif other_key == key:
                 equal += 1
         acc = 0.0  # the mean of the shared places' values, summed in order as rank_returns does
         for place in range(better, better + equal):

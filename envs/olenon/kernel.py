@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL
-from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit
+from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit, jit_helper
 from gameshelf.envs.olenon.actions import CHOOSE_FIRST, DEAL, NUM_ACTIONS, OVER, PASS, PLAY, REPLACE_BASE
 from gameshelf.envs.olenon.cards import DEALT as CARDS_DEALT
 from gameshelf.envs.olenon.cards import (
@@ -103,7 +103,7 @@ def initial_state(first_player_rule: str, open_team_info: bool) -> np.ndarray:
     return s
 
 
-@jit
+@jit_helper
 def current_player(S: np.ndarray, i: int) -> int:
     phase = S[i, PHASE]
     if phase == PLAY:
@@ -113,7 +113,7 @@ def current_player(S: np.ndarray, i: int) -> int:
     return CHANCE
 
 
-@jit
+@jit_helper
 def chance_weight(S: np.ndarray, i: int, outcome: int) -> int:
     """Weight of a chance outcome (0: impossible): 1 per seat when choosing the first player, else the
     undealt copies of the value."""
@@ -160,7 +160,7 @@ def sample_chance(S: np.ndarray, i: int, rngs: np.ndarray) -> int:
     return V - 1
 
 
-@jit
+@jit_helper
 def beats(new: int, old: int) -> bool:
     return new > old or (new == 0 and old == 6)
 
@@ -206,7 +206,7 @@ def is_legal(S: np.ndarray, i: int, action: int) -> bool:
     return n + k <= MAX_TABLE and S[i, hand + v] >= k  # type: ignore[no-any-return]
 
 
-@jit
+@jit_helper
 def _next_active(S: np.ndarray, i: int, seat: int) -> int:
     """The next seat clockwise after ``seat`` that has not passed (one always exists mid-trick)."""
     for step in range(1, P):
@@ -216,7 +216,7 @@ def _next_active(S: np.ndarray, i: int, seat: int) -> int:
     return -1  # unreachable: a team pass ends the trick
 
 
-@jit
+@jit_helper
 def _end_trick(S: np.ndarray, i: int) -> None:
     """Passed players take their cards back, the table is discarded, the last player to play leads."""
     for s in range(P):
@@ -234,7 +234,7 @@ def _end_trick(S: np.ndarray, i: int) -> None:
     S[i, TURN] = S[i, LAST]
 
 
-@jit
+@jit_helper
 def _new_round(S: np.ndarray, i: int) -> None:
     for k in range(ROUND_START, LAST + 1):
         S[i, k] = 0
@@ -243,7 +243,7 @@ def _new_round(S: np.ndarray, i: int) -> None:
         S[i, PASSED + s] = -1
 
 
-@jit
+@jit_helper
 def _end_round(S: np.ndarray, i: int, seat: int) -> None:
     team = seat % 2
     S[i, WINS + team] += 1
