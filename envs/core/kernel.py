@@ -147,20 +147,22 @@ def below(rngs: np.ndarray, i: int, k: int) -> int:
 @jit
 def masked_random(masks: np.ndarray, rngs: np.ndarray, out: np.ndarray) -> None:
     """``out[i]``: a uniformly random index where ``masks[i]`` is True (-1 where none is), from generator ``i``."""
-    for i in range(masks.shape[0]):
+    bits = masks.view(np.uint8)  # bytes: numba reads bools one by one
+    for i in range(bits.shape[0]):
         count = 0
-        for a in range(masks.shape[1]):
-            count += masks[i, a]
+        for a in range(bits.shape[1]):
+            count += bits[i, a]
         if count == 0:
             out[i] = -1
             continue
         k = below(rngs, i, count)
-        for a in range(masks.shape[1]):
-            if masks[i, a]:
-                if k == 0:
-                    out[i] = a
-                    break
-                k -= 1
+        # the (k+1)-th True is at the number of places where fewer than k+1 Trues are seen (no branch to mispredict)
+        seen = 0
+        place = 0
+        for a in range(bits.shape[1]):
+            seen += bits[i, a]
+            place += seen <= k
+        out[i] = place
 
 
 RNG_WORDS = 4
@@ -198,12 +200,11 @@ STATE_DTYPE = np.int16
 
 K: Any = None
 """In the template: the game's kernel module. Each game's copy of the drivers is compiled with ``K`` bound to
-its kernel module, so ``K.apply`` is a direct call numba can inline; here it is only a placeholder."""
+its kernel module, so ``K.apply`` is a direct call to that game's kernel; here it is only a placeholder."""
 
 
-# The loop that resolves chance is written out in each driver rather than called: a compiled function that
-# passes an array it did not receive as an argument to a function that is not inlined pays a reference count
-# round trip (two atomic operations) each time, more than a chance node of a small game costs.
+# The other drivers write this loop out instead of calling resolve_chance: a call per row that LLVM does not
+# inline made the batched step about a tenth slower (measured on Level X and Olenon at N = 1024).
 def resolve_chance(S: np.ndarray, i: int, rngs: np.ndarray) -> int:
     """Resolve chance nodes with generator ``i`` of ``rngs`` until a player is to move or the game is over;
     returns ``current_player`` then."""
@@ -217,6 +218,7 @@ def resolve_chance(S: np.ndarray, i: int, rngs: np.ndarray) -> int:
 def random_playout(S: np.ndarray, i: int, rngs: np.ndarray, max_decisions: int, mask: np.ndarray) -> int:
     """Play on in place with uniformly random legal actions (chance from ``rngs``; ``mask``: a ``(1, NUM_ACTS)``
     bool scratch array); returns the decisions made."""
+    bits = mask.view(np.uint8)
     decisions = 0
     while decisions < max_decisions:
         player = K.current_player(S, i)
@@ -228,14 +230,14 @@ def random_playout(S: np.ndarray, i: int, rngs: np.ndarray, max_decisions: int, 
         K.legal_mask(S, i, mask)
         count = 0
         for a in range(K.NUM_ACTS):
-            count += mask[0, a]
+            count += bits[0, a]
         k = below(rngs, i, count)
+        seen = 0
+        place = 0
         for a in range(K.NUM_ACTS):
-            if mask[0, a]:
-                if k == 0:
-                    K.apply(S, i, a)
-                    break
-                k -= 1
+            seen += bits[0, a]
+            place += seen <= k
+        K.apply(S, i, place)
         decisions += 1
     return decisions
 
@@ -346,10 +348,10 @@ def kernel_drivers(kernel: types.ModuleType) -> Drivers:
         "TERMINAL": TERMINAL,
         "below": below,
     }
-    tag = f"{name.rpartition('.')[0].rpartition('.')[2] or name}.{_source_digest(kernel)}"
+    tag = f"{name}.{_source_digest(kernel)}"  # numba names the cache files after it: one set per module and source
     for fn in _TEMPLATE:
         copy = types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__)
-        copy.__qualname__ = f"{tag}.{fn.__name__}"  # numba names the cache files after it
+        copy.__qualname__ = f"{tag}.{fn.__name__}"
         copy.__doc__ = fn.__doc__
         copy.__annotations__ = dict(fn.__annotations__)
         namespace[fn.__name__] = jit(copy)

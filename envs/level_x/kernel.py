@@ -66,7 +66,8 @@ ROW_LEN = np.array(ROW_LENGTH, dtype=np.int64)
 ROW_VALUE = np.array(ROWS, dtype=np.int64)
 TILE_VALUE = np.array(BONUS_TILES, dtype=np.int64)
 STEPS = np.array(EFFECT_STEPS, dtype=np.int64)
-MASKS = np.ascontiguousarray(ROLL_MASKS)
+MASKS = np.ascontiguousarray(ROLL_MASKS).view(np.uint8)
+"""The legal actions of each roll id, as bytes (a mask row is copied as bytes: numba copies bools one by one)."""
 ROLL_DICE = np.array(ROLLS, dtype=np.int64)
 DICE_ROLL = np.zeros(6**4, dtype=np.int64)
 """Roll id of four ordered dice values ``a, b, c, d`` (0-based) at ``216 a + 36 b + 6 c + d``."""
@@ -135,19 +136,20 @@ def is_legal(S: np.ndarray, i: int, action: int) -> bool:
     """Is ``action`` legal for the player to move (``False`` at chance and terminal nodes)?"""
     if current_player(S, i) < 0 or not 0 <= action < NUM_ACTS:
         return False
-    return MASKS[S[i, DICE], action]  # type: ignore[no-any-return]
+    return MASKS[S[i, DICE], action] != 0  # type: ignore[no-any-return]
 
 
 @jit
 def legal_mask(S: np.ndarray, i: int, out: np.ndarray) -> None:
     """Write the legal action mask (``bool``, all False at chance and terminal nodes) into row ``i`` of ``out``."""
+    bytes_out = out.view(np.uint8)
     if current_player(S, i) < 0:
         for a in range(NUM_ACTS):
-            out[i, a] = False
+            bytes_out[i, a] = 0
     else:
         row = S[i, DICE]
         for a in range(NUM_ACTS):
-            out[i, a] = MASKS[row, a]
+            bytes_out[i, a] = MASKS[row, a]
 
 
 @jit

@@ -168,8 +168,9 @@ def beats(new: int, old: int) -> bool:
 @jit
 def legal_mask(S: np.ndarray, i: int, out: np.ndarray) -> None:
     """Write the legal action mask (all False outside play) into row ``i`` of ``out``."""
+    bytes_out = out.view(np.uint8)  # numba writes bools one by one
     for a in range(NUM_ACTS):
-        out[i, a] = False
+        bytes_out[i, a] = 0
     if S[i, PHASE] != PLAY:
         return
     hand = HANDS + V * S[i, TURN]
@@ -177,15 +178,15 @@ def legal_mask(S: np.ndarray, i: int, out: np.ndarray) -> None:
     if n == 0:
         for v in range(V):
             for k in range(1, min(MAX_TABLE, S[i, hand + v]) + 1):
-                out[i, (k - 1) * V + v] = True
+                bytes_out[i, (k - 1) * V + v] = 1
         return
     v = S[i, TABLE_VALUE]
     for k in range(1, min(MAX_TABLE - n, S[i, hand + v]) + 1):
-        out[i, (k - 1) * V + v] = True
+        bytes_out[i, (k - 1) * V + v] = 1
     for w in range(V):
         if beats(w, v) and S[i, hand + w] >= n:
-            out[i, REPLACE_BASE + w] = True
-    out[i, PASS] = True
+            bytes_out[i, REPLACE_BASE + w] = 1
+    bytes_out[i, PASS] = 1
 
 
 @jit
