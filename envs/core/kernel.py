@@ -151,7 +151,7 @@ def masked_random(masks: np.ndarray, rngs: np.ndarray, out: np.ndarray) -> None:
     for i in range(bits.shape[0]):
         count = 0
         for a in range(bits.shape[1]):
-            count += bits[i, a]
+            count += int(bits[i, a])  # an int: under NUMBA_DISABLE_JIT a uint8 sum would wrap
         if count == 0:
             out[i] = -1
             continue
@@ -160,7 +160,7 @@ def masked_random(masks: np.ndarray, rngs: np.ndarray, out: np.ndarray) -> None:
         seen = 0
         place = 0
         for a in range(bits.shape[1]):
-            seen += bits[i, a]
+            seen += int(bits[i, a])
             place += seen <= k
         out[i] = place
 
@@ -230,12 +230,12 @@ def random_playout(S: np.ndarray, i: int, rngs: np.ndarray, max_decisions: int, 
         K.legal_mask(S, i, mask)
         count = 0
         for a in range(K.NUM_ACTS):
-            count += bits[0, a]
+            count += int(bits[0, a])
         k = below(rngs, i, count)
         seen = 0
         place = 0
         for a in range(K.NUM_ACTS):
-            seen += bits[0, a]
+            seen += int(bits[0, a])
             place += seen <= k
         K.apply(S, i, place)
         decisions += 1
