@@ -109,7 +109,8 @@ def jit_helper(fn: F) -> F:
     def helper(*args: Any) -> Any:
         return compiled(*args)
 
-    overload(helper, jit_options=_options(), strict=False)(lambda *args: fn)
+    options: Any = _options()
+    overload(helper, jit_options=options, strict=False)(lambda *args: fn)
     helper.py_func = fn  # type: ignore[attr-defined]
     return helper  # type: ignore[return-value]
 
