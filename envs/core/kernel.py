@@ -29,12 +29,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import math
 import os
 import sys
 import types
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, ClassVar, NamedTuple, TypeVar
 
 import numba
 import numpy as np
@@ -567,11 +568,14 @@ class KernelState(State):
     ``S`` is a one-row matrix and ``s`` its row; the game's fields are descriptors over ``s`` (``int_field``,
     ``flag_field``, ``ints_field``, ``rows_field``). The rule steps are the kernels' (mask, legality, apply,
     returns, observation, random playout); a subclass adds ``current_player`` (read from ``s`` in Python: the
-    hottest query), chance outcomes, text and positions. ``clone`` and pickling copy ``S``, the history and any
-    other attribute as it is (a subclass with a mutable attribute of its own copies it in ``clone``).
+    hottest query), chance outcomes, text and positions. ``clone`` and pickling copy ``S``, the history and the
+    attributes named in ``EXTRA``.
     """
 
     game: KernelGame
+    EXTRA: ClassVar[tuple[str, ...]] = ()
+    """The names of a subclass's own attributes (beside the row and the history): ``clone`` copies them as they
+    are (immutable values), pickling keeps them."""
 
     def __init__(self, game: KernelGame) -> None:
         super().__init__(game)
@@ -606,7 +610,7 @@ class KernelState(State):
     def _observation(self, seat: int) -> np.ndarray:
         info = self.game.info
         shape = info.observation_shape
-        out = np.empty((1, int(np.prod(shape))), dtype=info.observation_dtype)
+        out = np.empty((1, math.prod(shape)), dtype=info.observation_dtype)
         self.game.kernel.observation(self.S, 0, seat, out)
         return out[0] if len(shape) == 1 else out[0].reshape(shape)
 
@@ -624,10 +628,13 @@ class KernelState(State):
     # ---- copies -----------------------------------------------------------------------------------
     def clone(self: S_) -> S_:
         new = object.__new__(type(self))
-        new.__dict__.update(self.__dict__)
+        new.game = self.game  # attribute by attribute: the fastest copy (search clones at every node)
         new.history = self.history.copy()
-        new.S = self.S.copy()
-        new.s = new.S[0]
+        S = self.S.copy()
+        new.S = S
+        new.s = S[0]
+        for key in self.EXTRA:
+            setattr(new, key, getattr(self, key))
         return new
 
     def __getstate__(self) -> dict[str, Any]:

@@ -278,6 +278,7 @@ class OlenonState(KernelState):
     plain ints and lists."""
 
     game: OlenonGame
+    EXTRA = ("deal_start",)
 
     def __init__(self, game: OlenonGame) -> None:
         super().__init__(game)
@@ -332,11 +333,11 @@ class OlenonState(KernelState):
             return draw_from_counts(self._undealt(), rng)
         raise ValueError("not a chance node")
 
-    # ---- actions (mask, legality, playout: KernelState's) -------------------------------------
+    # ---- actions (mask, legality and playout: KernelState's) ----------------------------------
     def _apply(self, action: int) -> None:
         if self.s[K.PHASE] == DEAL and self.s[K.DEALT] == 0:
             self.deal_start = len(self.history)
-        super()._apply(action)
+        K.apply(self.S, 0, action)
 
     # ---- results (returns, observation: KernelState's) ----------------------------------------
     def scores(self) -> np.ndarray:
