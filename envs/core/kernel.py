@@ -19,10 +19,9 @@ What every ported game does the same way lives here, once:
 * list-like views and attribute descriptors over the row, so a kernel State keeps the attribute API of a
   list-based one.
 
-Kernels take the state matrix and a row index (``S, i``), never a row view: a view costs a reference
-count round trip per call, more than a whole step of a small game. A single ``State`` holds a one-row
-matrix. What a game's kernel module provides is ``KERNEL_INTERFACE``; how to port a game:
-``docs/adding_a_game.md``.
+Kernels take the state matrix and a row index (``S, i``), so one compiled function serves a single ``State``
+(a one-row matrix) and a batch. What a game's kernel module provides is ``KERNEL_INTERFACE``; how to port a
+game: ``docs/adding_a_game.md``.
 """
 
 from __future__ import annotations
@@ -100,7 +99,8 @@ def jit_helper(fn: F) -> F:
 
     A kernel compiled with ``jit`` and loaded from numba's disk cache is object code: a caller compiled later
     calls it and cannot inline it. A small function called on every step (``current_player``, ``below``)
-    costs less inlined than the call does; with ``jit_helper`` it is inlined whatever the cache holds.
+    costs less inlined than the call does; a ``jit_helper`` is compiled into each caller, whatever the cache
+    holds, and LLVM inlines it there as it sees fit.
     """
     from numba.core.extending import overload
 
