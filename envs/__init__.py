@@ -8,11 +8,12 @@ game's engine as a string, loaded when an environment is made.
 """
 
 from gameshelf.envs.core.game import IllegalActionError
-from gameshelf.envs.registration import EnvSpec, make, make_game, register, registered_ids, spec, unregister
+from gameshelf.envs.registration import EnvSpec, batched_ids, make, make_game, register, registered_ids, spec, unregister
 
 # One line per environment id: its engine (a Game class under gameshelf.envs), its heuristic agent (under
 # gameshelf.training.agents) and a description. Player counts come from each game's num_players option;
-# the training config is training/configs/<game>.yaml.
+# the training config is training/configs/<game>.yaml. Whether an id can be batched is read from its game
+# (spec(id).batched: its rules are compiled kernels), not listed here.
 GAMES = (
     ("level_x-v0", "level_x.rules:LevelXGame", "level_x:LevelXHeuristic", "Level X: dice grouping race on six tracks"),
     ("amoriax-v0", "amoriax.rules:AmoriaxGame", "amoriax:AmoriaxHeuristic", "Amoriax: abstract race to the crown square"),
@@ -28,4 +29,14 @@ GAMES = (
 for _id, _engine, _heuristic, _description in GAMES:
     register(_id, f"gameshelf.envs.{_engine}", heuristic=f"gameshelf.training.agents.{_heuristic}", description=_description)
 
-__all__ = ["EnvSpec", "IllegalActionError", "make", "make_game", "register", "registered_ids", "spec", "unregister"]
+__all__ = [
+    "EnvSpec",
+    "IllegalActionError",
+    "batched_ids",
+    "make",
+    "make_game",
+    "register",
+    "registered_ids",
+    "spec",
+    "unregister",
+]

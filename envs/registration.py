@@ -1,4 +1,4 @@
-"""Environment registry: ``register``, ``make``, ``spec``, ``registered_ids``.
+"""Environment registry: ``register``, ``make``, ``spec``, ``registered_ids``, ``batched_ids``.
 
 Entry points are ``"module:Class"`` strings naming a ``Game`` subclass, imported only when an
 environment is made, so importing ``envs`` imports no game. Every id is mirrored into PettingZoo's own
@@ -40,6 +40,12 @@ class EnvSpec:
     def game_name(self) -> str:
         """The id without its version: ``"level_x"`` for ``"level_x-v0"`` (names the training config)."""
         return self.id.rpartition("-v")[0]
+
+    @property
+    def batched(self) -> bool:
+        """Can ``gameshelf.vector`` batch this id? Read from its game: yes when its rules are compiled kernels
+        (the ``Game`` names a ``kernel`` module, as every ``envs.core.kernel.KernelGame`` does)."""
+        return getattr(self.load_game_class(), "kernel", None) is not None
 
     @property
     def player_counts(self) -> tuple[int, ...]:
@@ -91,6 +97,11 @@ def unregister(id: str) -> None:
 def registered_ids() -> list[str]:
     """Every registered environment id, in registration order."""
     return list(_REGISTRY)
+
+
+def batched_ids() -> list[str]:
+    """The registered ids that ``gameshelf.vector`` can batch (``EnvSpec.batched``), in registration order."""
+    return [id for id, env_spec in _REGISTRY.items() if env_spec.batched]
 
 
 def spec(id: str) -> EnvSpec:

@@ -1150,19 +1150,52 @@ def check_env(env: str | Game, num_players: int | None = None, **options: Any) -
         check(make_env)
 
 
+def check_kernel_template(env_id: str, **options: Any) -> None:
+    """The game of ``env_id`` runs on the kernel template (``envs.core.kernel``): its ``Game`` is a
+    ``KernelGame`` whose ``State`` is a ``KernelState``, its kernel module provides ``KERNEL_INTERFACE`` and
+    no driver of its own, its drivers are the template's code compiled over its kernels, and its row has
+    ``STATE_DTYPE`` and ``SIZE`` entries."""
+    from gameshelf.envs.core.kernel import (
+        DRIVER_NAMES,
+        KERNEL_INTERFACE,
+        STATE_DTYPE,
+        KernelGame,
+        KernelState,
+        is_template_driver,
+        kernel_drivers,
+    )
+    from gameshelf.envs.registration import make_game
+
+    game = make_game(env_id, **options)
+    _require(isinstance(game, KernelGame), f"{env_id}: {type(game).__name__} is not a KernelGame")
+    assert isinstance(game, KernelGame)
+    _require(isinstance(game.new_initial_state(), KernelState), f"{env_id}: its state is not a KernelState")
+    kernel = game.kernel
+    missing = [name for name in KERNEL_INTERFACE if not hasattr(kernel, name)]
+    _require(not missing, f"{env_id}: {kernel.__name__} lacks {missing}")
+    own = [name for name in DRIVER_NAMES if name in vars(kernel)]
+    _require(not own, f"{env_id}: {kernel.__name__} defines its own {own}; the drivers are the template's")
+    drivers = kernel_drivers(kernel)
+    for name in DRIVER_NAMES:
+        _require(is_template_driver(getattr(drivers, name), name), f"{env_id}: its {name} is not the template's")
+    _require(game.initial.dtype == STATE_DTYPE, f"{env_id}: its row is {game.initial.dtype}, not {np.dtype(STATE_DTYPE)}")
+    _require(game.initial.shape == (kernel.SIZE,), f"{env_id}: its row has shape {game.initial.shape}, not ({kernel.SIZE},)")
+
+
 def check_batched(env_id: str, num_envs: int = 4, steps: int = 300, seed: int = 0, **options: Any) -> int:
     """Replay every game of ``gameshelf.vector.make(env_id, ...)`` through the AEC environment (``make``).
 
-    The batch is stepped ``steps`` times with random legal actions. Each game it played (auto-reset
-    included) is then replayed in ``envs.make(env_id, **options)`` with the same chance outcomes (derived
-    from the game's generator, drawn in the batch's order) and the same actions; at every step the player
-    to move, its observation and mask, every seat's reward and the end flags must be the batch's.
-    Returns the number of finished games. The replay test every ported game must pass.
+    First ``check_kernel_template``. Then the batch is stepped ``steps`` times with random legal actions. Each
+    game it played (auto-reset included) is then replayed in ``envs.make(env_id, **options)`` with the same
+    chance outcomes (derived from the game's generator, drawn in the batch's order) and the same actions; at
+    every step the player to move, its observation and mask, every seat's reward and the end flags must be
+    the batch's. Returns the number of finished games. The replay test every ported game must pass.
     """
     from gameshelf.envs.core.kernel import seed_generators
     from gameshelf.envs.registration import make
     from gameshelf.envs.vector import make as make_batch
 
+    check_kernel_template(env_id, **options)
     batch = make_batch(env_id, num_envs=num_envs, seed=seed, **options)
     kernel = batch.kernel
     generators = seed_generators(seed, num_envs)  # what reset() seeds the games with

@@ -16,8 +16,11 @@ game's ``max_game_length`` decisions (``truncated``) is reset in the same step: 
 reported, and the observation, mask and player are already those of the next game.
 
 The returned arrays are buffers of the environment, overwritten by the next ``reset`` or ``step``: copy
-them to keep them. An illegal action raises ``IllegalActionError`` naming the games (indices) and their
-actions, and nothing is changed. Only games with compiled kernels can be batched (``BATCHED_IDS``).
+them to keep them (``action_mask`` is read-only: the next step checks the actions against it). An illegal
+action raises ``IllegalActionError`` naming the games (indices) and their actions, and nothing is changed.
+Only games with compiled kernels can be batched: ``spec(id).batched``, read from the game; ``BATCHED_IDS``
+lists them. The stepping is the kernel template's one batch driver (``envs.core.kernel``), compiled over
+the game's kernels.
 """
 
 from __future__ import annotations
@@ -29,10 +32,18 @@ from typing import Any
 import numpy as np
 
 from gameshelf.envs.core.game import Game, IllegalActionError
-from gameshelf.envs.registration import make_game, registered_ids, spec
+from gameshelf.envs.core.kernel import illegal_actions, kernel_drivers, masked_random, seed_generators
+from gameshelf.envs.registration import batched_ids, make_game, spec
 
-BATCHED_IDS = ("level_x-v0", "olenon-v0")
-"""Ids whose game has compiled kernels (the ``kernel`` attribute of its ``Game``)."""
+
+def __getattr__(name: str) -> Any:
+    if name == "BATCHED_IDS":  # read from the games when asked for (loading every game class takes a moment)
+        return tuple(batched_ids())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+BATCHED_IDS: tuple[str, ...]
+"""The ids whose game has compiled kernels (``envs.batched_ids()``, derived from the registry: no list of its own)."""
 
 
 @dataclass(frozen=True)
@@ -54,10 +65,10 @@ class Batch:
 
 
 def game_kernel(game: Game) -> ModuleType:
-    """The compiled kernel module of ``game``, or ``ValueError`` naming the games that have one."""
+    """The compiled kernel module of ``game``, or ``ValueError`` naming the ids that have one."""
     kernel = getattr(game, "kernel", None)
     if kernel is None:
-        raise ValueError(f"{game.name} has no compiled kernel, so it cannot be batched; batched ids: {list(BATCHED_IDS)}")
+        raise ValueError(f"{game.name} has no compiled kernel, so it cannot be batched; batched ids: {batched_ids()}")
     return kernel  # type: ignore[no-any-return]
 
 
@@ -65,15 +76,15 @@ class VectorEnv:
     """``num_envs`` games of ``env_id`` stepped together (see the module docstring)."""
 
     def __init__(self, env_id: str, num_envs: int, seed: int | None = None, **options: Any) -> None:
-        if env_id not in registered_ids():
-            spec(env_id)  # raises with the known ids
-        if env_id not in BATCHED_IDS:
-            raise ValueError(f"{env_id} has no compiled kernel, so it cannot be batched; batched ids: {list(BATCHED_IDS)}")
+        if not spec(env_id).batched:  # an unknown id raises with the known ids
+            raise ValueError(f"{env_id} has no compiled kernel, so it cannot be batched; batched ids: {batched_ids()}")
         if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, not {num_envs!r}")
         self.env_id = env_id
         self.game = make_game(env_id, **options)
         self.kernel = game_kernel(self.game)
+        self.drivers = kernel_drivers(self.kernel)
+        """The game's copy of the template's drivers (``envs.core.kernel.kernel_drivers``)."""
         info = self.game.info
         self.num_envs = n = int(num_envs)
         self.num_players = info.num_players
@@ -81,7 +92,7 @@ class VectorEnv:
         self.observation_shape = info.observation_shape
         self.max_game_length = info.max_game_length
         self._initial: np.ndarray = self.game.initial  # type: ignore[attr-defined]
-        self.states = np.empty((n, self._initial.shape[0]), dtype=np.int64)
+        self.states = np.empty((n, self._initial.shape[0]), dtype=self._initial.dtype)
         """The kernel state vector of every game (read-only for callers)."""
         self.rngs = np.empty((n, 4), dtype=np.int64)
         self._seed = seed
@@ -89,6 +100,8 @@ class VectorEnv:
         self._obs = np.zeros((n, *info.observation_shape), dtype=info.observation_dtype)
         self._flat_obs = self._obs.reshape(n, -1)
         self._masks = np.zeros((n, info.num_actions), dtype=bool)
+        self._shown_masks = self._masks.view()
+        self._shown_masks.flags.writeable = False  # the legality check of the next step reads _masks
         self._rewards = np.zeros((n, info.num_players), dtype=np.float64)
         self._terminated = np.zeros(n, dtype=bool)
         self._truncated = np.zeros(n, dtype=bool)
@@ -97,16 +110,14 @@ class VectorEnv:
         self._started = False
 
     def _batch(self) -> Batch:
-        return Batch(self._players, self._obs, self._masks, self._rewards, self._terminated, self._truncated)
+        return Batch(self._players, self._obs, self._shown_masks, self._rewards, self._terminated, self._truncated)
 
     def reset(self, seed: int | None = None) -> Batch:
         """Start a new game in every slot. ``seed`` reseeds the generators (default: the seed given to ``make``
         on the first reset, then the generators simply go on)."""
-        from gameshelf.envs.core.kernel import seed_generators
-
         if seed is not None or not self._started:
             self.rngs[:] = seed_generators(seed if seed is not None else self._seed, self.num_envs)
-        self.kernel.batch_reset(self.states, self.rngs, self._initial, self._players, self._flat_obs, self._masks)
+        self.drivers.batch_reset(self.states, self.rngs, self._initial, self._players, self._flat_obs, self._masks)
         self._rewards[:] = 0.0
         self._terminated[:] = False
         self._truncated[:] = False
@@ -126,11 +137,11 @@ class VectorEnv:
         if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
             raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got {acts.dtype} {acts.shape}")
         acts = acts.astype(np.int64, copy=False)
-        if self.kernel.batch_illegal(self.states, acts, active, self._bad):
+        if illegal_actions(self._masks, acts, active, self._bad):
             bad = np.flatnonzero(self._bad)
             shown = ", ".join(f"env {i}: action {acts[i]}" for i in bad[:10]) + (" ..." if len(bad) > 10 else "")
             raise IllegalActionError(f"illegal actions in {len(bad)} game(s) (nothing was applied): {shown}")
-        self.kernel.batch_step(
+        self.drivers.batch_step(
             self.states,
             self.rngs,
             self._initial,
@@ -160,8 +171,6 @@ class VectorEnv:
     def random_actions(self, rngs: np.ndarray) -> np.ndarray:
         """One uniformly random legal action per game, drawn with generator ``i`` of ``rngs`` for game ``i``
         (``envs.core.kernel.seed_generators(seed, num_envs)``, updated in place); for baselines and benchmarks."""
-        from gameshelf.envs.core.kernel import masked_random
-
         out = np.empty(self.num_envs, dtype=np.int64)
         masked_random(self._masks, rngs, out)
         return out

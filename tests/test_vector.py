@@ -125,9 +125,52 @@ def test_bad_construction():
 
 
 def test_batched_ids_are_the_games_with_kernels():
+    """Whether an id is batched is read from its game: the registry's flag, ``batched_ids`` and ``BATCHED_IDS``
+    agree with the games that have kernels, and every such game runs on the kernel template."""
+    from gameshelf.envs.core.kernel import KernelGame
+    from gameshelf.envs.testing import check_kernel_template
+
     for env_id in envs.registered_ids():
-        has_kernel = getattr(envs.make_game(env_id), "kernel", None) is not None
-        assert has_kernel == (env_id in vector.BATCHED_IDS), env_id
+        game = envs.make_game(env_id)
+        has_kernel = getattr(game, "kernel", None) is not None
+        assert has_kernel == envs.spec(env_id).batched == (env_id in envs.batched_ids()), env_id
+        assert has_kernel == isinstance(game, KernelGame), env_id
+        if has_kernel:
+            check_kernel_template(env_id)
+    assert vector.BATCHED_IDS == tuple(envs.batched_ids()) == ("level_x-v0", "olenon-v0")
+
+
+def test_the_drivers_are_the_templates_and_a_copy_is_refused():
+    """Each game's drivers are the template's code compiled over its kernels; a kernel module that brings its
+    own driver, or lacks part of the interface, is refused."""
+    import types
+
+    from gameshelf.envs.core.kernel import DRIVER_NAMES, is_template_driver, kernel_drivers
+    from gameshelf.envs.level_x import kernel as level_x_kernel
+    from gameshelf.envs.olenon import kernel as olenon_kernel
+
+    made = [kernel_drivers(level_x_kernel), kernel_drivers(olenon_kernel)]
+    assert kernel_drivers(level_x_kernel) is made[0]  # made once per process
+    for drivers in made:
+        assert all(is_template_driver(getattr(drivers, name), name) for name in DRIVER_NAMES)
+    assert made[0].batch_step is not made[1].batch_step
+    copy = types.ModuleType("a_game_with_its_own_driver")
+    copy.__dict__.update({k: v for k, v in vars(level_x_kernel).items() if not k.startswith("__")})
+    copy.batch_step = made[0].batch_step
+    with pytest.raises(TypeError, match="defines batch_step"):
+        kernel_drivers(copy)
+    del copy.batch_step, copy.observation
+    with pytest.raises(TypeError, match="lacks observation"):
+        kernel_drivers(copy)
+
+
+def test_the_mask_is_read_only_because_the_next_step_checks_against_it():
+    env = vector.make("olenon-v0", num_envs=2, seed=0)
+    out = env.reset()
+    with pytest.raises(ValueError, match="read-only"):
+        out.action_mask[0, 0] = True
+    legal = np.array([np.flatnonzero(m)[0] for m in out.action_mask])
+    assert env.step(legal).action_mask is out.action_mask
 
 
 def test_truncation_at_the_length_limit_resets_the_game():
@@ -138,7 +181,7 @@ def test_truncation_at_the_length_limit_resets_the_game():
     for step in range(1, 8):
         out = env.step(env.random_actions(rngs))
         assert out.truncated.all() == (step == 7) and not out.terminated.any()
-    assert (env.states[:, env.kernel.TURNS] == 0).all() and not out.rewards.any()
+    assert (env.states[:, env.kernel.DECISIONS] == 0).all() and not out.rewards.any()
 
 
 def test_kernel_dice_follow_the_roll_probabilities():
@@ -172,16 +215,19 @@ def test_kernel_playout_reaches_the_end():
 
 SCRIPT = """
 import numpy as np
-from gameshelf import vector
+from gameshelf import envs, vector
 from gameshelf.envs.core.kernel import seed_generators
-env = vector.make("level_x-v0", num_envs=3, seed=2, num_players=4)
-env.reset()
-rngs = seed_generators(1, 3)
-total = 0.0
-for _ in range(150):
-    out = env.step(env.random_actions(rngs))
-    total += float(out.observation.sum()) + 10 * float(out.rewards.sum() ** 2) + int(out.terminated.sum())
-print(repr(total), env.states.sum())
+for env_id, options in (("level_x-v0", {"num_players": 4}), ("olenon-v0", {"first_player_rule": "random"})):
+    env = vector.make(env_id, num_envs=3, seed=2, **options)
+    env.reset()
+    rngs = seed_generators(1, 3)
+    total = 0.0
+    for _ in range(150):
+        out = env.step(env.random_actions(rngs))
+        total += float(out.observation.sum()) + 10 * float(out.rewards.sum() ** 2) + int(out.terminated.sum())
+    state = envs.make_game(env_id, **options).new_initial_state()
+    played = state.random_playout(np.random.default_rng(7))
+    print(env_id, repr(total), env.states.sum(), played, state.returns().tolist(), state.observation(0).sum())
 """
 
 
@@ -195,6 +241,30 @@ def test_the_same_kernels_run_as_plain_python():
         assert done.returncode == 0, done.stderr
         outputs.append(done.stdout)
     assert outputs[0] == outputs[1]
+
+
+CACHE_SCRIPT = """
+from gameshelf import vector
+from gameshelf.envs.core.kernel import seed_generators
+for env_id in ("level_x-v0", "olenon-v0"):
+    env = vector.make(env_id, num_envs=2, seed=0)
+    env.reset()
+    env.step(env.random_actions(seed_generators(0, 2)))
+    for driver in (env.drivers.batch_reset, env.drivers.batch_step):
+        print(sum(driver.stats.cache_misses.values()), sum(driver.stats.cache_hits.values()))
+"""
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="nothing is compiled")
+def test_a_new_process_loads_the_drivers_from_the_disk_cache():
+    """The drivers compiled once are found in numba's disk cache by the next process: it compiles nothing."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    runs = [
+        subprocess.run([sys.executable, "-c", CACHE_SCRIPT], cwd=root, capture_output=True, text=True, timeout=600)
+        for _ in range(2)
+    ]
+    assert all(run.returncode == 0 for run in runs), runs[-1].stderr
+    assert runs[1].stdout.split() == ["0", "1"] * 4  # no miss, one hit: per game, batch_reset and batch_step
 
 
 def test_mcts_rollouts_use_the_kernel_playout(monkeypatch):

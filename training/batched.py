@@ -5,7 +5,7 @@
 The learner, its settings, the run folder, evaluation, checkpoints and ``--resume`` are those of the ``sb3``
 backend (``gameshelf.training.sb3``); only the environments differ: ``n_envs`` games stepped together by the
 compiled kernels of ``gameshelf.vector`` in a ``BatchedSingleSeatVecEnv``, with the opponents played inside
-the batch. So only ids with compiled kernels (``gameshelf.vector.BATCHED_IDS``), fixed opponents (``random``
+the batch. So only ids with compiled kernels (``spec(id).batched``), fixed opponents (``random``
 or ``heuristic``, no self-play), the ``outcome`` reward and the flat observation layout. The model is saved
 as ``final_model.zip`` with its ``gameshelf.json``, like every other (a ``model:PATH`` agent).
 """
@@ -24,10 +24,10 @@ OPPONENTS = ("random", "heuristic")
 def check(plan: Plan) -> None:
     """Refuse, before anything is created, the settings the batched environments cannot honour."""
     config = plan.config
-    from gameshelf.envs.vector import BATCHED_IDS
+    from gameshelf.envs import batched_ids, spec
 
-    if config.env_id not in BATCHED_IDS:
-        raise UserError(f"{config.env_id} has no compiled kernel; batched ids: {list(BATCHED_IDS)}")
+    if not spec(config.env_id).batched:
+        raise UserError(f"{config.env_id} has no compiled kernel; batched ids: {batched_ids()}")
     if config.opponent not in OPPONENTS:
         raise UserError(
             f"opponent={config.opponent} is not available with --backend batched (the opponents play inside the "

@@ -4,7 +4,7 @@
     env = BatchedSingleSeatVecEnv("level_x-v0", num_envs=64, opponents="random", seed=0)
     model = MaskablePPO("MlpPolicy", env)            # sb3_contrib; masks come from env_method("action_masks")
 
-The games are stepped by the compiled kernels of ``gameshelf.vector`` (only ids in ``BATCHED_IDS``). As in
+The games are stepped by the compiled kernels of ``gameshelf.vector`` (only ids whose ``spec(id).batched``). As in
 ``SingleSeatEnv``, the learner plays one seat per game, drawn at random at each game's start, and every
 other seat is played inside ``step_wait`` by the opponents: ``"random"`` (uniform over the legal actions,
 drawn in the kernel) or ``"heuristic"`` (the game's heuristic agent, called in Python on a state that
@@ -28,7 +28,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
 from gameshelf.envs.core.episode import observed_state
-from gameshelf.envs.core.kernel import seed_generators
+from gameshelf.envs.core.kernel import KernelState, seed_generators
 from gameshelf.envs.registration import load_entry_point, spec
 from gameshelf.envs.vector import VectorEnv
 
@@ -122,8 +122,8 @@ class BatchedSingleSeatVecEnv(VecEnv):
     def _view(self, i: int) -> Any:
         """A ``State`` whose kernel state is row ``i`` of the batch (what a heuristic opponent looks at)."""
         state = self.batch.game.new_initial_state()
-        state.S = self.batch.states[i : i + 1]  # type: ignore[attr-defined]
-        state.s = state.S[0]  # type: ignore[attr-defined]
+        assert isinstance(state, KernelState)  # every batched game's state is one
+        state.view_row(self.batch.states, i)
         return state
 
     def _ended(self, dones: np.ndarray, truncated: np.ndarray, infos: Sequence[dict[str, Any]]) -> None:

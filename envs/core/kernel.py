@@ -1,28 +1,45 @@
-"""Shared pieces of compiled rules kernels: the ``jit`` decorator, a seeded generator, list-like views.
+"""The kernel template: compiled rules over a flat state row, the one batch driver, the State over a row.
 
-A ported game writes its rules once, as functions over a flat ``int64`` state vector (its ``kernel.py``),
+A ported game writes its rules once, as functions over a flat integer state row (its ``kernel.py``),
 decorated with ``jit``: numba compiles them (cached on disk, so only the first call after an install or an
 edit pays the compile time); with ``NUMBA_DISABLE_JIT=1`` the very same functions run as plain Python. The
-cache lives in the user's cache folder (``cache_dir()``), never in the checkout or the installed package. The
-game's ``State`` wraps one such vector, the batched environment (``gameshelf.vector``) a matrix of them.
+cache lives in the user's cache folder (``cache_dir()``), never in the checkout or the installed package.
 
-Kernels take the state matrix and a row index (``S, i``), never a row view: a view costs a reference
-count round trip per call, more than a whole step of a small game. A single ``State`` holds a one-row
-matrix. The generator is xoshiro128** on four 32-bit words kept in a row of an ``int64`` array (one row
-per game in a batch), written with shifts, masks and small multipliers only, so the same code is exact compiled and
-interpreted. How to port a game: ``docs/adding_a_game.md``.
+What every ported game does the same way lives here, once:
+
+* the drivers (``resolve_chance``, ``random_playout``, ``batch_reset``, ``batch_step``): one template
+  written against the game's kernel module ``K``, compiled for each game by ``kernel_drivers(K)`` (see
+  there why it is not one compiled function), and ``illegal_actions``/``masked_random``, which need no game;
+* ``KernelGame`` and ``KernelState``: a ``Game`` that names its kernel module and the row of a new game, and
+  a ``State`` that is a view over one row (clone, pickling, mask, apply, returns, observation, compiled
+  playout), so a game's ``rules.py`` keeps only what is not a rule step (text, parsing, positions);
+* the generator, ``xoshiro128**`` on four 32-bit words kept in a row of an ``int64`` array (one row per
+  game in a batch), written with shifts, masks and small multipliers only, so the same code is exact
+  compiled and interpreted;
+* list-like views and attribute descriptors over the row, so a kernel State keeps the attribute API of a
+  list-based one.
+
+Kernels take the state matrix and a row index (``S, i``), so one compiled function serves a single ``State``
+(a one-row matrix) and a batch. What a game's kernel module provides is ``KERNEL_INTERFACE``; how to port a
+game: ``docs/adding_a_game.md``.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import math
 import os
 import sys
+import types
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, NamedTuple, TypeVar
 
 import numba
 import numpy as np
+
+from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, State
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -46,8 +63,22 @@ def cache_dir() -> Path:
     return base / "gameshelf" / "numba"
 
 
+def _options() -> dict[str, Any]:
+    """numba's options for every kernel: ``nopython``, numpy's error model, and no reference counting runtime
+    (numba's private ``_nrt`` flag, left out if this numba has no such flag)."""
+    from numba.core.cpu import CPUTargetOptions
+
+    return {"error_model": "numpy", **({"_nrt": False} if hasattr(CPUTargetOptions, "_nrt") else {})}
+
+
 def jit(fn: F) -> F:
-    """Compile ``fn`` with numba (``nopython``, cached in ``cache_dir()``); the undecorated function stays ``fn.py_func``.
+    """Compile ``fn`` as a kernel (numba ``nopython``, cached in ``cache_dir()``); ``fn.py_func`` stays the plain function.
+
+    Kernels run without numba's reference counting runtime: numba would otherwise count references to every
+    array a compiled function receives (two atomic operations per array and call) wherever its optimizer cannot
+    prove them useless, which after inlining and vectorizing is most non-trivial kernels: it made a quarter of
+    Olenon's batched step. So a kernel never makes an array (``np.empty`` and the like are compile errors):
+    scratch space comes in as an argument.
 
     numba picks a function's cache folder when it is decorated, from ``numba.config.CACHE_DIR``; that setting
     is ours only for the length of the decoration, so other numba code in the process keeps numba's defaults.
@@ -57,20 +88,43 @@ def jit(fn: F) -> F:
     saved = config.CACHE_DIR
     config.CACHE_DIR = str(cache_dir())
     try:
-        return numba.njit(cache=True, error_model="numpy")(fn)  # type: ignore[return-value]
+        return numba.njit(cache=True, **_options())(fn)  # type: ignore[no-any-return]
     finally:
         config.CACHE_DIR = saved
+
+
+def jit_helper(fn: F) -> F:
+    """``jit`` for a helper that kernels call: called from Python it runs ``jit(fn)``; a compiled caller compiles
+    ``fn``'s code into itself, where LLVM can inline it (``.py_func`` is the plain function).
+
+    A kernel compiled with ``jit`` and loaded from numba's disk cache is object code: a caller compiled later
+    calls it and cannot inline it. A small function called on every step (``current_player``, ``below``)
+    costs less inlined than the call does; a ``jit_helper`` is compiled into each caller, whatever the cache
+    holds, and LLVM inlines it there as it sees fit.
+    """
+    from numba.core.extending import overload
+
+    compiled = jit(fn)
+
+    @functools.wraps(fn)
+    def helper(*args: Any) -> Any:
+        return compiled(*args)
+
+    options: Any = _options()
+    overload(helper, jit_options=options, strict=False)(lambda *args: fn)
+    helper.py_func = fn  # type: ignore[attr-defined]
+    return helper  # type: ignore[return-value]
 
 
 MASK32 = 0xFFFFFFFF
 
 
-@jit
+@jit_helper
 def _rotl32(x: int, k: int) -> int:
     return ((x << k) | (x >> (32 - k))) & MASK32
 
 
-@jit
+@jit_helper
 def next_u32(rngs: np.ndarray, i: int) -> int:
     """Next 32-bit output of the xoshiro128** generator whose state is row ``i`` of ``rngs`` (updated in place)."""
     s0, s1, s2, s3 = rngs[i, 0], rngs[i, 1], rngs[i, 2], rngs[i, 3]
@@ -86,7 +140,7 @@ def next_u32(rngs: np.ndarray, i: int) -> int:
     return result
 
 
-@jit
+@jit_helper
 def below(rngs: np.ndarray, i: int, k: int) -> int:
     """A uniform integer in ``[0, k)`` (``k`` < 2**31) from generator ``i`` of ``rngs``."""
     return (next_u32(rngs, i) * k) >> 32
@@ -95,20 +149,22 @@ def below(rngs: np.ndarray, i: int, k: int) -> int:
 @jit
 def masked_random(masks: np.ndarray, rngs: np.ndarray, out: np.ndarray) -> None:
     """``out[i]``: a uniformly random index where ``masks[i]`` is True (-1 where none is), from generator ``i``."""
-    for i in range(masks.shape[0]):
+    bits = masks.view(np.uint8)  # bytes: numba reads bools one by one
+    for i in range(bits.shape[0]):
         count = 0
-        for a in range(masks.shape[1]):
-            count += masks[i, a]
+        for a in range(bits.shape[1]):
+            count += int(bits[i, a])  # an int: under NUMBA_DISABLE_JIT a uint8 sum would wrap
         if count == 0:
             out[i] = -1
             continue
         k = below(rngs, i, count)
-        for a in range(masks.shape[1]):
-            if masks[i, a]:
-                if k == 0:
-                    out[i] = a
-                    break
-                k -= 1
+        # the (k+1)-th True is at the number of places where fewer than k+1 Trues are seen (no branch to mispredict)
+        seen = 0
+        place = 0
+        for a in range(bits.shape[1]):
+            seen += int(bits[i, a])
+            place += seen <= k
+        out[i] = place
 
 
 RNG_WORDS = 4
@@ -119,6 +175,221 @@ def seed_generators(seed: int | None, count: int) -> np.ndarray:
     """``count`` independent generator states (``(count, 4) int64``) from one seed (``None``: fresh entropy)."""
     words = np.random.default_rng(seed).integers(1, 1 << 32, size=(count, RNG_WORDS), dtype=np.int64)
     return words
+
+
+# ---- the drivers: one template, compiled for each game ---------------------------------------------------
+KERNEL_INTERFACE = (
+    "SIZE",
+    "NUM_ACTS",
+    "DECISIONS",
+    "initial_state",
+    "current_player",
+    "is_chance_outcome",
+    "sample_chance",
+    "is_legal",
+    "legal_mask",
+    "apply",
+    "returns",
+    "observation",
+)
+"""What a game's kernel module provides (``docs/adding_a_game.md`` says what each one is)."""
+
+DRIVER_NAMES = ("resolve_chance", "random_playout", "batch_reset", "batch_step")
+"""The template's drivers, made for each game by ``kernel_drivers``; a kernel module defines none of them."""
+
+STATE_DTYPE = np.int16
+"""The integer type of every state row (``initial_state`` builds its row with it)."""
+
+K: Any = None
+"""In the template: the game's kernel module. Each game's copy of the drivers is compiled with ``K`` bound to
+its kernel module, so ``K.apply`` is a direct call to that game's kernel; here it is only a placeholder."""
+
+
+# The other drivers write this loop out instead of calling resolve_chance: a call per row that LLVM does not
+# inline made the batched step about a tenth slower (measured on Level X and Olenon at N = 1024).
+def resolve_chance(S: np.ndarray, i: int, rngs: np.ndarray) -> int:
+    """Resolve chance nodes with generator ``i`` of ``rngs`` until a player is to move or the game is over;
+    returns ``current_player`` then."""
+    player = K.current_player(S, i)
+    while player == CHANCE:
+        K.apply(S, i, K.sample_chance(S, i, rngs))
+        player = K.current_player(S, i)
+    return player  # type: ignore[no-any-return]
+
+
+def random_playout(S: np.ndarray, i: int, rngs: np.ndarray, max_decisions: int, mask: np.ndarray) -> int:
+    """Play on in place with uniformly random legal actions (chance from ``rngs``; ``mask``: a ``(1, NUM_ACTS)``
+    bool scratch array); returns the decisions made."""
+    bits = mask.view(np.uint8)
+    decisions = 0
+    while decisions < max_decisions:
+        player = K.current_player(S, i)
+        while player == CHANCE:
+            K.apply(S, i, K.sample_chance(S, i, rngs))
+            player = K.current_player(S, i)
+        if player < 0:
+            break
+        K.legal_mask(S, i, mask)
+        count = 0
+        for a in range(K.NUM_ACTS):
+            count += int(bits[0, a])
+        k = below(rngs, i, count)
+        seen = 0
+        place = 0
+        for a in range(K.NUM_ACTS):
+            seen += int(bits[0, a])
+            place += seen <= k
+        K.apply(S, i, place)
+        decisions += 1
+    return decisions
+
+
+def batch_reset(
+    S: np.ndarray, rngs: np.ndarray, initial: np.ndarray, players: np.ndarray, obs: np.ndarray, masks: np.ndarray
+) -> None:
+    """Start a new game in every row (chance resolved) and write player to move, observation and mask."""
+    for i in range(S.shape[0]):
+        for k in range(K.SIZE):
+            S[i, k] = initial[k]
+        player = K.current_player(S, i)
+        while player == CHANCE:
+            K.apply(S, i, K.sample_chance(S, i, rngs))
+            player = K.current_player(S, i)
+        players[i] = player
+        K.legal_mask(S, i, masks)
+        K.observation(S, i, player, obs)
+
+
+def batch_step(
+    S: np.ndarray,
+    rngs: np.ndarray,
+    initial: np.ndarray,
+    actions: np.ndarray,
+    active: np.ndarray,
+    max_length: int,
+    players: np.ndarray,
+    obs: np.ndarray,
+    masks: np.ndarray,
+    rewards: np.ndarray,
+    terminated: np.ndarray,
+    truncated: np.ndarray,
+) -> None:
+    """One action per active row (checked beforehand by ``illegal_actions``), chance resolved, finished games
+    reported then reset, outputs written. Inactive rows are left as they are (zero rewards, no end flags)."""
+    for i in range(S.shape[0]):
+        for k in range(rewards.shape[1]):
+            rewards[i, k] = 0.0
+        terminated[i] = False
+        truncated[i] = False
+        if not active[i]:
+            continue
+        K.apply(S, i, actions[i])
+        player = K.current_player(S, i)
+        while player == CHANCE:
+            K.apply(S, i, K.sample_chance(S, i, rngs))
+            player = K.current_player(S, i)
+        if player == TERMINAL:
+            K.returns(S, i, rewards[i])
+            terminated[i] = True
+        elif S[i, K.DECISIONS] >= max_length:
+            truncated[i] = True
+        if terminated[i] or truncated[i]:
+            for k in range(K.SIZE):
+                S[i, k] = initial[k]
+            player = K.current_player(S, i)
+            while player == CHANCE:
+                K.apply(S, i, K.sample_chance(S, i, rngs))
+                player = K.current_player(S, i)
+        players[i] = player
+        K.legal_mask(S, i, masks)
+        K.observation(S, i, player, obs)
+
+
+_TEMPLATE = (resolve_chance, random_playout, batch_reset, batch_step)
+
+
+class Drivers(NamedTuple):
+    """One game's drivers: the template compiled over its kernel module (``kernel_drivers``)."""
+
+    resolve_chance: Callable[[np.ndarray, int, np.ndarray], int]
+    random_playout: Callable[[np.ndarray, int, np.ndarray, int, np.ndarray], int]
+    batch_reset: Callable[..., None]
+    batch_step: Callable[..., None]
+
+
+_DRIVERS: dict[str, tuple[types.ModuleType, Drivers]] = {}
+
+
+def kernel_drivers(kernel: types.ModuleType) -> Drivers:
+    """The drivers of the game whose kernel module is ``kernel``: the template's functions, compiled with ``K``
+    bound to that module (made once per process, compiled on first use, cached on disk like the kernels).
+
+    Why a copy per game and not one compiled driver that takes the kernels as arguments: numba types a jitted
+    function passed as an argument by the function object itself, so such a driver is never found in the disk
+    cache again (every process compiles it afresh and adds a file); typed as first-class function pointers it
+    is cached, but unboxing each pointer costs 10-30 us per call and the kernels cannot be inlined. Here the
+    template's code object runs over a namespace that binds ``K`` to the game's kernels: one source, direct
+    calls. Each copy is cached under a name holding the game and a digest of its ``kernel.py``, so an edit of
+    the game's kernels recompiles its drivers (an edit of this file does it for every game).
+    """
+    name = kernel.__name__
+    known = _DRIVERS.get(name)
+    if known is not None and known[0] is kernel:
+        return known[1]
+    missing = [attr for attr in KERNEL_INTERFACE if not hasattr(kernel, attr)]
+    if missing:
+        raise TypeError(f"{name} is not a kernel module: it lacks {', '.join(missing)} (see KERNEL_INTERFACE)")
+    own = [attr for attr in DRIVER_NAMES if attr in vars(kernel)]
+    if own:
+        raise TypeError(f"{name} defines {', '.join(own)}: the drivers are the template's (envs.core.kernel), not a copy")
+    namespace: dict[str, Any] = {
+        "__name__": name,
+        "K": kernel,
+        "np": np,
+        "CHANCE": CHANCE,
+        "TERMINAL": TERMINAL,
+        "below": below,
+    }
+    tag = f"{name}.{_source_digest(kernel)}"  # numba names the cache files after it: one set per module and source
+    for fn in _TEMPLATE:
+        copy = types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__)
+        copy.__qualname__ = f"{tag}.{fn.__name__}"
+        copy.__doc__ = fn.__doc__
+        copy.__annotations__ = dict(fn.__annotations__)
+        namespace[fn.__name__] = jit(copy)
+    drivers = Drivers(*(namespace[fn.__name__] for fn in _TEMPLATE))
+    _DRIVERS[name] = (kernel, drivers)
+    return drivers
+
+
+def is_template_driver(fn: Any, name: str) -> bool:
+    """Is ``fn`` (a compiled driver, or its plain function under ``NUMBA_DISABLE_JIT``) the template's ``name``?"""
+    template = {f.__name__: f for f in _TEMPLATE}.get(name)
+    code = getattr(getattr(fn, "py_func", fn), "__code__", None)
+    return template is not None and code is template.__code__
+
+
+def _source_digest(module: types.ModuleType) -> str:
+    """A short digest of a module's source file (``"nosource"`` when it cannot be read)."""
+    try:
+        data = Path(module.__file__ or "").read_bytes()
+    except OSError:
+        return "nosource"
+    return hashlib.sha256(data).hexdigest()[:12]
+
+
+@jit
+def illegal_actions(masks: np.ndarray, actions: np.ndarray, active: np.ndarray, bad: np.ndarray) -> int:
+    """Mark in ``bad`` the active rows whose action is not legal in ``masks`` (the masks of the positions the
+    actions are for); returns how many."""
+    count = 0
+    num_actions = masks.shape[1]
+    for i in range(masks.shape[0]):
+        a = actions[i]
+        wrong = active[i] and not (0 <= a < num_actions and masks[i, a])
+        bad[i] = wrong
+        count += wrong
+    return count
 
 
 # ---- list-like views, so a kernel-backed State keeps the attribute API of a list-based one ----------------
@@ -274,3 +545,101 @@ def rows_field(start: int, width: int, rows: int | None = None, doc: str = "") -
         IntRows(state.s, start, count(state), width).assign(values)
 
     return property(get, put, doc=doc)
+
+
+# ---- the Game and the State of a ported game ------------------------------------------------------------
+S_ = TypeVar("S_", bound="KernelState")
+
+
+class KernelGame(Game):
+    """A game whose rules are compiled kernels: ``kernel`` names its kernel module and ``initial`` is the row of
+    a new game (built by ``kernel.initial_state`` from the options in ``__init__``). Such a game can be batched
+    (``gameshelf.vector``); its ``State`` is a ``KernelState``."""
+
+    kernel: types.ModuleType
+    """The game's kernel module (``KERNEL_INTERFACE``), a class attribute: ``kernel = K``."""
+    initial: np.ndarray
+    """The kernel state row of a new game (before the first chance node)."""
+
+
+class KernelState(State):
+    """A position of a ``KernelGame``: a view over one kernel state row, which the game's kernels act on.
+
+    ``S`` is a one-row matrix and ``s`` its row; the game's fields are descriptors over ``s`` (``int_field``,
+    ``flag_field``, ``ints_field``, ``rows_field``). The rule steps are the kernels' (mask, legality, apply,
+    returns, observation, random playout); a subclass adds ``current_player`` (read from ``s`` in Python: the
+    hottest query), chance outcomes, text and positions. ``clone`` and pickling copy ``S``, the history and the
+    attributes named in ``EXTRA``.
+    """
+
+    game: KernelGame
+    EXTRA: ClassVar[tuple[str, ...]] = ()
+    """The names of a subclass's own attributes (beside the row and the history): ``clone`` copies them as they
+    are (immutable values), pickling keeps them."""
+
+    def __init__(self, game: KernelGame) -> None:
+        super().__init__(game)
+        self.S: np.ndarray = game.initial.reshape(1, -1).copy()
+        """The kernel state: a one-row matrix (layout: the game's ``kernel.py``); ``s`` is its row."""
+        self.s: np.ndarray = self.S[0]
+
+    def view_row(self, states: np.ndarray, i: int) -> None:
+        """Make this state a view of row ``i`` of a state matrix (a batch's): it reads and writes that row."""
+        self.S = states[i : i + 1]
+        self.s = self.S[0]
+
+    # ---- rule steps: the kernels ------------------------------------------------------------------
+    def legal_action_mask(self) -> np.ndarray:
+        mask = np.empty((1, self.game.info.num_actions), dtype=bool)
+        self.game.kernel.legal_mask(self.S, 0, mask)
+        return mask[0]
+
+    def _is_legal(self, player: int, action: int) -> bool:
+        if player == CHANCE:
+            return bool(self.game.kernel.is_chance_outcome(self.S, 0, action))
+        return bool(self.game.kernel.is_legal(self.S, 0, action))
+
+    def _apply(self, action: int) -> None:
+        self.game.kernel.apply(self.S, 0, action)
+
+    def returns(self) -> np.ndarray:
+        out = np.zeros(self.game.info.num_players, dtype=np.float64)
+        self.game.kernel.returns(self.S, 0, out)
+        return out
+
+    def _observation(self, seat: int) -> np.ndarray:
+        info = self.game.info
+        shape = info.observation_shape
+        out = np.empty((1, math.prod(shape)), dtype=info.observation_dtype)
+        self.game.kernel.observation(self.S, 0, seat, out)
+        return out[0] if len(shape) == 1 else out[0].reshape(shape)
+
+    def random_playout(self, rng: np.random.Generator, max_decisions: int | None = None) -> int:
+        """Play on in place with random legal actions in the compiled kernels, chance seeded from ``rng``.
+
+        The same distribution as ``envs.core.random_playout`` (not the same draws); ``history`` is not
+        extended (the moves are not recorded). Returns the number of decisions made.
+        """
+        generator = seed_generators(int(rng.integers(1 << 63)), 1)
+        limit = self.game.info.max_game_length if max_decisions is None else max_decisions
+        mask = np.empty((1, self.game.info.num_actions), dtype=bool)
+        return int(kernel_drivers(self.game.kernel).random_playout(self.S, 0, generator, limit, mask))
+
+    # ---- copies -----------------------------------------------------------------------------------
+    def clone(self: S_) -> S_:
+        new = object.__new__(type(self))
+        new.game = self.game  # attribute by attribute: the fastest copy (search clones at every node)
+        new.history = self.history.copy()
+        S = self.S.copy()
+        new.S = S
+        new.s = S[0]
+        for key in self.EXTRA:
+            setattr(new, key, getattr(self, key))
+        return new
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {key: value for key, value in self.__dict__.items() if key != "s"}
+
+    def __setstate__(self, data: dict[str, Any]) -> None:
+        self.__dict__.update(data)
+        self.s = self.S[0]

@@ -1,8 +1,8 @@
 """Level X's rules as compiled kernels over a flat ``int64`` state vector: the one implementation of the rules.
 
 ``LevelXState`` (``rules.py``) wraps one vector (a one-row matrix); ``gameshelf.vector`` steps a matrix of
-them. Every function takes the matrix ``S`` and the row ``i`` (see ``envs.core.kernel``), is compiled by
-numba and also runs as plain Python. Layout of a row (``SIZE`` ints):
+them. Every function takes the matrix ``S`` and the row ``i`` (see ``envs.core.kernel``, which lists what a
+kernel module provides), is compiled by numba and also runs as plain Python. Layout of a row (``SIZE`` ints):
 
 | offset | entries | meaning |
 |---|---|---|
@@ -14,7 +14,9 @@ numba and also runs as plain Python. Layout of a row (``SIZE`` ints):
 | ``DISPLACE`` | 1 | 1 if a pawn pushed off X goes to square 1 (option ``displaced_to="square1"``), else 0 |
 | ``FIRST``, ``CUR`` | 1, 1 | first player and seat to move (-1 before the opening chance node) |
 | ``DICE`` | 1 | roll id of the turn (index in ``ROLLS``), -1 before the roll |
-| ``TURNS``, ``END``, ``OVER`` | 1, 1, 1 | completed turns (= decisions), last round triggered, game over |
+| ``TURNS``, ``END``, ``OVER`` | 1, 1, 1 | completed turns (= decisions: ``DECISIONS``), last round triggered, game over |
+
+The drivers (chance resolution, random playouts, the batch steps) are the template's, in ``envs.core.kernel``.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL
-from gameshelf.envs.core.kernel import below, jit
+from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit, jit_helper
 from gameshelf.envs.level_x.actions import (
     BONUS_TILES,
     EFFECT_STEPS,
@@ -51,6 +53,8 @@ TURNS = NP + 5
 END = NP + 6
 OVER = NP + 7
 SIZE = NP + 8
+DECISIONS = TURNS
+"""The player decisions made (the batched environment's truncation counter)."""
 
 IN_STACK = -1
 """``BONUS`` entry of a tile still in the stack."""
@@ -62,7 +66,8 @@ ROW_LEN = np.array(ROW_LENGTH, dtype=np.int64)
 ROW_VALUE = np.array(ROWS, dtype=np.int64)
 TILE_VALUE = np.array(BONUS_TILES, dtype=np.int64)
 STEPS = np.array(EFFECT_STEPS, dtype=np.int64)
-MASKS = np.ascontiguousarray(ROLL_MASKS)
+MASKS = np.ascontiguousarray(ROLL_MASKS).view(np.uint8)
+"""The legal actions of each roll id, as bytes (a mask row is copied as bytes: numba copies bools one by one)."""
 ROLL_DICE = np.array(ROLLS, dtype=np.int64)
 DICE_ROLL = np.zeros(6**4, dtype=np.int64)
 """Roll id of four ordered dice values ``a, b, c, d`` (0-based) at ``216 a + 36 b + 6 c + d``."""
@@ -96,7 +101,7 @@ NUM_POSITIONS = POSITIONS
 
 def initial_state(num_players: int, tokens: tuple[int, ...], displace_to_square1: bool) -> np.ndarray:
     """The state vector before the first chance node (built once per game; a new game copies it)."""
-    s = np.zeros(SIZE, dtype=np.int64)
+    s = np.zeros(SIZE, dtype=STATE_DTYPE)
     s[LEFT : LEFT + R] = tokens
     s[BONUS : BONUS + B] = IN_STACK
     s[NP] = num_players
@@ -105,7 +110,7 @@ def initial_state(num_players: int, tokens: tuple[int, ...], displace_to_square1
     return s
 
 
-@jit
+@jit_helper
 def current_player(S: np.ndarray, i: int) -> int:
     if S[i, OVER]:
         return TERMINAL
@@ -114,10 +119,16 @@ def current_player(S: np.ndarray, i: int) -> int:
     return S[i, CUR]  # type: ignore[no-any-return]
 
 
-@jit
+@jit_helper
 def num_chance_outcomes(S: np.ndarray, i: int) -> int:
     """Chance outcome ids are ``0 .. this - 1``: seats before the first player is drawn, then roll ids."""
     return S[i, NP] if S[i, FIRST] < 0 else NUM_ROLLS  # type: ignore[no-any-return]
+
+
+@jit
+def is_chance_outcome(S: np.ndarray, i: int, outcome: int) -> bool:
+    """Is ``outcome`` a possible outcome of the chance node (a seat, then a roll id)?"""
+    return 0 <= outcome < num_chance_outcomes(S, i)
 
 
 @jit
@@ -125,19 +136,20 @@ def is_legal(S: np.ndarray, i: int, action: int) -> bool:
     """Is ``action`` legal for the player to move (``False`` at chance and terminal nodes)?"""
     if current_player(S, i) < 0 or not 0 <= action < NUM_ACTS:
         return False
-    return MASKS[S[i, DICE], action]  # type: ignore[no-any-return]
+    return MASKS[S[i, DICE], action] != 0  # type: ignore[no-any-return]
 
 
 @jit
 def legal_mask(S: np.ndarray, i: int, out: np.ndarray) -> None:
     """Write the legal action mask (``bool``, all False at chance and terminal nodes) into row ``i`` of ``out``."""
+    bytes_out = out.view(np.uint8)
     if current_player(S, i) < 0:
         for a in range(NUM_ACTS):
-            out[i, a] = False
+            bytes_out[i, a] = 0
     else:
         row = S[i, DICE]
         for a in range(NUM_ACTS):
-            out[i, a] = MASKS[row, a]
+            bytes_out[i, a] = MASKS[row, a]
 
 
 @jit
@@ -209,7 +221,7 @@ def apply(S: np.ndarray, i: int, action: int) -> None:
         S[i, CUR] = nxt
 
 
-@jit
+@jit_helper
 def score(S: np.ndarray, i: int, seat: int) -> int:
     """Token values plus bonus tiles of ``seat``."""
     total = 0
@@ -221,7 +233,7 @@ def score(S: np.ndarray, i: int, seat: int) -> int:
     return total
 
 
-@jit
+@jit_helper
 def ranking_key(S: np.ndarray, i: int, seat: int) -> int:
     """Score, then bonus tiles held, then tokens held, as one comparable integer."""
     tiles = 0
@@ -242,16 +254,15 @@ def returns(S: np.ndarray, i: int, out: np.ndarray) -> None:
         out[seat] = 0.0
     if not S[i, OVER] or n < 2:
         return
-    keys = np.empty(n, dtype=np.int64)
     for seat in range(n):
-        keys[seat] = ranking_key(S, i, seat)
-    for seat in range(n):
+        key = ranking_key(S, i, seat)
         better = 0
         equal = 0
         for other in range(n):
-            if keys[other] > keys[seat]:
+            other_key = ranking_key(S, i, other)
+            if other_key > key:
                 better += 1
-            elif keys[other] == keys[seat]:
+            elif other_key == key:
                 equal += 1
         acc = 0.0  # the mean of the shared places' values, summed in order as rank_returns does
         for place in range(better, better + equal):
@@ -295,100 +306,3 @@ def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
         out[i, O_FIRST + (S[i, FIRST] - seat) % n] = 1.0
     out[i, O_END] = float(S[i, END])
     out[i, O_OVER] = float(S[i, OVER])
-
-
-# ---- drivers: chance, playouts, batches -------------------------------------------------------------------
-@jit
-def resolve_chance(S: np.ndarray, i: int, rngs: np.ndarray) -> None:
-    """Resolve chance nodes with generator ``i`` of ``rngs`` until a player is to move or the game is over."""
-    while current_player(S, i) == CHANCE:
-        apply(S, i, sample_chance(S, i, rngs))
-
-
-@jit
-def random_playout(S: np.ndarray, i: int, rngs: np.ndarray, max_decisions: int) -> int:
-    """Play on in place with uniformly random legal actions (chance from ``rngs``); returns the decisions made."""
-    decisions = 0
-    legal = np.empty(NUM_ACTS, dtype=np.int64)
-    while decisions < max_decisions:
-        resolve_chance(S, i, rngs)
-        if S[i, OVER]:
-            break
-        count = 0
-        roll = S[i, DICE]
-        for a in range(NUM_ACTS):
-            if MASKS[roll, a]:
-                legal[count] = a
-                count += 1
-        apply(S, i, legal[below(rngs, i, count)])
-        decisions += 1
-    return decisions
-
-
-@jit
-def batch_reset(
-    S: np.ndarray, rngs: np.ndarray, initial: np.ndarray, players: np.ndarray, obs: np.ndarray, masks: np.ndarray
-) -> None:
-    """Start a new game in every row (chance resolved) and write player to move, observation and mask."""
-    for i in range(S.shape[0]):
-        for k in range(SIZE):
-            S[i, k] = initial[k]
-        resolve_chance(S, i, rngs)
-        players[i] = S[i, CUR]
-        legal_mask(S, i, masks)
-        observation(S, i, S[i, CUR], obs)
-
-
-@jit
-def batch_illegal(S: np.ndarray, actions: np.ndarray, active: np.ndarray, bad: np.ndarray) -> int:
-    """Mark in ``bad`` the active rows whose action is illegal; returns how many (nothing is changed)."""
-    count = 0
-    for i in range(S.shape[0]):
-        bad[i] = active[i] and not is_legal(S, i, actions[i])
-        if bad[i]:
-            count += 1
-    return count
-
-
-@jit
-def batch_step(
-    S: np.ndarray,
-    rngs: np.ndarray,
-    initial: np.ndarray,
-    actions: np.ndarray,
-    active: np.ndarray,
-    max_length: int,
-    players: np.ndarray,
-    obs: np.ndarray,
-    masks: np.ndarray,
-    rewards: np.ndarray,
-    terminated: np.ndarray,
-    truncated: np.ndarray,
-) -> None:
-    """One checked action per active row, chance resolved, finished games reported then reset, outputs written.
-
-    Inactive rows are left as they are (zero rewards, no end flags)."""
-    for i in range(S.shape[0]):
-        if not active[i]:
-            for k in range(rewards.shape[1]):
-                rewards[i, k] = 0.0
-            terminated[i] = False
-            truncated[i] = False
-            continue
-        apply(S, i, actions[i])
-        resolve_chance(S, i, rngs)
-        over = S[i, OVER] != 0
-        if over:
-            returns(S, i, rewards[i])
-        else:
-            for k in range(rewards.shape[1]):
-                rewards[i, k] = 0.0
-        terminated[i] = over
-        truncated[i] = not over and S[i, TURNS] >= max_length
-        if over or truncated[i]:
-            for k in range(SIZE):
-                S[i, k] = initial[k]
-            resolve_chance(S, i, rngs)
-        players[i] = S[i, CUR]
-        legal_mask(S, i, masks)
-        observation(S, i, S[i, CUR], obs)

@@ -12,8 +12,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameFacts, IllegalActionError, Option, State
-from gameshelf.envs.core.kernel import flag_field, int_field, ints_field, rows_field, seed_generators
+from gameshelf.envs.core.game import CHANCE, TERMINAL, GameFacts, IllegalActionError, Option, State
+from gameshelf.envs.core.kernel import KernelGame, KernelState, flag_field, int_field, ints_field, rows_field
 from gameshelf.envs.core.position import PositionReader
 from gameshelf.envs.level_x import kernel as K
 from gameshelf.envs.level_x.actions import (
@@ -47,12 +47,12 @@ MAX_GAME_LENGTH = 2000
 _CUMULATIVE = ROLL_CUMULATIVE.tolist()
 
 
-class LevelXGame(Game):
+class LevelXGame(KernelGame):
     """Level X for 2 to 4 players."""
 
     name = "level_x"
     kernel = K
-    """The compiled rules (``kernel.py``): the state wraps its vector, ``gameshelf.vector`` batches it."""
+    """The compiled rules (``kernel.py``): the state wraps its row, ``gameshelf.vector`` batches it."""
     OPTIONS: ClassVar[dict[str, Option]] = {
         "num_players": Option(2, choices=(2, 3, 4), doc="number of players"),
         "remove_one_per_stack_if_lt4": Option(
@@ -68,8 +68,7 @@ class LevelXGame(Game):
         remove = self.options["remove_one_per_stack_if_lt4"] and n < 4
         self.initial_tokens: tuple[int, ...] = tuple(t - 1 for t in TOKENS) if remove else TOKENS
         self.displace_to_square1: bool = self.options["displaced_to"] == "square1"
-        self.initial: np.ndarray = K.initial_state(n, self.initial_tokens, self.displace_to_square1)
-        """The kernel state vector of a new game (before the first chance node)."""
+        self.initial = K.initial_state(n, self.initial_tokens, self.displace_to_square1)
 
     def _facts(self) -> GameFacts:
         return GameFacts(num_actions=NUM_ACTIONS, max_game_length=MAX_GAME_LENGTH, has_chance=True, has_hidden_info=False)
@@ -134,8 +133,8 @@ class LevelXGame(Game):
         return super().string_to_action(state, text)
 
 
-class LevelXState(State):
-    """A Level X position: a view over one kernel state vector (``kernel.py``), which the rules act on.
+class LevelXState(KernelState):
+    """A Level X position: a view over one kernel state row (``kernel.py``), which the rules act on.
 
     The fields read and write that vector, like plain lists, so tests can set up positions directly:
     ``pos[seat][r]``: square of the seat's pawn in row index ``r`` (0 = supply, ``ROW_LENGTH[r]`` = X).
@@ -145,12 +144,7 @@ class LevelXState(State):
     ``dice``: roll id of the current turn (``NO_DICE`` until rolled). ``turns``: completed turns.
     """
 
-    def __init__(self, game: LevelXGame) -> None:
-        super().__init__(game)
-        self.game: LevelXGame = game
-        self.S: np.ndarray = game.initial.reshape(1, -1).copy()
-        """The kernel state: a one-row matrix (layout: ``kernel.py``); ``s`` is its row."""
-        self.s: np.ndarray = self.S[0]
+    game: LevelXGame
 
     # ---- fields (views of the state vector) --------------------------------------------------------
     pos = rows_field(K.POS, NUM_ROWS, doc="square of each seat's pawn in each row (0 = supply)")
@@ -217,12 +211,7 @@ class LevelXState(State):
         dice = self.dice
         return ROLLS[dice] if dice != NO_DICE else ()
 
-    # ---- actions ----------------------------------------------------------------------------------
-    def legal_action_mask(self) -> np.ndarray:
-        mask = np.empty((1, NUM_ACTIONS), dtype=bool)
-        K.legal_mask(self.S, 0, mask)
-        return mask[0]
-
+    # ---- actions (mask, legality and apply: KernelState's) ----------------------------------------
     def legal_actions(self) -> list[int]:
         if self.current_player() < 0:
             return []
@@ -242,25 +231,7 @@ class LevelXState(State):
         # the same draw as np.searchsorted(ROLL_CUMULATIVE, u * total, side="right"), without numpy's call cost
         return min(bisect.bisect_right(_CUMULATIVE, rng.random() * _CUMULATIVE[-1]), len(ROLLS) - 1)
 
-    def _is_legal(self, player: int, action: int) -> bool:
-        if player == CHANCE:  # chance ids are a range
-            return 0 <= action < K.num_chance_outcomes(self.S, 0)
-        return bool(K.is_legal(self.S, 0, action))
-
-    def _apply(self, action: int) -> None:
-        K.apply(self.S, 0, action)
-
-    def random_playout(self, rng: np.random.Generator, max_decisions: int | None = None) -> int:
-        """Play on in place with random legal actions in the compiled kernel, chance seeded from ``rng``.
-
-        The same distribution as ``envs.core.random_playout`` (not the same draws); ``history`` is not
-        extended (the moves are not recorded). Returns the number of decisions made.
-        """
-        generator = seed_generators(int(rng.integers(1 << 63)), 1)
-        limit = MAX_GAME_LENGTH if max_decisions is None else max_decisions
-        return int(K.random_playout(self.S, 0, generator, limit))
-
-    # ---- results ----------------------------------------------------------------------------------
+    # ---- results (returns, observation, playout and copies: KernelState's) --------------------------
     def score(self, seat: int) -> int:
         return int(K.score(self.S, 0, seat))
 
@@ -271,23 +242,12 @@ class LevelXState(State):
         """Score, then bonus tiles held, then tokens held (spec: tie-break PROPOSED)."""
         return (self.score(seat), len(self.bonuses[seat]), sum(self.held[seat]))
 
-    def returns(self) -> np.ndarray:
-        out = np.zeros(self.game.num_players, dtype=np.float64)
-        K.returns(self.S, 0, out)
-        return out
-
     def x_occupant(self, r: int) -> int:
         """Seat whose pawn is on row index ``r``'s X square, or -1."""
         for seat, p in enumerate(self.pos):
             if p[r] == ROW_LENGTH[r]:
                 return seat
         return -1
-
-    # ---- observation ------------------------------------------------------------------------------
-    def _observation(self, seat: int) -> np.ndarray:
-        obs = np.empty((1, OBS_SIZE), dtype=np.float32)
-        K.observation(self.S, 0, seat, obs)
-        return obs[0]
 
     # ---- text -------------------------------------------------------------------------------------
     def action_to_string(self, action: int) -> str:
@@ -331,22 +291,6 @@ class LevelXState(State):
         else:
             lines.append(f"player {self.current} to move, dice " + " ".join(map(str, ROLLS[self.dice])))
         return "\n".join(lines)
-
-    # ---- copies -----------------------------------------------------------------------------------
-    def clone(self) -> LevelXState:
-        new = LevelXState.__new__(LevelXState)
-        new.game = self.game
-        new.history = self.history.copy()
-        new.S = self.S.copy()
-        new.s = new.S[0]
-        return new
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"game": self.game, "history": self.history, "S": self.S}
-
-    def __setstate__(self, data: dict[str, Any]) -> None:
-        self.__dict__.update(data)
-        self.s = self.S[0]
 
 
 class _Bonuses(Sequence[list[int]]):

@@ -1,8 +1,9 @@
 """Olenon's rules as compiled kernels over a flat ``int64`` state vector: the one implementation of the rules.
 
 ``OlenonState`` (``rules.py``) wraps one vector (a one-row matrix); ``gameshelf.vector`` steps a matrix of
-them. Every function takes the matrix ``S`` and the row ``i`` (see ``envs.core.kernel``), is compiled by
-numba and also runs as plain Python. Layout of a row (``SIZE`` ints; seats 0..3, values 0..6):
+them. Every function takes the matrix ``S`` and the row ``i`` (see ``envs.core.kernel``, which lists what a
+kernel module provides), is compiled by numba and also runs as plain Python. Layout of a row (``SIZE`` ints;
+seats 0..3, values 0..6):
 
 | offset | entries | meaning |
 |---|---|---|
@@ -19,6 +20,8 @@ numba and also runs as plain Python. Layout of a row (``SIZE`` ints; seats 0..3,
 | ``TURN``, ``LAST`` | 1, 1 | seat to act (-1 outside play); seat that last played cards (-1: none) |
 | ``RULE``, ``OPEN`` | 1, 1 | options: index in ``FIRST_PLAYER_RULES``; ``open_team_info`` |
 | ``DECISIONS`` | 1 | player decisions so far (the batched environment's truncation counter) |
+
+The drivers (chance resolution, random playouts, the batch steps) are the template's, in ``envs.core.kernel``.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL
-from gameshelf.envs.core.kernel import below, jit
+from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit, jit_helper
 from gameshelf.envs.olenon.actions import CHOOSE_FIRST, DEAL, NUM_ACTIONS, OVER, PASS, PLAY, REPLACE_BASE
 from gameshelf.envs.olenon.cards import DEALT as CARDS_DEALT
 from gameshelf.envs.olenon.cards import (
@@ -91,7 +94,7 @@ OBS_SIZE = LAYOUT.size
 
 def initial_state(first_player_rule: str, open_team_info: bool) -> np.ndarray:
     """The state vector before the first chance node (built once per game; a new game copies it)."""
-    s = np.zeros(SIZE, dtype=np.int64)
+    s = np.zeros(SIZE, dtype=STATE_DTYPE)
     s[ROUND_FIRST] = s[OUT_PLAYER] = -1
     s[TABLE_VALUE] = s[TURN] = s[LAST] = -1
     s[PASSED : PASSED + P] = -1
@@ -100,7 +103,7 @@ def initial_state(first_player_rule: str, open_team_info: bool) -> np.ndarray:
     return s
 
 
-@jit
+@jit_helper
 def current_player(S: np.ndarray, i: int) -> int:
     phase = S[i, PHASE]
     if phase == PLAY:
@@ -110,7 +113,7 @@ def current_player(S: np.ndarray, i: int) -> int:
     return CHANCE
 
 
-@jit
+@jit_helper
 def chance_weight(S: np.ndarray, i: int, outcome: int) -> int:
     """Weight of a chance outcome (0: impossible): 1 per seat when choosing the first player, else the
     undealt copies of the value."""
@@ -122,6 +125,12 @@ def chance_weight(S: np.ndarray, i: int, outcome: int) -> int:
     for seat in range(P):
         left -= S[i, HANDS + V * seat + outcome]
     return left  # type: ignore[no-any-return]
+
+
+@jit
+def is_chance_outcome(S: np.ndarray, i: int, outcome: int) -> bool:
+    """Is ``outcome`` a possible outcome of the chance node (a seat, then a value with copies left)?"""
+    return chance_weight(S, i, outcome) > 0
 
 
 @jit
@@ -151,7 +160,7 @@ def sample_chance(S: np.ndarray, i: int, rngs: np.ndarray) -> int:
     return V - 1
 
 
-@jit
+@jit_helper
 def beats(new: int, old: int) -> bool:
     return new > old or (new == 0 and old == 6)
 
@@ -159,8 +168,9 @@ def beats(new: int, old: int) -> bool:
 @jit
 def legal_mask(S: np.ndarray, i: int, out: np.ndarray) -> None:
     """Write the legal action mask (all False outside play) into row ``i`` of ``out``."""
+    bytes_out = out.view(np.uint8)  # numba writes bools one by one
     for a in range(NUM_ACTS):
-        out[i, a] = False
+        bytes_out[i, a] = 0
     if S[i, PHASE] != PLAY:
         return
     hand = HANDS + V * S[i, TURN]
@@ -168,15 +178,15 @@ def legal_mask(S: np.ndarray, i: int, out: np.ndarray) -> None:
     if n == 0:
         for v in range(V):
             for k in range(1, min(MAX_TABLE, S[i, hand + v]) + 1):
-                out[i, (k - 1) * V + v] = True
+                bytes_out[i, (k - 1) * V + v] = 1
         return
     v = S[i, TABLE_VALUE]
     for k in range(1, min(MAX_TABLE - n, S[i, hand + v]) + 1):
-        out[i, (k - 1) * V + v] = True
+        bytes_out[i, (k - 1) * V + v] = 1
     for w in range(V):
         if beats(w, v) and S[i, hand + w] >= n:
-            out[i, REPLACE_BASE + w] = True
-    out[i, PASS] = True
+            bytes_out[i, REPLACE_BASE + w] = 1
+    bytes_out[i, PASS] = 1
 
 
 @jit
@@ -197,7 +207,7 @@ def is_legal(S: np.ndarray, i: int, action: int) -> bool:
     return n + k <= MAX_TABLE and S[i, hand + v] >= k  # type: ignore[no-any-return]
 
 
-@jit
+@jit_helper
 def _next_active(S: np.ndarray, i: int, seat: int) -> int:
     """The next seat clockwise after ``seat`` that has not passed (one always exists mid-trick)."""
     for step in range(1, P):
@@ -207,7 +217,7 @@ def _next_active(S: np.ndarray, i: int, seat: int) -> int:
     return -1  # unreachable: a team pass ends the trick
 
 
-@jit
+@jit_helper
 def _end_trick(S: np.ndarray, i: int) -> None:
     """Passed players take their cards back, the table is discarded, the last player to play leads."""
     for s in range(P):
@@ -225,7 +235,7 @@ def _end_trick(S: np.ndarray, i: int) -> None:
     S[i, TURN] = S[i, LAST]
 
 
-@jit
+@jit_helper
 def _new_round(S: np.ndarray, i: int) -> None:
     for k in range(ROUND_START, LAST + 1):
         S[i, k] = 0
@@ -234,7 +244,7 @@ def _new_round(S: np.ndarray, i: int) -> None:
         S[i, PASSED + s] = -1
 
 
-@jit
+@jit_helper
 def _end_round(S: np.ndarray, i: int, seat: int) -> None:
     team = seat % 2
     S[i, WINS + team] += 1
@@ -359,101 +369,3 @@ def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
     out[i, O_ROUND + min(S[i, ROUND], MAX_ROUNDS - 1)] = 1.0
     if open_info:
         out[i, O_OPEN_INFO] = 1.0
-
-
-# ---- drivers: chance, playouts, batches (the same in every ported game; see docs/adding_a_game.md) ---------
-@jit
-def resolve_chance(S: np.ndarray, i: int, rngs: np.ndarray) -> None:
-    """Resolve chance nodes with generator ``i`` of ``rngs`` until a player is to move or the game is over."""
-    while current_player(S, i) == CHANCE:
-        apply(S, i, sample_chance(S, i, rngs))
-
-
-@jit
-def random_playout(S: np.ndarray, i: int, rngs: np.ndarray, max_decisions: int) -> int:
-    """Play on in place with uniformly random legal actions (chance from ``rngs``); returns the decisions made."""
-    decisions = 0
-    mask = np.zeros((1, NUM_ACTS), dtype=np.bool_)
-    while decisions < max_decisions:
-        resolve_chance(S, i, rngs)
-        if current_player(S, i) < 0:
-            break
-        legal_mask(S, i, mask)
-        count = 0
-        for a in range(NUM_ACTS):
-            count += mask[0, a]
-        k = below(rngs, i, count)
-        for a in range(NUM_ACTS):
-            if mask[0, a]:
-                if k == 0:
-                    apply(S, i, a)
-                    break
-                k -= 1
-        decisions += 1
-    return decisions
-
-
-@jit
-def batch_reset(
-    S: np.ndarray, rngs: np.ndarray, initial: np.ndarray, players: np.ndarray, obs: np.ndarray, masks: np.ndarray
-) -> None:
-    """Start a new game in every row (chance resolved) and write player to move, observation and mask."""
-    for i in range(S.shape[0]):
-        for k in range(SIZE):
-            S[i, k] = initial[k]
-        resolve_chance(S, i, rngs)
-        players[i] = current_player(S, i)
-        legal_mask(S, i, masks)
-        observation(S, i, players[i], obs)
-
-
-@jit
-def batch_illegal(S: np.ndarray, actions: np.ndarray, active: np.ndarray, bad: np.ndarray) -> int:
-    """Mark in ``bad`` the active rows whose action is illegal; returns how many (nothing is changed)."""
-    count = 0
-    for i in range(S.shape[0]):
-        bad[i] = active[i] and not is_legal(S, i, actions[i])
-        if bad[i]:
-            count += 1
-    return count
-
-
-@jit
-def batch_step(
-    S: np.ndarray,
-    rngs: np.ndarray,
-    initial: np.ndarray,
-    actions: np.ndarray,
-    active: np.ndarray,
-    max_length: int,
-    players: np.ndarray,
-    obs: np.ndarray,
-    masks: np.ndarray,
-    rewards: np.ndarray,
-    terminated: np.ndarray,
-    truncated: np.ndarray,
-) -> None:
-    """One checked action per active row, chance resolved, finished games reported then reset, outputs written.
-
-    Inactive rows are left as they are (zero rewards, no end flags)."""
-    for i in range(S.shape[0]):
-        for k in range(rewards.shape[1]):
-            rewards[i, k] = 0.0
-        terminated[i] = False
-        truncated[i] = False
-        if not active[i]:
-            continue
-        apply(S, i, actions[i])
-        resolve_chance(S, i, rngs)
-        over = S[i, PHASE] == OVER
-        if over:
-            returns(S, i, rewards[i])
-        terminated[i] = over
-        truncated[i] = not over and S[i, DECISIONS] >= max_length
-        if over or truncated[i]:
-            for k in range(SIZE):
-                S[i, k] = initial[k]
-            resolve_chance(S, i, rngs)
-        players[i] = current_player(S, i)
-        legal_mask(S, i, masks)
-        observation(S, i, players[i], obs)

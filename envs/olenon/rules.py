@@ -15,7 +15,6 @@ import numpy as np
 from gameshelf.envs.core.game import (
     CHANCE,
     TERMINAL,
-    Game,
     GameFacts,
     IllegalActionError,
     Option,
@@ -23,7 +22,7 @@ from gameshelf.envs.core.game import (
     count_outcomes,
     draw_from_counts,
 )
-from gameshelf.envs.core.kernel import int_field, ints_field, rows_field, seed_generators
+from gameshelf.envs.core.kernel import KernelGame, KernelState, int_field, ints_field, rows_field
 from gameshelf.envs.core.position import PositionReader
 from gameshelf.envs.olenon import kernel as K
 from gameshelf.envs.olenon import observation as obs_mod
@@ -62,12 +61,12 @@ MAX_COUNT = 2**62
 """Bound of the position builder's ``played`` and ``picked`` counts: the rules set none (endless play)."""
 
 
-class OlenonGame(Game):
+class OlenonGame(KernelGame):
     """Olenon with fixed options (``num_players`` is always 4)."""
 
     name = "olenon"
     kernel = K
-    """The compiled rules (``kernel.py``): the state wraps its vector, ``gameshelf.vector`` batches it."""
+    """The compiled rules (``kernel.py``): the state wraps its row, ``gameshelf.vector`` batches it."""
     OPTIONS = {
         "num_players": Option(4, choices=(4,), doc="two teams of two: seats 0 & 2 against 1 & 3"),
         "first_player_rule": Option(
@@ -84,8 +83,7 @@ class OlenonGame(Game):
         super().__init__(**options)
         self.first_player_rule: str = self.options["first_player_rule"]
         self.open_team_info: bool = self.options["open_team_info"]
-        self.initial: np.ndarray = K.initial_state(self.first_player_rule, self.open_team_info)
-        """The kernel state vector of a new game (before the first chance node)."""
+        self.initial = K.initial_state(self.first_player_rule, self.open_team_info)
 
     def _facts(self) -> GameFacts:
         return GameFacts(
@@ -274,18 +272,16 @@ class OlenonGame(Game):
         return super().string_to_action(state, text)
 
 
-class OlenonState(State):
+class OlenonState(KernelState):
     """A position of an Olenon game (see the environment card for the rules): a view over one kernel
-    state vector (``kernel.py``), which the rules act on. The fields read and write that vector like
+    state row (``kernel.py``), which the rules act on. The fields read and write that row like
     plain ints and lists."""
 
     game: OlenonGame
+    EXTRA = ("deal_start",)
 
     def __init__(self, game: OlenonGame) -> None:
         super().__init__(game)
-        self.S: np.ndarray = game.initial.reshape(1, -1).copy()
-        """The kernel state: a one-row matrix (layout: ``kernel.py``); ``s`` is its row."""
-        self.s: np.ndarray = self.S[0]
         self.deal_start = 0
         """Index in ``history`` of this round's first dealt card."""
 
@@ -337,38 +333,13 @@ class OlenonState(State):
             return draw_from_counts(self._undealt(), rng)
         raise ValueError("not a chance node")
 
-    def _is_legal(self, player: int, action: int) -> bool:
-        if player == CHANCE:
-            return bool(K.chance_weight(self.S, 0, action) > 0)
-        return bool(K.is_legal(self.S, 0, action))
-
-    # ---- actions ------------------------------------------------------------------------------
-    def legal_action_mask(self) -> np.ndarray:
-        mask = np.empty((1, NUM_ACTIONS), dtype=bool)
-        K.legal_mask(self.S, 0, mask)
-        return mask[0]
-
+    # ---- actions (mask, legality and playout: KernelState's) ----------------------------------
     def _apply(self, action: int) -> None:
         if self.s[K.PHASE] == DEAL and self.s[K.DEALT] == 0:
             self.deal_start = len(self.history)
         K.apply(self.S, 0, action)
 
-    def random_playout(self, rng: np.random.Generator, max_decisions: int | None = None) -> int:
-        """Play on in place with random legal actions in the compiled kernel, chance seeded from ``rng``.
-
-        The same distribution as ``envs.core.random_playout`` (not the same draws); ``history`` is not
-        extended (the moves are not recorded). Returns the number of decisions made.
-        """
-        generator = seed_generators(int(rng.integers(1 << 63)), 1)
-        limit = MAX_GAME_LENGTH if max_decisions is None else max_decisions
-        return int(K.random_playout(self.S, 0, generator, limit))
-
-    # ---- results ------------------------------------------------------------------------------
-    def returns(self) -> np.ndarray:
-        out = np.zeros(NUM_SEATS, dtype=np.float64)
-        K.returns(self.S, 0, out)
-        return out
-
+    # ---- results (returns, observation: KernelState's) ----------------------------------------
     def scores(self) -> np.ndarray:
         """Rounds won by each seat's team."""
         return np.array([float(self.wins[s % 2]) for s in range(NUM_SEATS)], dtype=np.float64)
@@ -379,12 +350,7 @@ class OlenonState(State):
             return -1
         return 0 if self.wins[0] > self.wins[1] else 1
 
-    # ---- observation and text -----------------------------------------------------------------
-    def _observation(self, seat: int) -> np.ndarray:
-        out = np.empty((1, obs_mod.SIZE), dtype=np.float32)
-        K.observation(self.S, 0, seat, out)
-        return out[0]
-
+    # ---- text -----------------------------------------------------------------------------------
     def action_to_string(self, action: int) -> str:
         if self.phase == CHOOSE_FIRST:
             return f"first player: seat {action}"
@@ -505,23 +471,6 @@ class OlenonState(State):
             "to_move": self.turn,
             "last_player": self.last_player,
         }
-
-    # ---- copying ------------------------------------------------------------------------------
-    def clone(self) -> OlenonState:
-        new = OlenonState.__new__(OlenonState)
-        new.game = self.game
-        new.history = list(self.history)
-        new.S = self.S.copy()
-        new.s = new.S[0]
-        new.deal_start = self.deal_start
-        return new
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"game": self.game, "history": self.history, "S": self.S, "deal_start": self.deal_start}
-
-    def __setstate__(self, data: dict[str, Any]) -> None:
-        self.__dict__.update(data)
-        self.s = self.S[0]
 
 
 __all__ = ["FIRST_PLAYER_RULES", "IllegalActionError", "OlenonGame", "OlenonState"]

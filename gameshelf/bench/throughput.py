@@ -10,7 +10,7 @@ sampled inline). PettingZoo's ``connect_four_v3`` and ``tictactoe_v3`` (``pip in
 
     gameshelf bench --mcts                           # the search path instead: every id, its default players
 
-For each id with compiled kernels (``gameshelf.vector.BATCHED_IDS``) it also prints the batched path:
+For each id with compiled kernels (``spec(id).batched``) it also prints the batched path:
 decisions per CPU-second (of this process: one core, whatever else the machine runs) of
 ``gameshelf.vector.make(id, num_envs=N)`` stepped with random legal actions, the mask and the observation
 written for every game at every step, at N = 1, 64, 1024, 8192 (``--batch-sizes``; ``--no-batched``
@@ -188,10 +188,8 @@ def pgx_loop(jax: Any, env: Any, num_envs: int, steps: int) -> tuple[Callable[[A
 
 def batched_table(ids: Sequence[str], seconds: float, rounds: int, sizes: Sequence[int]) -> list[str]:
     """The batched table's lines: per row and N, the median of ``rounds`` rounds that interleave the rows."""
-    from gameshelf.envs.vector import BATCHED_IDS
-
     rows: dict[str, Callable[[int, float], tuple[float, float]]] = {
-        env_id: functools.partial(bench_batched, env_id) for env_id in ids if env_id in BATCHED_IDS
+        env_id: functools.partial(bench_batched, env_id) for env_id in ids if envs.spec(env_id).batched
     }
     if not rows:
         return []
