@@ -59,6 +59,10 @@ import numpy as np
 from gameshelf.envs.core.game import CHANCE, TERMINAL, State
 from gameshelf.training.agents.base import Agent, heuristic_agent
 
+YIELD_SECONDS = 0.005
+"""A search lets other threads run at least this often. A search on compiled kernels otherwise keeps the
+interpreter lock for most of a second at a time (measured on Level X: other threads got it 7 times in 2 s),
+so a server thread answering requests would wait for the whole search."""
 DEFAULT_C_PUCT = 1.0
 """PUCT's exploration constant (policy-guided search), on returns scaled to [0, 1]."""
 
@@ -143,7 +147,11 @@ class MCTSAgent:
         deadline = None if self.seconds is None else now + self.seconds
         self._cutoff = None if self.max_seconds is None else now + self.max_seconds
         done = 0
+        handed_over = now
         while True:
+            if time.perf_counter() - handed_over >= YIELD_SECONDS:
+                time.sleep(0)  # hand the interpreter lock to any thread waiting for it
+                handed_over = time.perf_counter()
             if deadline is None:
                 if done >= (self.simulations or 0):
                     break
