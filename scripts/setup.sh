@@ -10,5 +10,6 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check "torch==2.13.0"
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[train,dev,notebooks]"
-# gameshelf serve (Starlette, uvicorn); its browser test also needs a system Chromium (.ci/run installs it)
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[web]"
+# gameshelf serve (Starlette, uvicorn; its browser test also needs a system Chromium, .ci/run installs it) and
+# pygame for PettingZoo's connect_four_v3, the row every `gameshelf bench` compares against
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[web,bench]"
