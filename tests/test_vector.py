@@ -140,7 +140,7 @@ def test_batched_ids_are_the_games_with_kernels():
         assert has_kernel == isinstance(game, KernelGame), env_id
         if has_kernel:
             check_kernel_template(env_id)
-    assert vector.BATCHED_IDS == tuple(envs.batched_ids())
+    assert tuple(envs.batched_ids()) == vector.BATCHED_IDS
     assert {"level_x-v0", "olenon-v0"} <= set(vector.BATCHED_IDS)
 
 
