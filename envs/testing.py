@@ -16,7 +16,8 @@ the state unchanged, at chance nodes and after the end too), chance outcomes are
 from the generator given, random games end within ``max_game_length`` with returns in range and zero before
 the end, clone and replay from the history reproduce the state, action names parse back, the position
 builder round-trips, and ``resample_hidden`` gives a real redeal that the seat cannot tell apart, whose
-history replays to it (the resample test). ``check_redeal(state, seat, rng)`` runs the resample test's
+history replays to it (the resample test), and a picture that can be clicked has one target per legal
+action. ``check_redeal(state, seat, rng)`` runs the resample test's
 checks on one redeal at any node (a game's own tests add what only they can check: uniformity, what a seat
 can deduce); ``check_redeals_along(game, seed)`` runs it for every seat along a random game.
 
@@ -872,6 +873,45 @@ def check_hidden_information(game: Game, seed: int = 8, games: int = 2, per_kind
             )
 
 
+def check_click_targets(game: Game, seed: int = 14, per_kind: int = 4) -> None:
+    """A game whose picture can be clicked (``render.targets``, see ``envs.core.rendering.click_targets``):
+    at decision nodes, every legal action has exactly one target and no other action has one, no two actions
+    share their clicks (as a multiset: the page lets them be clicked in any order), every box lies inside
+    the seat's picture, and a redeal of what the seat cannot see leaves its targets as they are."""
+    from gameshelf.envs.core.rendering import click_targets, has_click_targets, render_seat_image
+
+    rng = np.random.default_rng(seed)
+    for node in random_nodes(game, seed, per_kind=per_kind):
+        state = node.state
+        if node.kind in ("chance", "terminal") or state.is_terminal() or state.is_chance_node():
+            continue
+        if not has_click_targets(state):
+            return
+        seat = state.current_player()
+        where = _where(game, state, node.kind, seat, seed)
+        targets = click_targets(state, seat)
+        actions = [a for a, _ in targets]
+        _require(
+            sorted(actions) == sorted(state.legal_actions()),
+            f"click targets: actions {sorted(actions)} are not the legal ones [{where}]",
+        )
+        clicks = [tuple(sorted(boxes)) for _, boxes in targets]
+        _require(all(clicks), f"click targets: an action has no box to click [{where}]")
+        _require(len(set(clicks)) == len(clicks), f"click targets: two actions share their clicks [{where}]")
+        height, width = render_seat_image(state, seat).shape[:2]
+        for action, boxes in targets:
+            for x0, y0, x1, y1 in boxes:
+                _require(
+                    0 <= x0 < x1 <= width and 0 <= y0 < y1 <= height,
+                    f"click targets: action {action}'s box {(x0, y0, x1, y1)} is outside the {width}x{height} picture [{where}]",
+                )
+        if game.info.has_hidden_info:
+            other = state.resample_hidden(seat, rng)
+            _require(
+                click_targets(other, seat) == targets, f"click targets: they change with what seat {seat} cannot see [{where}]"
+            )
+
+
 GAME_CHECKS: tuple[Callable[[Game], None], ...] = (
     check_info,
     check_bad_seats,
@@ -882,6 +922,7 @@ GAME_CHECKS: tuple[Callable[[Game], None], ...] = (
     check_action_names,
     check_positions,
     check_hidden_information,
+    check_click_targets,
 )
 
 

@@ -6,6 +6,8 @@ any redeal of the other seats' hidden information.
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import socket
 import time
@@ -1068,3 +1070,30 @@ def test_mcts_moves_have_a_hard_time_cap() -> None:
         action = agent.act(state, state.current_player(), rng)
         assert time.monotonic() - began < 2.0 and state.legal_action_mask()[action]
         assert 1 <= agent.last_simulations < 10**6
+
+
+def test_a_seat_is_sent_the_boxes_to_click_on_its_turn_only() -> None:
+    """On its turn a seat gets one target per legal move, with boxes inside its picture; a watcher gets none."""
+    client = TestClient(create_app(), base_url=BASE)
+    made = start(client, "olenon-v0", ["human", "heuristic", "heuristic", "heuristic"], seed=4)
+    view = settled(client, made["seats"]["0"])
+    while not view["your_turn"]:
+        view = settled(client, made["seats"]["0"], view)
+    width, height = view["image_size"]
+    picture = base64.b64decode(view["image"].split(",", 1)[1])
+    assert Image.open(io.BytesIO(picture)).size == (width, height)
+    assert sorted(t["action"] for t in view["targets"]) == sorted(m["action"] for m in view["moves"])
+    for target in view["targets"]:
+        assert target["clicks"] and all(0 <= x0 < x1 <= width and 0 <= y0 < y1 <= height for x0, y0, x1, y1 in target["clicks"])
+    watched = client.get(f"/api/play/{made['watch']}").json()
+    assert watched["targets"] == [] and watched["moves"] == []
+
+
+def test_the_result_in_words_for_each_seat() -> None:
+    from gameshelf.web.session import _result_words
+
+    assert _result_words([1.0, -1.0], [2.0, 1.0], 0) == "You win 2\u20131"
+    assert _result_words([1.0, -1.0], [2.0, 1.0], 1) == "You lose 1\u20132"
+    assert _result_words([0.0, 0.0], [0.0, 0.0], 1) == "A draw"
+    assert _result_words([1.0, 0.0, -0.5, -0.5], [30.0, 20.0, 5.0, 5.0], 1) == "You are 2nd of 4 (your score 20, best 30)"
+    assert _result_words([1.0, 0.0, -0.5, -0.5], [30.0, 20.0, 5.0, 5.0], 3) == "You are joint 3rd of 4 (your score 5, best 30)"

@@ -22,6 +22,13 @@ class ArgumentParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UserError(f"{message} (see {self.prog} --help)")
 
+    def format_help(self) -> str:
+        """The help without the docstrings' reStructuredText marks (````code````), which read as noise in a terminal."""
+        return super().format_help().replace("``", "")
+
+    def format_usage(self) -> str:
+        return super().format_usage().replace("``", "")
+
 
 def fail(parser: argparse.ArgumentParser | str | None, message: str) -> NoReturn:
     prog = parser.prog if isinstance(parser, argparse.ArgumentParser) else parser or Path(sys.argv[0]).name

@@ -61,3 +61,37 @@ def render_seat_image(state: State, seat: int) -> np.ndarray:
         if draw_seat is not None:
             return draw_seat(state, seat)
     return render_image(state)
+
+
+# ---- clicks on the picture -------------------------------------------------------------------------------
+Box = tuple[int, int, int, int]
+"""A rectangle of the picture, ``(left, top, right, bottom)`` in pixels (right and bottom excluded)."""
+
+
+@cache
+def _target_finder(game_module: str) -> Callable[[State, int], list[tuple[int, tuple[Box, ...]]]] | None:
+    if _renderer(game_module) is None:
+        return None
+    package = game_module.rpartition(".")[0] or game_module
+    return getattr(importlib.import_module(f"{package}.render"), "targets", None)
+
+
+def has_click_targets(state: State) -> bool:
+    """Whether the game's picture can be played by clicking (its ``render.py`` defines ``targets``)."""
+    return _target_finder(type(state.game).__module__) is not None
+
+
+def click_targets(state: State, seat: int) -> list[tuple[int, tuple[Box, ...]]]:
+    """How ``seat``, to move, plays each legal action by clicking on ``render_seat_image(state, seat)``.
+
+    A game's ``render.py`` may define ``targets(state, seat)``: for each legal action, the boxes of the
+    picture to click in turn (one box for most moves; several for a move made of parts, such as the cards
+    of a play or the rows a dice grouping advances). No two actions share a sequence of clicks; one
+    action's sequence may begin another's (the page then asks to confirm the shorter). The boxes come from
+    the picture the seat sees, so they reveal nothing the picture does not. A game without ``targets``, or a
+    seat not to move, has none (the page's move list plays every game).
+    """
+    find = _target_finder(type(state.game).__module__)
+    if find is None or state.is_terminal() or state.current_player() != seat:
+        return []
+    return [(int(action), tuple(tuple(int(v) for v in box) for box in clicks)) for action, clicks in find(state, seat)]  # type: ignore[misc]

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gameshelf.envs.core.drawing import BACKGROUND, GRID, INK, PLAYER_COLOURS, canvas, centred_text, font, to_array
-from gameshelf.envs.level_x.actions import BONUS_TILES, ROLLS, ROW_LENGTH, ROWS
+from gameshelf.envs.core.rendering import Box
+from gameshelf.envs.level_x.actions import BONUS_TILES, EFFECTS, PASS, ROLLS, ROW_LENGTH, ROWS
 
 if TYPE_CHECKING:
     from gameshelf.envs.level_x.rules import LevelXState
@@ -31,6 +32,8 @@ X_FILL = (250, 222, 140)
 X_MARK = (205, 160, 60)
 TOKEN_FILL = (120, 90, 60)
 DIE_FILL = (255, 255, 255)
+PASS_BOX = (PANEL_LEFT + 200, TOP + 18, PANEL_LEFT + 300, TOP + 58)
+"""Where "pass" (no grouping) is clicked, beside the dice."""
 PIPS = {
     1: [(0.5, 0.5)],
     2: [(0.25, 0.25), (0.75, 0.75)],
@@ -113,6 +116,9 @@ def draw(state: LevelXState) -> np.ndarray:
     if state.dice >= 0:
         for k, v in enumerate(ROLLS[state.dice]):
             _die(d, x0 + k * 48, TOP + 18, v)
+        if not state.over:
+            d.rounded_rectangle(PASS_BOX, radius=6, outline=GRID, width=1)
+            centred_text(d, ((PASS_BOX[0] + PASS_BOX[2]) / 2, (PASS_BOX[1] + PASS_BOX[3]) / 2), "pass", size=14)
     else:
         d.text((x0, TOP + 30), "(not rolled)", fill=GRID, font=font(13))
     y = TOP + 72
@@ -141,3 +147,19 @@ def draw(state: LevelXState) -> np.ndarray:
             d.text((x0 + 4, y + 38), "bonus " + " + ".join(map(str, state.bonuses[s])), fill=INK, font=font(13))
         y += 64
     return to_array(image)
+
+
+def _row_box(r: int) -> Box:
+    """The lane of row index ``r``: its supply and its squares."""
+    y = TOP + (len(ROWS) - 1 - r) * (SQUARE_H + GAP)
+    return (62, y, X_COLUMN + SQUARE_W + 1, y + SQUARE_H + 1)
+
+
+def targets(state: LevelXState, seat: int) -> list[tuple[int, tuple[Box, ...]]]:
+    """Each legal grouping as the rows it steps (one click per step); "pass" as the box beside the dice."""
+    out = []
+    for action in state.legal_actions():
+        rows = EFFECTS[action]
+        clicks = (PASS_BOX,) if action == PASS else tuple(_row_box(ROWS.index(row)) for row in rows)
+        out.append((action, clicks))
+    return out

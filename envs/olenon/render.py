@@ -1,6 +1,9 @@
 """Olenon picture: the table in the middle, the four seats around it (seat 0 at the bottom, then clockwise
 left, top, right), hands as card backs with their size (faces with ``open_team_info``), face-up passed cards,
 the seat to act framed in gold, the score and the discard pile in the header. Imported lazily.
+
+``targets(state, seat)``: a play is made by clicking its cards in the seat's hand (a value's cards once per
+card), a replacement likewise with the new value's cards, a pass by clicking the table.
 """
 
 from __future__ import annotations
@@ -10,6 +13,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gameshelf.envs.core.drawing import BACKGROUND, INK, PLAYER_COLOURS, canvas, centred_text, font, to_array
+from gameshelf.envs.core.rendering import Box
+from gameshelf.envs.olenon.actions import decode
 from gameshelf.envs.olenon.cards import DECK, NUM_SEATS, NUM_VALUES, TEAM_NAMES
 
 if TYPE_CHECKING:
@@ -35,6 +40,8 @@ BACK = (70, 80, 130)
 
 # centre of each seat's panel: bottom, left, top, right (clockwise)
 SEAT_CENTRES = [(WIDTH // 2, 590), (120, 360), (WIDTH // 2, 130), (WIDTH - 120, 360)]
+HAND_SCALE, HAND_SPAN = 0.75, 215
+TABLE = (230, 230, WIDTH - 230, 490)
 
 
 def _card(draw: ImageDraw.ImageDraw, x: float, y: float, value: int | None, scale: float = 1.0) -> None:
@@ -55,15 +62,16 @@ def _row_of_cards(
     draw: ImageDraw.ImageDraw, cx: float, y: float, values: list[int | None], scale: float = 1.0, max_span: int = 300
 ) -> None:
     """Cards centred on ``cx``, overlapping as needed to fit ``max_span`` pixels."""
-    if not values:
-        return
-    w = CARD_W * scale
-    step = min(w + 4, (max_span - w) / max(len(values) - 1, 1)) if len(values) > 1 else 0
-    total = w + step * (len(values) - 1)
-    x = cx - total / 2
-    for value in values:
+    for x, value in zip(_card_lefts(cx, len(values), scale, max_span), values, strict=True):
         _card(draw, x, y, value, scale)
-        x += step
+
+
+def _card_lefts(cx: float, count: int, scale: float, max_span: int) -> list[float]:
+    """The left edges of ``count`` cards centred on ``cx``, overlapping as needed to fit ``max_span``."""
+    w = CARD_W * scale
+    step = min(w + 4, (max_span - w) / max(count - 1, 1)) if count > 1 else 0
+    left = cx - (w + step * (count - 1)) / 2
+    return [left + k * step for k in range(count)]
 
 
 def _expand(counts: list[int]) -> list[int | None]:
@@ -85,7 +93,7 @@ def _seat_panel(draw: ImageDraw.ImageDraw, state: OlenonState, seat: int, face_u
         values: list[int | None] = _expand(state.hands[seat])
     else:
         values = [None] * min(size, 12)
-    _row_of_cards(draw, cx, cy - 32, values, scale=0.75, max_span=215)
+    _row_of_cards(draw, cx, cy - 32, values, scale=HAND_SCALE, max_span=HAND_SPAN)
     status = f"{size} card{'s' if size != 1 else ''}"
     if not state.game.open_team_info and any(state.known[seat]):
         status += "  known: " + " ".join(str(v) for v in _expand(state.known[seat]))
@@ -134,7 +142,7 @@ def _draw(state: OlenonState, viewer: int | None) -> np.ndarray:
         d.text((x, 24), f"{v}:{state.discards[v]}/{DECK[v]}", fill=VALUE_COLOURS[v], font=small)
         x += 45
     # the table
-    table = (230, 230, WIDTH - 230, 490)
+    table = TABLE
     d.ellipse(table, fill=FELT, outline=(20, 70, 40), width=4)
     tcx, tcy = (table[0] + table[2]) / 2, (table[1] + table[3]) / 2
     if state.table_count:
@@ -157,3 +165,32 @@ def _draw(state: OlenonState, viewer: int | None) -> np.ndarray:
         )
         centred_text(d, (tcx, tcy + 81), msg, size=20, fill=TEAM_COLOURS[team])
     return to_array(image)
+
+
+def _hand_boxes(state: OlenonState, seat: int) -> dict[int, Box]:
+    """The visible part of each value's cards in ``seat``'s face-up hand."""
+    cx, cy = SEAT_CENTRES[seat]
+    values = _expand(state.hands[seat])
+    lefts = _card_lefts(cx, len(values), HAND_SCALE, HAND_SPAN)
+    top, bottom = cy - 32, cy - 32 + CARD_H * HAND_SCALE
+    boxes: dict[int, Box] = {}
+    for k, value in enumerate(values):
+        if value is None or value in boxes:
+            continue
+        last = max(j for j, v in enumerate(values) if v == value)
+        right = lefts[last + 1] if last + 1 < len(values) else lefts[last] + CARD_W * HAND_SCALE
+        boxes[value] = (int(lefts[k]), int(top), int(right), int(bottom) + 1)
+    return boxes
+
+
+def targets(state: OlenonState, seat: int) -> list[tuple[int, tuple[Box, ...]]]:
+    """A play or a replacement as its cards in ``seat``'s hand (one click per card), a pass as the table."""
+    hand = _hand_boxes(state, seat)
+    out: list[tuple[int, tuple[Box, ...]]] = []
+    for action in state.legal_actions():
+        kind, count, value = decode(action)
+        if kind == "pass":
+            out.append((action, (TABLE,)))
+        else:
+            out.append((action, (hand[value],) * (count if kind == "play" else state.table_count)))
+    return out

@@ -39,7 +39,7 @@ from gameshelf import envs
 from gameshelf.envs.core.episode import Episode, observed_state
 from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, IllegalActionError, State
 from gameshelf.envs.core.record import GameRecord, RecordError
-from gameshelf.envs.core.rendering import render_seat_image
+from gameshelf.envs.core.rendering import click_targets, render_seat_image
 from gameshelf.envs.records import read_record
 from gameshelf.training.agents.base import Agent
 from gameshelf.web.errors import Conflict, NotFound, WebError
@@ -265,7 +265,7 @@ class Session:
         self.undo_points: dict[int, list[int]] = {seat: [] for seat in self.humans}
         self.log: list[LogEntry] = []
         self._shadow = game.new_initial_state()
-        self._image_cache: dict[tuple[int, int | None], str] = {}
+        self._image_cache: dict[tuple[int, int | None], tuple[str, list[int]]] = {}
         self._sync_log()
         self._start()
 
@@ -449,7 +449,10 @@ class Session:
             key = (self.version, seat)
             if key not in self._image_cache:
                 image = state.render_image() if seat is None else render_seat_image(state, seat)
-                self._image_cache[key] = png_data_url(image)
+                self._image_cache[key] = (png_data_url(image), [int(image.shape[1]), int(image.shape[0])])
+            picture, size = self._image_cache[key]
+            moves = state.legal_actions() if your_turn else []
+            names = {a: state.action_to_string(a) for a in moves}
             log = [t for t in (e.text_for(seat) for e in self.log) if t is not None]
             view: dict[str, Any] = {
                 "kind": "game",
@@ -462,18 +465,24 @@ class Session:
                 "your_turn": your_turn,
                 "thinking": self.thinking,
                 "failure": self.failure,
-                "image": self._image_cache[key],
+                "image": picture,
+                "image_size": size,
                 "text": state.to_text() if seat is None else state.seat_text(seat),
-                "moves": [{"action": a, "name": state.action_to_string(a)} for a in state.legal_actions()] if your_turn else [],
+                "moves": [{"action": a, "name": names[a]} for a in moves],
+                "targets": [
+                    {"action": a, "name": names[a], "clicks": [list(box) for box in boxes]}
+                    for a, boxes in (click_targets(state, seat) if your_turn and seat is not None else [])
+                ],
                 "log": log,
                 "over": episode.done,
                 "can_undo": seat is not None and bool(self.undo_points.get(seat)) and not self.thinking,
                 "can_step": seat is None and not episode.done and to_move not in self.humans and not self.thinking,
-                "result": self._result() if episode.done else None,
+                "result": self._result(seat) if episode.done else None,
             }
             return view
 
-    def _result(self) -> dict[str, Any]:
+    def _result(self, seat: int | None) -> dict[str, Any]:
+        """The outcome: returns, scores, a summary, and ``words`` for ``seat`` ("You win 2-1", "You are 3rd of 4")."""
         returns = [float(r) for r in self.state.returns()]
         best = max(returns)
         winners = [s for s, r in enumerate(returns) if r == best]
@@ -483,7 +492,38 @@ class Session:
             summary = "a draw"
         else:
             summary = " and ".join(f"player_{s}" for s in winners) + (" win" if len(winners) > 1 else " wins")
-        return {"returns": returns, "scores": [float(s) for s in self.state.scores()], "summary": summary}
+        scores = [float(s) for s in self.state.scores()]
+        if seat is None or self.episode.truncated:
+            words = summary[0].upper() + summary[1:]
+        else:
+            words = _result_words(returns, scores, seat)
+        return {"returns": returns, "scores": scores, "summary": summary, "words": words}
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def _number(x: float) -> str:
+    return f"{x:g}"
+
+
+def _result_words(returns: list[float], scores: list[float], seat: int) -> str:
+    """The result as ``seat`` reads it: "You win 2-1", "You lose 9-12", "A draw", "You are 3rd of 4 (...)"."""
+    mine = returns[seat]
+    place = 1 + sum(r > mine for r in returns)
+    shared = sum(r == mine for r in returns) > 1
+    if len(returns) == 2:
+        other = scores[1 - seat]
+        score = f" {_number(scores[seat])}\u2013{_number(other)}" if scores[seat] or other else ""
+        if shared:
+            return "A draw" + score
+        return ("You win" if place == 1 else "You lose") + score
+    best = max(scores)
+    detail = f" (your score {_number(scores[seat])}, best {_number(best)})" if any(scores) else ""
+    if len(returns) == 1:
+        return f"Your score: {_number(scores[seat])}" + (" - you win" if mine > 0 else "")
+    return f"You are {'joint ' if shared else ''}{_ordinal(place)} of {len(returns)}" + detail
 
 
 def _plain_options(options: dict[str, Any]) -> dict[str, Any]:

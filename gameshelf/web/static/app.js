@@ -172,12 +172,24 @@ function render(v) {
   if (v.failure) status += ` ${v.failure}`;
   $("status").textContent = status;
   $("result").hidden = !v.result;
-  if (v.result) $("result").textContent = `Result: ${v.result.summary}; returns ${JSON.stringify(v.result.returns)}`;
-  $("moves").replaceChildren(...v.moves.map((m) => {
-    const b = el("button", m.name, { class: "move", "data-action": m.action, title: `action ${m.action}` });
-    b.addEventListener("click", () => send("move", { action: m.action, version: v.version }));
-    return b;
+  if (v.result) $("result").textContent = `Result: ${v.result.words}`;
+  if (v.version !== shownVersion) picked = [];
+  shownVersion = v.version;
+  drawTargets(v);
+  $("move-count").textContent = v.moves.length ? `All moves (${v.moves.length})` : "Moves";
+  $("moves").replaceChildren(...groupMoves(v.moves).map(([head, moves]) => {
+    const group = el("div", null, { class: "move-group" });
+    if (head) group.append(el("h4", head));
+    const row = el("div");
+    for (const m of moves) {
+      const b = el("button", m.name, { class: "move", "data-action": m.action, title: `action ${m.action}` });
+      b.addEventListener("click", () => send("move", { action: m.action, version: v.version }));
+      row.append(b);
+    }
+    group.append(row);
+    return group;
   }));
+  $("last-move").textContent = v.log.length ? `Last: ${v.log[v.log.length - 1]}` : "";
   $("log").replaceChildren(...v.log.map((line) => el("li", line)));
   $("log").scrollTop = $("log").scrollHeight;
   $("undo").hidden = !v.can_undo;
@@ -190,6 +202,94 @@ function render(v) {
   document.body.dataset.version = v.version;
   document.body.dataset.over = v.over;
   document.body.dataset.thinking = v.thinking;
+}
+
+// ---- moves by clicking on the board ------------------------------------------------------------------
+// view.targets: for each legal move, the boxes of the picture to click (in any order; a box twice for two
+// of its cards or steps). Boxes clicked so far stay marked; a move is sent once it is the only one the
+// clicks can still make, or confirmed when a longer one could follow; Cancel clears the clicks.
+let picked = [];
+let shownVersion = null;
+
+const boxKey = (box) => box.join(",");
+
+function tally(keys) {
+  const counts = new Map();
+  for (const k of keys) counts.set(k, (counts.get(k) || 0) + 1);
+  return counts;
+}
+
+function stillPossible(v) {
+  const chosen = tally(picked);
+  return v.targets.filter((t) => {
+    const need = tally(t.clicks.map(boxKey));
+    for (const [k, n] of chosen) if ((need.get(k) || 0) < n) return false;
+    return true;
+  });
+}
+
+function drawTargets(v) {
+  const layer = $("targets");
+  layer.replaceChildren();
+  const possible = v.your_turn ? stillPossible(v) : [];
+  const chosen = tally(picked);
+  const boxes = new Map();
+  for (const t of possible) {
+    const need = tally(t.clicks.map(boxKey));
+    for (const box of t.clicks) {
+      const k = boxKey(box);
+      const entry = boxes.get(k) || { box, legal: false, names: new Set() };
+      if ((need.get(k) || 0) > (chosen.get(k) || 0)) { entry.legal = true; entry.names.add(t.name); }
+      boxes.set(k, entry);
+    }
+  }
+  const [w, h] = v.image_size;
+  for (const [k, entry] of boxes) {
+    const count = chosen.get(k) || 0;
+    if (!entry.legal && !count) continue;
+    const label = entry.legal ? [...entry.names].slice(0, 8).join(" | ") : "chosen";
+    const b = el("button", count > 1 ? `x${count}` : count ? "\u2713" : "", {
+      class: "target" + (entry.legal ? " legal" : "") + (count ? " picked" : ""), "data-box": k, title: label, "aria-label": label,
+    });
+    const [x0, y0, x1, y1] = entry.box;
+    Object.assign(b.style, { left: `${(100 * x0) / w}%`, top: `${(100 * y0) / h}%`, width: `${(100 * (x1 - x0)) / w}%`, height: `${(100 * (y1 - y0)) / h}%` });
+    if (entry.legal) b.addEventListener("click", () => clickBox(k));
+    else b.tabIndex = -1;
+    layer.append(b);
+  }
+  const complete = possible.find((t) => t.clicks.length === picked.length);
+  $("confirm").hidden = !(complete && picked.length);
+  $("confirm").textContent = complete ? `Play ${complete.name}` : "";
+  $("confirm").onclick = complete ? () => { picked = []; send("move", { action: complete.action, version: v.version }); } : null;
+  $("cancel").hidden = picked.length === 0;
+  $("choice").textContent = picked.length ? `${possible.length} move${possible.length === 1 ? "" : "s"} fit your clicks` : "";
+  document.body.dataset.targets = String(layer.querySelectorAll(".target.legal").length);
+  document.body.dataset.picked = String(picked.length);
+}
+
+function clickBox(key) {
+  if (busy || !view) return;
+  picked.push(key);
+  const possible = stillPossible(view);
+  const complete = possible.find((t) => t.clicks.length === picked.length);
+  if (complete && possible.length === 1) {
+    picked = [];
+    send("move", { action: complete.action, version: view.version });
+    return;
+  }
+  drawTargets(view);
+}
+
+function groupMoves(moves) {
+  // the move list, grouped by the first word of the move names ("play", "group", "replace", ...)
+  const groups = new Map();
+  for (const m of moves) {
+    const head = m.name.split(/[\s:(]/)[0];
+    if (!groups.has(head)) groups.set(head, []);
+    groups.get(head).push(m);
+  }
+  if (groups.size > 12) return [["", moves]];
+  return [...groups.entries()].map(([head, ms]) => [groups.size > 1 ? head : "", ms]);
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -238,6 +338,7 @@ async function play() {
   $("step").addEventListener("click", () => send("step", { version: view.version }));
   $("auto").addEventListener("click", () => { autoPlay = true; send("step", { version: view.version }); });
   $("hint").addEventListener("click", hint);
+  $("cancel").addEventListener("click", () => { picked = []; drawTargets(view); });
   try { render(await api("GET", `/api/play/${token}`)); } catch (err) { showError(err.message); return; }
   // agents thinking, or another person (another tab) to move: look again (every 0.3 s while agents think,
   // every two seconds while a person does) until it is our turn
