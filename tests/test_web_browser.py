@@ -292,7 +292,21 @@ SIZES = {
     "desktop": {"viewport": {"width": 1280, "height": 820}},
     "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
 }
-BOARD_GAMES = [("level_x-v0", ["human", "heuristic"]), ("olenon-v0", ["human", "heuristic", "heuristic", "heuristic"])]
+BOARD_GAMES = {
+    "level_x-v0": ["human", "heuristic"],
+    "olenon-v0": ["human", "heuristic", "heuristic", "heuristic"],
+    "amoriax-v0": ["human", "heuristic"],
+    "catsle_builders-v0": ["human", "heuristic", "heuristic"],
+    "cargo_empire-v0": ["human", "heuristic"],
+}
+"""The games whose picture can be clicked, each with its seats (a person in seat 0)."""
+LONG_GAMES = {"catsle_builders-v0"}
+"""Games of over a hundred clicks (40 s each in Chromium): in the slow tier."""
+BOARD_CASES = [
+    pytest.param(env_id, size, marks=[pytest.mark.slow] if env_id in LONG_GAMES else [])
+    for env_id in BOARD_GAMES
+    for size in sorted(SIZES)
+]
 
 
 def press(page, locator, touch: bool) -> None:
@@ -326,60 +340,60 @@ def click_on_board(page, rng, touch: bool) -> None:
     assert version(page) > before, "the clicks made no move"
 
 
-@pytest.mark.parametrize("size", sorted(SIZES))
-def test_play_a_whole_game_by_clicking_the_board(server: str, browser, tmp_path: Path, size: str) -> None:
-    """Level X and Olenon from the first move to the end by clicks (taps on a phone) on the board only; a
-    stale click is refused; at phone width the board fits the screen and the controls sit right under it;
-    no other seat's hand reaches the Olenon page."""
+@pytest.mark.parametrize(("env_id", "size"), BOARD_CASES)
+def test_play_a_whole_game_by_clicking_the_board(server: str, browser, tmp_path: Path, env_id: str, size: str) -> None:
+    """A whole game from the first move to the end by clicks (taps on a phone) on the board only; a stale
+    click is refused; at phone width the board fits the screen and the controls sit right under it; no
+    other seat's hand reaches the Olenon page."""
     import numpy as np
 
     rng = np.random.default_rng(5)
     touch = size == "phone"
     context = browser.new_context(**SIZES[size])
-    for env_id, seats in BOARD_GAMES:
-        page = context.new_page()
-        sent: list[dict] = []
-        page.on(
-            "response",
-            lambda r, sent=sent: sent.append(r.json()) if "/api/play/" in r.url and r.ok and "/record" not in r.url else None,
-        )
-        new_game(page, server, env_id, seats, seed=3)
-        width = SIZES[size]["viewport"]["width"]
-        board = page.locator("#board").bounding_box()
-        assert board is not None and board["x"] >= 0 and board["x"] + board["width"] <= width + 1
-        if touch:
-            bar = page.locator("#bar").bounding_box()
-            assert bar is not None and bar["y"] < SIZES[size]["viewport"]["height"], bar  # no scrolling past the board
-        # a second tab on the same seat: after a move in the first, its click is refused and it catches up
-        stale = context.new_page()
-        stale.goto(page.url)
-        until(stale, "Number(document.body.dataset.targets) > 0")
+    seats = BOARD_GAMES[env_id]
+    page = context.new_page()
+    sent: list[dict] = []
+    page.on(
+        "response",
+        lambda r, sent=sent: sent.append(r.json()) if "/api/play/" in r.url and r.ok and "/record" not in r.url else None,
+    )
+    new_game(page, server, env_id, seats, seed=3)
+    width = SIZES[size]["viewport"]["width"]
+    board = page.locator("#board").bounding_box()
+    assert board is not None and board["x"] >= 0 and board["x"] + board["width"] <= width + 1
+    if touch:
+        bar = page.locator("#bar").bounding_box()
+        assert bar is not None and bar["y"] < SIZES[size]["viewport"]["height"], bar  # no scrolling past the board
+    # a second tab on the same seat: after a move in the first, its click is refused and it catches up
+    stale = context.new_page()
+    stale.goto(page.url)
+    until(stale, "Number(document.body.dataset.targets) > 0")
+    click_on_board(page, rng, touch)
+    for _ in range(8):  # click parts until the stale page sends a move
+        picked = int(stale.evaluate("document.body.dataset.picked"))
+        press(stale, stale.locator("#targets .target.legal").first, touch)
+        until(stale, f"Number(document.body.dataset.picked) > {picked} || !document.getElementById('error').hidden")
+        if not stale.is_hidden("#error"):
+            break
+        if stale.is_visible("#confirm"):
+            press(stale, stale.locator("#confirm"), touch)
+            break
+    stale.wait_for_selector("#error:not([hidden])")
+    assert "position changed" in stale.inner_text("#error")
+    stale.close()
+    for turn in range(600):
+        if over(page):
+            break
+        until(page, "document.body.dataset.over === 'true' || Number(document.body.dataset.targets) > 0")
+        if over(page):
+            break
         click_on_board(page, rng, touch)
-        for _ in range(8):  # click parts until the stale page sends a move
-            picked = int(stale.evaluate("document.body.dataset.picked"))
-            press(stale, stale.locator("#targets .target.legal").first, touch)
-            until(stale, f"Number(document.body.dataset.picked) > {picked} || !document.getElementById('error').hidden")
-            if not stale.is_hidden("#error"):
-                break
-            if stale.is_visible("#confirm"):
-                press(stale, stale.locator("#confirm"), touch)
-                break
-        stale.wait_for_selector("#error:not([hidden])")
-        assert "position changed" in stale.inner_text("#error")
-        stale.close()
-        for turn in range(300):
-            if over(page):
-                break
-            until(page, "document.body.dataset.over === 'true' || Number(document.body.dataset.targets) > 0")
-            if over(page):
-                break
-            click_on_board(page, rng, touch)
-            assert page.is_hidden("#error"), page.inner_text("#error")
-            if turn == 3:
-                screenshot(page, f"web-board-{env_id.removesuffix('-v0')}-{size}.png", tmp_path)
-            if env_id == "olenon-v0":
-                check_olenon_page(page, [v for v in sent if "text" in v])
-        assert over(page) and "Result: " in page.inner_text("#result")
-        assert page.locator("#targets .target").count() == 0
-        page.close()
+        assert page.is_hidden("#error"), page.inner_text("#error")
+        if turn == 3:
+            screenshot(page, f"web-board-{env_id.removesuffix('-v0')}-{size}.png", tmp_path)
+        if env_id == "olenon-v0":
+            check_olenon_page(page, [v for v in sent if "text" in v])
+    assert over(page) and "Result: " in page.inner_text("#result")
+    assert page.locator("#targets .target").count() == 0
+    page.close()
     context.close()

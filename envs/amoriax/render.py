@@ -1,4 +1,8 @@
-"""Amoriax picture: the 9x9 board, the marked inner area, the crown, the stones and the status line."""
+"""Amoriax picture: the 9x9 board, the marked inner area, the crown, the stones and the status line.
+
+``targets(state, seat)``: a move is clicked as its stone and the square it lands on; a pass (legal only
+when no move is) as the status line.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +10,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from gameshelf.envs.amoriax.board import BLACK, CENTRE, COLOUR_NAMES, EMPTY, RED, SIZE, WHITE
+from gameshelf.envs.amoriax.board import BLACK, CENTRE, COLOUR_NAMES, EMPTY, NUM_KINDS, RED, SIZE, WHITE
+from gameshelf.envs.amoriax.actions import PASS
 from gameshelf.envs.core.drawing import INK, canvas, centred_text, to_array
+from gameshelf.envs.core.rendering import Box
 
 if TYPE_CHECKING:
     from gameshelf.envs.amoriax.rules import AmoriaxState
@@ -99,4 +105,15 @@ def draw(state: AmoriaxState) -> np.ndarray:
     return to_array(image)
 
 
-__all__ = ["draw"]
+def targets(state: AmoriaxState, seat: int) -> list[tuple[int, tuple[Box, ...]]]:
+    """Each move as the square it leaves and the square it lands on; the pass as the status line."""
+    out: list[tuple[int, tuple[Box, ...]]] = []
+    for action in state.legal_actions():
+        if action == PASS:
+            out.append((action, ((0, 0, SIZE * CELL + 2 * MARGIN, STATUS),)))
+        else:
+            out.append((action, (_cell_box(action // NUM_KINDS), _cell_box(state.destination(action)))))
+    return out
+
+
+__all__ = ["draw", "targets"]

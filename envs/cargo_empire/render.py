@@ -1,7 +1,12 @@
 """Cargo Empire picture: the map (railroads, ports, each city's tile with its cubes, demand spaces and their
 posts, side-area posts, public cards), the header (round, turn, the move in progress) and one board per
 player (development markers with their VP bands, posts left, hand size, private cards, goals, VP).
-Imported lazily by the core; only public information is drawn.
+Imported lazily by the core; only public information is drawn by ``draw``. ``draw_seat(state, seat)`` adds a
+band with the seat's own transport cards, private city cards and goals, and on its turn a button per legal
+payment or bonus vehicle and a pass button.
+
+``targets(state, seat)``: a start or a destination is clicked on its city, a payment, a bonus vehicle or a
+pass on its button in the band.
 """
 
 from __future__ import annotations
@@ -11,7 +16,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gameshelf.envs.cargo_empire import data as D
-from gameshelf.envs.core.drawing import INK, canvas, font, seat_colour, to_array
+from gameshelf.envs.cargo_empire.actions import DEST_BASE, PASS, PAY_BASE, action_text
+from gameshelf.envs.core.drawing import INK, canvas, centred_text, font, seat_colour, to_array
+from gameshelf.envs.core.rendering import Box
 
 if TYPE_CHECKING:
     from PIL import ImageDraw
@@ -25,6 +32,9 @@ SEA = (205, 225, 240)
 RAIL = (90, 70, 60)
 GOLD = (235, 185, 20)
 BOX_W, BOX_H = 110, 72
+BAND_H = 96
+"""Height of the seat's own band under the picture (``draw_seat``)."""
+BUTTON_W, BUTTON_H, BUTTON_GAP = 140, 26, 6
 
 
 def _xy(city: int) -> tuple[float, float]:
@@ -104,7 +114,72 @@ def _player(draw: ImageDraw.ImageDraw, state: CargoEmpireState, p: int, x0: floa
 
 
 def draw(state: CargoEmpireState) -> np.ndarray:
-    image, d = canvas(WIDTH, HEIGHT)
+    """``HxWx3 uint8`` picture of the public situation."""
+    return _draw(state, None)
+
+
+def draw_seat(state: CargoEmpireState, seat: int) -> np.ndarray:
+    """The public picture with ``seat``'s own cards and, on its turn, its buttons in a band under it."""
+    return _draw(state, seat)
+
+
+def _buttons(state: CargoEmpireState, seat: int) -> list[tuple[int, Box]]:
+    """The seat's legal actions that are not a city, each with its button in the band."""
+    if state.is_terminal() or state.current_player() != seat:
+        return []
+    actions = [a for a in state.legal_actions() if a == PASS or a >= PAY_BASE]
+    top = HEIGHT + 58
+    per_row = (WIDTH - 40) // (BUTTON_W + BUTTON_GAP)
+    out = []
+    for k, action in enumerate(actions):
+        row, col = divmod(k, per_row)
+        x = 20 + col * (BUTTON_W + BUTTON_GAP)
+        y = top + row * (BUTTON_H + 4)
+        out.append((action, (x, y, x + BUTTON_W, y + BUTTON_H)))
+    return out
+
+
+def _band_height(state: CargoEmpireState, seat: int) -> int:
+    per_row = (WIDTH - 40) // (BUTTON_W + BUTTON_GAP)
+    rows = -(-len(_buttons(state, seat)) // per_row)
+    return BAND_H + max(rows - 1, 0) * (BUTTON_H + 4)
+
+
+def _city_box(city: int) -> Box:
+    x, y = _xy(city)
+    return (int(x - BOX_W / 2), int(y - BOX_H / 2), int(x + BOX_W / 2) + 1, int(y + BOX_H / 2) + 1)
+
+
+def targets(state: CargoEmpireState, seat: int) -> list[tuple[int, tuple[Box, ...]]]:
+    """A start or destination as its city on the map; a payment, a bonus vehicle or a pass as its button."""
+    buttons = dict(_buttons(state, seat))
+    out: list[tuple[int, tuple[Box, ...]]] = []
+    for action in state.legal_actions():
+        if action in buttons:
+            out.append((action, (buttons[action],)))
+        else:
+            out.append((action, (_city_box(action if action < PASS else action - DEST_BASE),)))
+    return out
+
+
+def _band(d: ImageDraw.ImageDraw, state: CargoEmpireState, seat: int) -> None:
+    top = HEIGHT
+    d.rectangle((0, top, WIDTH, top + _band_height(state, seat)), fill=(250, 246, 232))
+    hand = state.hands[seat]
+    cards = "   ".join(f"{D.VEHICLES[v]} x{hand[v]}" for v in range(3))
+    private = ", ".join(D.CITIES[c] for c in state.private[seat]) or "-"
+    goals = ", ".join(D.GOALS[g][0] for g in state.goals[seat]) or "-"
+    d.text((20, top + 8), f"Your cards (P{seat}):  {cards}   private cities: {private}", fill=seat_colour(seat), font=font(14))
+    d.text((20, top + 30), f"goals: {goals}", fill=INK, font=font(12))
+    for action, (x0, y0, x1, y1) in _buttons(state, seat):
+        d.rounded_rectangle((x0, y0, x1, y1), radius=5, fill=(255, 255, 255), outline=INK)
+        centred_text(d, ((x0 + x1) / 2, (y0 + y1) / 2), action_text(action), size=12)
+
+
+def _draw(state: CargoEmpireState, viewer: int | None) -> np.ndarray:
+    image, d = canvas(WIDTH, HEIGHT + (_band_height(state, viewer) if viewer is not None else 0))
+    if viewer is not None:
+        _band(d, state, viewer)
     n = state.n
     tpr = D.turns_per_round(n)
     header = f"Cargo Empire   round {state.round + 1}/{D.ROUNDS}   turn {min(state.turn // n + 1, tpr)}/{tpr}"

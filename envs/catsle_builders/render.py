@@ -2,6 +2,10 @@
 played what and who still takes, then one row per seat: its total, hand size, void suits and its board
 of columns (each labelled with its limit; sideways cards beyond the limit drawn crossed in red). The seat
 to act is framed in gold. Imported lazily by the core.
+
+``draw_seat(state, seat)`` adds a band with that seat's own hand, face up. ``targets(state, seat)``: a card
+is played by clicking it in that hand, taken by clicking it in the trick, and a taken card is placed by
+clicking the column of the seat's own board.
 """
 
 from __future__ import annotations
@@ -10,8 +14,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from gameshelf.envs.catsle_builders.actions import PLACE_BASE, TAKE_BASE
 from gameshelf.envs.catsle_builders.cards import NUM_SUITS, NUM_VALUES, SUITS, cards_of, round_score
 from gameshelf.envs.core.drawing import INK, canvas, centred_text, font, seat_colour, to_array
+from gameshelf.envs.core.rendering import Box
 
 if TYPE_CHECKING:
     from PIL import ImageDraw
@@ -19,7 +25,9 @@ if TYPE_CHECKING:
     from gameshelf.envs.catsle_builders.rules import CatsleState
 
 WIDTH = 1040
-HEADER, TRICK_H, ROW_H = 64, 120, 118
+HEADER, TRICK_H, ROW_H, HAND_H = 64, 120, 118, 80
+TRICK_SCALE = 1.3
+HAND_SCALE = 1.2
 CARD_W, CARD_H = 34, 48
 SUIT_FILL = [(245, 245, 240), (120, 190, 110), (220, 80, 70), (235, 200, 60), (80, 140, 220)]
 SUIT_INK = [(60, 60, 60), (20, 80, 20), (120, 20, 20), (110, 80, 0), (20, 50, 120)]
@@ -72,11 +80,11 @@ def _trick(d: ImageDraw.ImageDraw, state: CatsleState, top: int) -> None:
             ranks[s] = r + 1
     for i, c in enumerate(state.trick):
         seat = (state.leader + i) % n
-        x = 40 + i * 130
+        x = _trick_left(i)
         label = f"seat {seat}" + (" (lead)" if i == 0 else "")
         d.text((x, top + 8), label, fill=seat_colour(seat), font=font(14))
         if state.trick_left >> c & 1 or not state.queue:
-            _card(d, x, top + 30, c, scale=1.3)
+            _card(d, x, top + 30, c, scale=TRICK_SCALE)
         else:
             d.rounded_rectangle((x, top + 30, x + CARD_W * 1.3, top + 30 + CARD_H * 1.3), radius=4, outline=(200, 220, 200))
             centred_text(d, (x + 22, top + 61), "taken", size=12, fill=(220, 240, 220))
@@ -116,7 +124,7 @@ def _row(d: ImageDraw.ImageDraw, state: CatsleState, seat: int, top: int) -> Non
     d.text((100, top + 58), f"board {score}", fill=INK, font=font(14))
     d.text((100, top + 78), f"perfect {perfect}", fill=INK, font=font(13))
     x = 190
-    col_w = (WIDTH - 200) // len(game.limits)
+    col_w = _column_width(state)
     for k, lim in enumerate(game.limits):
         cx = x + k * col_w
         d.rectangle((cx, top + 10, cx + col_w - 8, top + ROW_H - 10), outline=(190, 190, 190))
@@ -134,13 +142,77 @@ def _row(d: ImageDraw.ImageDraw, state: CatsleState, seat: int, top: int) -> Non
             )
 
 
+def _trick_left(i: int) -> int:
+    return 40 + i * 130
+
+
+def _column_width(state: CatsleState) -> int:
+    return (WIDTH - 200) // len(state.game.limits)
+
+
 def draw(state: CatsleState) -> np.ndarray:
     """``HxWx3 uint8`` picture of the public situation."""
+    return _draw(state, None)
+
+
+def draw_seat(state: CatsleState, seat: int) -> np.ndarray:
+    """The public picture with ``seat``'s own hand, face up, in a band under the seats' rows."""
+    return _draw(state, seat)
+
+
+def _draw(state: CatsleState, viewer: int | None) -> np.ndarray:
     n = state.game.num_players
-    height = HEADER + TRICK_H + n * ROW_H + 8
+    height = HEADER + TRICK_H + n * ROW_H + 8 + (HAND_H if viewer is not None else 0)
     image, d = canvas(WIDTH, height)
     _header(d, state)
     _trick(d, state, HEADER)
     for seat in range(n):
         _row(d, state, seat, HEADER + TRICK_H + seat * ROW_H)
+    if viewer is not None:
+        top = _hand_top(state)
+        d.rectangle((0, top, WIDTH, top + HAND_H), fill=(250, 246, 232))
+        d.text((12, top + 8), f"Your hand (seat {viewer})", fill=seat_colour(viewer), font=font(15))
+        for c, x in zip(cards_of(state.hands[viewer]), _hand_lefts(state, viewer), strict=True):
+            _card(d, x, top + 14, c, scale=HAND_SCALE)
     return to_array(image)
+
+
+def _hand_top(state: CatsleState) -> int:
+    return HEADER + TRICK_H + state.game.num_players * ROW_H + 8
+
+
+def _hand_lefts(state: CatsleState, seat: int) -> list[float]:
+    count = len(cards_of(state.hands[seat]))
+    step = min(CARD_W * HAND_SCALE + 6, (WIDTH - 200 - CARD_W * HAND_SCALE) / max(count - 1, 1))
+    return [190 + k * step for k in range(count)]
+
+
+def targets(state: CatsleState, seat: int) -> list[tuple[int, tuple[Box, ...]]]:
+    """A play as the card in the seat's hand, a take as the card in the trick, a placement as the column."""
+    legal = state.legal_actions()
+    w, h = CARD_W * HAND_SCALE, CARD_H * HAND_SCALE
+    hand_top = _hand_top(state) + 14
+    in_hand = dict(zip(cards_of(state.hands[seat]), _hand_lefts(state, seat), strict=True))
+    trick_w, trick_h = CARD_W * TRICK_SCALE, CARD_H * TRICK_SCALE
+    row_top = HEADER + TRICK_H + seat * ROW_H
+    col_w = _column_width(state)
+    out: list[tuple[int, tuple[Box, ...]]] = []
+    for action in legal:
+        box: Box
+        if action < TAKE_BASE:
+            x = in_hand[action]
+            box = (int(x), hand_top, int(x + min(w, _hand_step(state, seat))) + 1, int(hand_top + h) + 1)
+        elif action < PLACE_BASE:
+            i = state.trick.index(action - TAKE_BASE)
+            x = _trick_left(i)
+            box = (x, HEADER + 30, int(x + trick_w) + 1, int(HEADER + 30 + trick_h) + 1)
+        else:
+            cx = 190 + (action - PLACE_BASE) * col_w
+            box = (cx, row_top + 10, cx + col_w - 8, row_top + ROW_H - 10)
+        out.append((action, (box,)))
+    return out
+
+
+def _hand_step(state: CatsleState, seat: int) -> float:
+    lefts = _hand_lefts(state, seat)
+    return lefts[1] - lefts[0] if len(lefts) > 1 else CARD_W * HAND_SCALE

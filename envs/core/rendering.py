@@ -52,14 +52,14 @@ def _seat_renderer(game_module: str) -> Callable[[State, int], np.ndarray] | Non
 def render_seat_image(state: State, seat: int) -> np.ndarray:
     """The picture of what ``seat`` may see: the public picture plus that seat's own hidden information.
 
-    A game's ``render.py`` may define ``draw_seat(state, seat)`` for it; otherwise this is the public
+    A game's ``render.py`` may define ``draw_seat(state, seat)`` for it (used at every player count, also
+    where nothing is hidden, e.g. a seat's buttons for its own moves); otherwise this is the public
     ``render_image(state)`` (which never shows hidden information), and the seat's private part is left to
     ``state.seat_text(seat)``.
     """
-    if state.game.info.has_hidden_info:
-        draw_seat = _seat_renderer(type(state.game).__module__)
-        if draw_seat is not None:
-            return draw_seat(state, seat)
+    draw_seat = _seat_renderer(type(state.game).__module__)
+    if draw_seat is not None:
+        return draw_seat(state, seat)
     return render_image(state)
 
 
