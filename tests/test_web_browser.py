@@ -83,9 +83,11 @@ def browser() -> Iterator[object]:
         b.close()
 
 
-def new_game(page, base: str, env_id: str, seats: list[str], seed: int) -> None:
+def new_game(page, base: str, env_id: str, seats: list[str], seed: int, options: dict | None = None) -> None:
     page.goto(base + "/")
     page.select_option("#game", env_id)
+    for name, value in (options or {}).items():
+        page.fill(f"[data-option='{name}']", json.dumps(value))
     for seat, name in enumerate(seats):
         page.fill(f"[data-seat='{seat}']", name)
     page.fill("#seed", str(seed))
@@ -298,8 +300,11 @@ BOARD_GAMES = {
     "amoriax-v0": ["human", "heuristic"],
     "catsle_builders-v0": ["human", "heuristic", "heuristic"],
     "cargo_empire-v0": ["human", "heuristic"],
+    "paiko-v0": ["human", "heuristic"],
 }
 """The games whose picture can be clicked, each with its seats (a person in seat 0)."""
+BOARD_OPTIONS = {"paiko-v0": {"max_turns": 12}}
+"""Options that keep a game short enough to click through (Paikō: a draw after 12 turns at the latest)."""
 LONG_GAMES = {"catsle_builders-v0"}
 """Games of over a hundred clicks (40 s each in Chromium): in the slow tier."""
 BOARD_CASES = [
@@ -357,7 +362,7 @@ def test_play_a_whole_game_by_clicking_the_board(server: str, browser, tmp_path:
         "response",
         lambda r, sent=sent: sent.append(r.json()) if "/api/play/" in r.url and r.ok and "/record" not in r.url else None,
     )
-    new_game(page, server, env_id, seats, seed=3)
+    new_game(page, server, env_id, seats, seed=3, options=BOARD_OPTIONS.get(env_id))
     width = SIZES[size]["viewport"]["width"]
     board = page.locator("#board").bounding_box()
     assert board is not None and board["x"] >= 0 and board["x"] + board["width"] <= width + 1
