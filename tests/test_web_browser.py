@@ -301,6 +301,7 @@ BOARD_GAMES = {
     "catsle_builders-v0": ["human", "heuristic", "heuristic"],
     "cargo_empire-v0": ["human", "heuristic"],
     "paiko-v0": ["human", "heuristic"],
+    "koplus-v0": ["human", "heuristic"],
 }
 """The games whose picture can be clicked, each with its seats (a person in seat 0)."""
 BOARD_OPTIONS = {"paiko-v0": {"max_turns": 12}}

@@ -1,5 +1,10 @@
 """KoPlus picture: the board with section borders, aliens, coloured tiles and the interior region, and a
-side panel with every player's score, next tiles, bonus turns and whose turn it is."""
+side panel with every player's score, next tiles, bonus turns and whose turn it is.
+
+``draw_seat(state, seat)`` adds, on the seat's turn with a コ to place, a button per side its opening may
+face. ``targets(state, seat)``: a ＋ is placed by clicking the cell of its centre, a コ by clicking the middle
+cell of its base and the button of the side its opening faces.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +14,10 @@ import numpy as np
 
 from gameshelf.envs.core.drawing import BACKGROUND, GRID, INK, PLAYER_COLOURS, canvas, centred_text, font, to_array
 from gameshelf.envs.core.game import CHANCE, TERMINAL
+from gameshelf.envs.core.rendering import Box
 from gameshelf.envs.koplus.actions import GRID as CELLS_PER_ROW
-from gameshelf.envs.koplus.board import SECTION, SHAPE_OFFSETS, STACKS
+from gameshelf.envs.koplus.actions import ORIENTATIONS, decode_action
+from gameshelf.envs.koplus.board import KO, SECTION, SHAPE_OFFSETS, STACKS
 
 if TYPE_CHECKING:
     from gameshelf.envs.koplus.rules import KoPlusState
@@ -40,19 +47,69 @@ def _shape_icon(draw, x: float, y: float, shape: int, colour, size: int = 9) -> 
         draw.rectangle((x0, y0, x0 + size - 1, y0 + size - 1), fill=colour, outline=INK)
 
 
+def cell_box(idx: int) -> Box:
+    """The square of cell ``idx`` (on the 16-wide anchor grid) in the picture."""
+    x0, y0 = MARGIN, TITLE + MARGIN
+    r, c = divmod(idx, CELLS_PER_ROW)
+    return x0 + c * CELL, y0 + r * CELL, x0 + (c + 1) * CELL, y0 + (r + 1) * CELL
+
+
+BUTTON_W, BUTTON_H = 66, 28
+
+
+def _buttons(state: KoPlusState, seat: int) -> dict[int, Box]:
+    """The orientation buttons (``orientation -> box``) of ``seat`` when it is to place a コ."""
+    if state.player != seat or state.top_tile(seat) != KO:
+        return {}
+    left = MARGIN + state.geo.cols * CELL + 20
+    top = TITLE + 10 + state.num_players * 118 + 6 + 3 * 16 + 30
+    return {
+        o: (left + o * (BUTTON_W + 6), top, left + o * (BUTTON_W + 6) + BUTTON_W, top + BUTTON_H)
+        for o in range(len(ORIENTATIONS))
+    }
+
+
+def _middle(cells: tuple[int, ...]) -> int:
+    """The cell with tile cells on two opposite sides: the centre of a ＋, the middle of a コ's base."""
+    tile = set(cells)
+    for cell in cells:
+        if {cell - 1, cell + 1} <= tile or {cell - CELLS_PER_ROW, cell + CELLS_PER_ROW} <= tile:
+            return cell
+    raise ValueError(f"no middle cell in {cells}")
+
+
+def targets(state: KoPlusState, seat: int) -> list[tuple[int, tuple[Box, ...]]]:
+    """A placement as the middle cell of the tile (its centre; a コ's base) plus, for a コ, its opening's button."""
+    buttons = _buttons(state, seat)
+    out: list[tuple[int, tuple[Box, ...]]] = []
+    for action in state.legal_actions():
+        centre = cell_box(_middle(state.placement_cells(action, seat)))
+        out.append((action, (centre, buttons[decode_action(action)[0]]) if buttons else (centre,)))
+    return out
+
+
 def draw(state: KoPlusState) -> np.ndarray:
+    """``HxWx3 uint8`` picture of the position."""
+    return _draw(state, None)
+
+
+def draw_seat(state: KoPlusState, seat: int) -> np.ndarray:
+    """The picture with, on ``seat``'s turn with a コ to place, the buttons of the sides its opening may face."""
+    return _draw(state, seat)
+
+
+def _draw(state: KoPlusState, viewer: int | None) -> np.ndarray:
     geo = state.geo
     n = state.num_players
     board_w, board_h = geo.cols * CELL, geo.rows * CELL
     panel_h = TITLE + 20 + n * 118 + 70
+    buttons = _buttons(state, viewer) if viewer is not None else {}
+    if buttons:
+        panel_h = max(box[3] for box in buttons.values()) + 12
     width = MARGIN + board_w + 20 + PANEL
     height = max(TITLE + MARGIN + board_h + 20, panel_h)
     image, d = canvas(width, height)
     x0, y0 = MARGIN, TITLE + MARGIN
-
-    def cell_box(idx: int) -> tuple[int, int, int, int]:
-        r, c = divmod(idx, CELLS_PER_ROW)
-        return x0 + c * CELL, y0 + r * CELL, x0 + (c + 1) * CELL, y0 + (r + 1) * CELL
 
     # title
     if state.player == CHANCE:
@@ -180,4 +237,9 @@ def draw(state: KoPlusState) -> np.ndarray:
         fill=INK,
         font=font(12),
     )
+    if buttons:
+        d.text((px, min(box[1] for box in buttons.values()) - 20), "the opening of your tile faces:", fill=INK, font=font(13))
+        for o, (bx0, by0, bx1, by1) in buttons.items():
+            d.rounded_rectangle((bx0, by0, bx1, by1), radius=5, fill=(255, 255, 255), outline=INK)
+            centred_text(d, ((bx0 + bx1) / 2, (by0 + by1) / 2), ORIENTATIONS[o], size=13)
     return to_array(image)
