@@ -304,6 +304,7 @@ BOARD_GAMES = {
     "koplus-v0": ["human", "heuristic"],
     "range_ta_ludotheque-v0": ["human", "heuristic"],
     "tsukuru_ten_ten-v0": ["human", "heuristic"],
+    "matchstick_tycoon-v0": ["human", "heuristic"],
 }
 """The games whose picture can be clicked, each with its seats (a person in seat 0)."""
 BOARD_OPTIONS = {"paiko-v0": {"max_turns": 12}}

@@ -2,6 +2,11 @@
 drawn as 7-segment digits (the card's own segments dark, matchsticks orange), a play being laid beside it,
 then one panel per seat (cards, matchsticks, passed / out / to act), and the cards played so far.
 Readable at every player count (two rows of up to four panels). Imported lazily by the core.
+
+``draw_seat(state, seat)`` adds a band with that seat's own cards face up and, on its turn, its buttons
+(a value to announce, pass, discard a matchstick). ``targets(state, seat)``: a play is announced by clicking
+its value's button once per card (``2 x 7``: "7" twice), each card of it is laid by clicking that card in
+the hand, a pass or a discard on its button.
 """
 
 from __future__ import annotations
@@ -11,6 +16,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gameshelf.envs.core.drawing import INK, canvas, centred_text, font, seat_colour, to_array
+from gameshelf.envs.core.rendering import Box
+from gameshelf.envs.matchstick_tycoon.actions import PASS, PICK_BASE, decode
 from gameshelf.envs.matchstick_tycoon.cards import (
     COST,
     FACE_GLYPH,
@@ -112,9 +119,100 @@ def _seat_panel(draw: ImageDraw.ImageDraw, state: MatchstickState, seat: int, bo
     draw.text((x1 - 88, y0 + 62), f"{state.sticks[seat]} sticks", fill=INK, font=font(13))
 
 
+BAND_H = 200
+HAND_CARD_W, HAND_CARD_H, HAND_STEP = 40, 60, 46
+BUTTON_W, BUTTON_H = 44, 28
+
+
+def _hand_lefts(state: MatchstickState, seat: int) -> list[tuple[int, float]]:
+    """Each card of ``seat``'s hand, faces ascending, with its left edge (overlapping when many)."""
+    faces = [f for f in range(NUM_FACES) for _ in range(state.hands[seat][f])]
+    step = min(HAND_STEP, (WIDTH - 40 - HAND_CARD_W) / max(len(faces) - 1, 1))
+    return [(f, 20 + i * step) for i, f in enumerate(faces)]
+
+
+def _hand_boxes(state: MatchstickState, seat: int) -> dict[int, Box]:
+    top = HEIGHT + 28
+    boxes: dict[int, Box] = {}
+    lefts = _hand_lefts(state, seat)
+    for i, (f, x) in enumerate(lefts):
+        right = lefts[i + 1][1] if i + 1 < len(lefts) else x + HAND_CARD_W
+        left = boxes[f][0] if f in boxes else int(x)
+        boxes[f] = (left, top, int(right) + 1, top + HAND_CARD_H + 1)
+    return boxes
+
+
+def _buttons(state: MatchstickState, seat: int) -> dict[str, Box]:
+    """The seat's buttons on its turn: ``"value W"`` for each value it may announce, ``"pass"``, ``"discard"``."""
+    if state.is_terminal() or state.current_player() != seat:
+        return {}
+    keys: list[str] = []
+    for action in state.legal_actions():
+        kind, _, value = decode(action)
+        key = f"value {value}" if kind == "play" else kind
+        if kind != "pick" and key not in keys:
+            keys.append(key)
+    top = HEIGHT + 28 + HAND_CARD_H + 14
+    out: dict[str, Box] = {}
+    x = 20
+    for key in keys:
+        w = BUTTON_W if key.startswith("value") else 150
+        if x + w > WIDTH - 20:  # the next row
+            x, top = 20, top + BUTTON_H + 6
+        out[key] = (x, top, x + w, top + BUTTON_H)
+        x += w + 6
+    return out
+
+
+BUTTON_TEXT = {"pass": "pass (take a stick)", "discard": "discard a stick"}
+
+
+def targets(state: MatchstickState, seat: int) -> list[tuple[int, tuple[Box, ...]]]:
+    """An announcement as its value's button once per card, a card laid as its card in the hand, the rest
+    on buttons."""
+    buttons = _buttons(state, seat)
+    hand = _hand_boxes(state, seat)
+    out: list[tuple[int, tuple[Box, ...]]] = []
+    for action in state.legal_actions():
+        kind, count, value = decode(action)
+        if kind == "play":
+            clicks: tuple[Box, ...] = (buttons[f"value {value}"],) * count
+        elif kind == "pick":
+            clicks = (hand[action - PICK_BASE],)
+        else:
+            clicks = (buttons["pass" if action == PASS else "discard"],)
+        out.append((action, clicks))
+    return out
+
+
 def draw(state: MatchstickState) -> np.ndarray:
+    """``HxWx3 uint8`` picture of the public situation (every hand as card backs)."""
+    return _draw(state, None)
+
+
+def draw_seat(state: MatchstickState, seat: int) -> np.ndarray:
+    """The public picture with a band under it: ``seat``'s own cards face up and, on its turn, its buttons."""
+    return _draw(state, seat)
+
+
+def _band(d: ImageDraw.ImageDraw, state: MatchstickState, seat: int) -> None:
+    d.rectangle((0, HEIGHT, WIDTH, HEIGHT + BAND_H), fill=(250, 246, 232))
+    d.text((20, HEIGHT + 6), f"Your cards (seat {seat})", fill=seat_colour(seat), font=font(15))
+    for f, x in _hand_lefts(state, seat):
+        _card(d, x, HEIGHT + 28, f, None, w=HAND_CARD_W, h=HAND_CARD_H)
+    for key, (x0, y0, x1, y1) in _buttons(state, seat).items():
+        d.rounded_rectangle((x0, y0, x1, y1), radius=5, fill=(255, 255, 255), outline=INK)
+        text = VALUE_NAMES[int(key.split()[1])] if key.startswith("value") else BUTTON_TEXT[key]
+        centred_text(d, ((x0 + x1) / 2, (y0 + y1) / 2), text, size=14 if key.startswith("value") else 12)
+    if any(k.startswith("value") for k in _buttons(state, seat)):
+        d.text((20, HEIGHT + BAND_H - 20), "announce a play: its value once per card", fill=GREY, font=font(12))
+
+
+def _draw(state: MatchstickState, viewer: int | None) -> np.ndarray:
     n = state.game.num_players
-    image, d = canvas(WIDTH, HEIGHT)
+    image, d = canvas(WIDTH, HEIGHT + (BAND_H if viewer is not None else 0))
+    if viewer is not None:
+        _band(d, state, viewer)
     d.rectangle((0, 0, WIDTH, 40), fill=(60, 60, 70))
     order = "REVERSED: 0 strongest" if state.reversed else "normal: F strongest"
     d.text(
