@@ -238,3 +238,25 @@ def test_policy_guided_search(nim_model):
         state.apply_action(agent.act(state.clone(), seat, rng))
     with pytest.raises(FileNotFoundError):
         make_agent(f"mcts:5:model:{path}.missing", env_id)
+
+
+def test_hurry_ends_a_search_at_its_next_simulation():
+    """Setting ``hurry`` from another thread ends a 60-second search with the best move so far."""
+    import threading
+    import time
+
+    from gameshelf.training.agents.mcts import MCTSAgent
+
+    state = envs.make_game("koplus-v0").new_initial_state()
+    rng = np.random.default_rng(0)
+    while state.is_chance_node():
+        state.apply_action(state.sample_chance(rng))
+    agent = MCTSAgent(simulations=None, seconds=60.0)
+    agent.hurry = threading.Event()
+    chosen: list[int] = []
+    search = threading.Thread(target=lambda: chosen.append(agent.act(state, state.current_player(), rng)))
+    search.start()
+    time.sleep(0.5)
+    agent.hurry.set()
+    search.join(timeout=30)
+    assert not search.is_alive() and chosen[0] in state.legal_actions() and agent.last_simulations >= 1

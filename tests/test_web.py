@@ -1097,3 +1097,26 @@ def test_the_result_in_words_for_each_seat() -> None:
     assert _result_words([0.0, 0.0], [0.0, 0.0], 1) == "A draw"
     assert _result_words([1.0, 0.0, -0.5, -0.5], [30.0, 20.0, 5.0, 5.0], 1) == "You are 2nd of 4 (your score 20, best 30)"
     assert _result_words([1.0, 0.0, -0.5, -0.5], [30.0, 20.0, 5.0, 5.0], 3) == "You are joint 3rd of 4 (your score 5, best 30)"
+
+
+def test_move_now_ends_a_search_at_once_and_only_while_an_agent_thinks() -> None:
+    """``hurry``: a 30-second search plays its best move so far within a second or two; with no agent
+    thinking it is refused (409) and changes nothing."""
+    app = create_app(settle_seconds=0)
+    client = TestClient(app, base_url=BASE)
+    try:
+        watch = start(client, "level_x-v0", ["mcts:5s", "mcts:5s"], seed=1)["watch"]
+        view = client.get(f"/api/play/{watch}").json()
+        refused = client.post(f"/api/play/{watch}/hurry", json={})
+        assert refused.status_code == 409 and "no agent is thinking" in refused.json()["error"]
+        assert client.get(f"/api/play/{watch}").json() == view
+        stepped = client.post(f"/api/play/{watch}/step", json={"version": view["version"]}).json()
+        while not stepped["thinking"]:  # a forced move (one legal action) needs no search: step again
+            stepped = client.post(f"/api/play/{watch}/step", json={"version": stepped["version"]}).json()
+        began = time.monotonic()
+        assert client.post(f"/api/play/{watch}/hurry", json={}).status_code == 200
+        after = settled(client, watch, stepped, seconds=30)
+        assert not after["thinking"] and after["version"] > stepped["version"]
+        assert time.monotonic() - began < 4.0  # below the 5 s the search would take
+    finally:
+        app.state.store.close()

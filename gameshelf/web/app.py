@@ -182,6 +182,12 @@ def create_app(
         await settle(session.job if session.thinking else None, settle_seconds)
         return await run_in_threadpool(session.view, seat)
 
+    async def hurry(request: Request) -> Any:
+        session, seat = store.get(request.path_params["token"])
+        await read_json(request)
+        await run_in_threadpool(session.hurry)
+        return await run_in_threadpool(session.view, seat)
+
     async def hint(request: Request) -> Any:
         session, seat = seat_of(request)
         data = await read_json(request)
@@ -226,6 +232,7 @@ def create_app(
         Route("/api/play/{token}/undo", handler(undo), methods=["POST"]),
         Route("/api/play/{token}/step", handler(step), methods=["POST"]),
         Route("/api/play/{token}/hint", handler(hint), methods=["POST"]),
+        Route("/api/play/{token}/hurry", handler(hurry), methods=["POST"]),
         Route("/api/play/{token}/record", handler(record), methods=["GET"]),
         Route("/api/replays", handler(upload), methods=["POST"]),
         Route("/api/replays/{token}", handler(replay), methods=["GET"]),

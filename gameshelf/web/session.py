@@ -250,6 +250,11 @@ class Session:
         self.game = game
         self.seats = [s.name for s in parsed]
         self.agents: dict[int, Agent] = {i: self.players.build(s, env_id) for i, s in enumerate(parsed) if s.kind != HUMAN}
+        self.hurry_event = threading.Event()
+        """Set by ``hurry``: the searching agent plays its best move so far now."""
+        for agent in self.agents.values():
+            if hasattr(agent, "hurry"):
+                agent.hurry = self.hurry_event
         self.humans = [i for i, s in enumerate(parsed) if s.kind == HUMAN]
         self.slow = any(s.slow for s in parsed)
         self.workers = workers if self.slow else None
@@ -330,6 +335,7 @@ class Session:
                     agent, rng = self.agents[seat], self.episode.rng
                     seen = observed_state(self.state, seat, rng)
                 action = agent.act(seen, seat, rng)  # the search: the game's views answer meanwhile
+                self.hurry_event.clear()
                 with self.lock:
                     if self.closed:
                         self.thinking = False
@@ -373,6 +379,13 @@ class Session:
             if self._agent_to_move():
                 self._agents_move(None)
             self._changed()
+
+    def hurry(self) -> None:
+        """The agent searching now plays its best move so far (the page's "Move now")."""
+        with self.lock:
+            if not self.thinking:
+                raise Conflict("no agent is thinking now")
+            self.hurry_event.set()
 
     def step(self, version: Any) -> None:
         """One agent move (a game with no person in it is watched move by move)."""

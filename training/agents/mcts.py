@@ -51,6 +51,7 @@ Pure Python, so strength per second depends on the engine's clone + mask + apply
 from __future__ import annotations
 
 import math
+import threading
 import time
 from typing import Any
 
@@ -126,6 +127,9 @@ class MCTSAgent:
         """Simulations run by the last ``act`` (for benchmarks)."""
         self.reused_visits = 0
         """Visits the last ``act`` found already in its tree (subtree reuse)."""
+        self.hurry: threading.Event | None = None
+        """When set (by another thread), the search in progress stops at its next simulation and the best
+        move so far is played (the web page's "Move now")."""
 
     # ---- the move ------------------------------------------------------------------------
     def act(self, state: State, seat: int, rng: np.random.Generator) -> int:
@@ -158,6 +162,8 @@ class MCTSAgent:
             elif done > 0 and time.perf_counter() >= deadline:
                 break
             if done > 0 and self._cutoff is not None and time.perf_counter() >= self._cutoff:
+                break
+            if done > 0 and self.hurry is not None and self.hurry.is_set():
                 break
             world = state.resample_hidden(seat, rng) if hidden else state.clone()
             self._simulate(root, world, rng, hidden, lo, span)

@@ -162,7 +162,13 @@ const token = params.get("t");
 function render(v) {
   view = v;
   $("title").textContent = `${v.env_id} - ` + (v.seat === null ? "watching" : `you are player_${v.seat}`);
-  $("board").src = v.image;
+  if ($("board").src !== v.image) {
+    // a new position: a short fade marks what changed (the last move is also named under the board)
+    $("board").classList.remove("fresh");
+    void $("board").offsetWidth;
+    $("board").classList.add("fresh");
+    $("board").src = v.image;
+  }
   $("text").textContent = v.text;
   let status;
   if (v.over) status = "The game is over.";
@@ -192,6 +198,10 @@ function render(v) {
   $("last-move").textContent = v.log.length ? `Last: ${v.log[v.log.length - 1]}` : "";
   $("log").replaceChildren(...v.log.map((line) => el("li", line)));
   $("log").scrollTop = $("log").scrollHeight;
+  $("hurry").hidden = !v.thinking;
+  if (v.your_turn && turnStarted === null) turnStarted = Date.now();
+  if (!v.your_turn) turnStarted = null;
+  tickClock();
   $("undo").hidden = !v.can_undo;
   $("hint-box").hidden = !v.your_turn;
   $("hint-text").textContent = "";
@@ -292,6 +302,17 @@ function groupMoves(moves) {
   return [...groups.entries()].map(([head, ms]) => [groups.size > 1 ? head : "", ms]);
 }
 
+// ---- the move timer (off by default): the time spent on your current turn ----------------------------
+let turnStarted = null;
+
+function tickClock() {
+  const on = $("timer").checked && turnStarted !== null;
+  $("clock").hidden = !on;
+  if (!on) return;
+  const seconds = Math.floor((Date.now() - turnStarted) / 1000);
+  $("clock").textContent = `your turn: ${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+}
+
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function waitForAgents() {
@@ -307,7 +328,7 @@ async function send(action, body) {
   if (busy) return;
   busy = true;
   showError("");
-  for (const b of document.querySelectorAll("#play button")) b.disabled = true;
+  for (const b of document.querySelectorAll("#play button:not(#hurry)")) b.disabled = true;
   try {
     render(await api("POST", `/api/play/${token}/${action}`, body));
     await waitForAgents();
@@ -339,6 +360,11 @@ async function play() {
   $("auto").addEventListener("click", () => { autoPlay = true; send("step", { version: view.version }); });
   $("hint").addEventListener("click", hint);
   $("cancel").addEventListener("click", () => { picked = []; drawTargets(view); });
+  $("hurry").addEventListener("click", async () => {
+    try { render(await api("POST", `/api/play/${token}/hurry`, {})); } catch (err) { showError(err.message); }
+  });
+  $("timer").addEventListener("change", tickClock);
+  setInterval(tickClock, 1000);
   try { render(await api("GET", `/api/play/${token}`)); } catch (err) { showError(err.message); return; }
   // agents thinking, or another person (another tab) to move: look again (every 0.3 s while agents think,
   // every two seconds while a person does) until it is our turn
