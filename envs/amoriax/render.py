@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from gameshelf.envs.amoriax.board import BLACK, CENTRE, COLOUR_NAMES, EMPTY, NUM_KINDS, RED, SIZE, WHITE
 from gameshelf.envs.amoriax.actions import PASS
+from gameshelf.envs.amoriax.board import BLACK, CENTRE, COLOUR_NAMES, EMPTY, NUM_KINDS, RED, SIZE, WHITE
 from gameshelf.envs.core.drawing import INK, canvas, centred_text, to_array
 from gameshelf.envs.core.rendering import Box
 

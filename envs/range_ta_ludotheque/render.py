@@ -75,7 +75,7 @@ def _buttons(state: RangeTaLudothequeState, seat: int) -> dict[str, tuple[Box, s
     size = state.game.geom.size
     legal = state.legal_actions()
     labels: dict[str, str] = {}
-    dice = state.dice
+    dice = state.dice or (0, 0, 0)  # a box action is legal only once the dice are rolled
     for p in sorted({a // size for a in legal if a < mat_base(size)}):
         i, j, k = PERMS[p]
         labels[f"perm {p}"] = f"size {dice[i]}  {CATEGORY_LETTERS[dice[j] - 1]}  {MECH_SHORT[dice[k] - 1]}"
