@@ -130,7 +130,9 @@ O_EXPANSION = _O["expansion"]
 OBS_SIZE = LAYOUT.size
 
 
-def initial_state(num_players: int, deck: tuple[int, ...], cards_dealt: int, num_values: int, expansion_copies: int) -> np.ndarray:
+def initial_state(
+    num_players: int, deck: tuple[int, ...], cards_dealt: int, num_values: int, expansion_copies: int
+) -> np.ndarray:
     """The state row before the first chance node (built once per game; a new game copies it)."""
     s = np.zeros(SIZE, dtype=STATE_DTYPE)
     s[PHASE] = CHOOSE_FIRST

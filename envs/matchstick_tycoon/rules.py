@@ -77,6 +77,7 @@ def can_show(hand: list[int] | IntView, value: int, count: int, sticks: int) -> 
     m = min_costs(hand, value, count)
     return len(m) == count and m[-1] <= sticks
 
+
 def _take(pool: list[int], faces: list[int], k: int, rng: np.random.Generator) -> list[int]:
     """Per face: ``k`` cards drawn uniformly without replacement from the cards of ``pool`` among ``faces``."""
     cards = np.repeat(np.array(faces, dtype=np.int64), [pool[f] for f in faces])
