@@ -25,6 +25,15 @@ CASES = [
     ("olenon-v0", {"first_player_rule": "winner", "open_team_info": True}),
     ("olenon-v0", {"first_player_rule": "loser_team"}),
     ("olenon-v0", {"first_player_rule": "random"}),
+    ("matchstick_tycoon-v0", {"num_players": 2}),
+    ("matchstick_tycoon-v0", {"num_players": 3, "expansion_copies": 2}),
+    ("matchstick_tycoon-v0", {}),
+    ("matchstick_tycoon-v0", {"num_players": 5, "expansion_copies": 4}),
+    ("matchstick_tycoon-v0", {"num_players": 6, "deal": "all"}),
+    ("matchstick_tycoon-v0", {"num_players": 7, "expansion_copies": 2}),
+    ("matchstick_tycoon-v0", {"num_players": 8}),
+    ("matchstick_tycoon-v0", {"num_players": 2, "deal": "all", "expansion_copies": 4}),
+    ("matchstick_tycoon-v0", {"num_players": 3, "deal": "all"}),
 ]
 
 
@@ -321,3 +330,39 @@ def test_olenon_kernel_deals_by_the_copies_left():
     rngs = seed_generators(8, 1)
     counts = np.bincount([kernel.sample_chance(state.S, 0, rngs) for _ in range(32000)], minlength=7)
     assert np.allclose(counts / 32000, np.array(kernel.DECK) / 32, atol=0.01)
+
+
+def test_matchstick_tycoon_batch_observes_only_the_acting_seats_hand():
+    """The batched observation holds the acting seat's hand and nothing of the other hands: the other hands
+    redealt among themselves (each keeping its size) give the same observation."""
+    from gameshelf.envs.matchstick_tycoon import kernel
+    from gameshelf.envs.matchstick_tycoon.observation import LAYOUT as OBSERVATION
+
+    n, faces = 4, kernel.F
+    env = vector.make("matchstick_tycoon-v0", num_envs=8, seed=4, num_players=n)
+    out = env.reset()
+    rngs = seed_generators(2, 8)
+    rng = np.random.default_rng(0)
+    redealt = 0
+    for _ in range(150):
+        for i in range(8):
+            seat = out.current_player[i]
+            hand = env.states[i, kernel.HANDS + faces * seat : kernel.HANDS + faces * (seat + 1)]
+            assert np.array_equal(out.observation[i, OBSERVATION.slices["hand"]], hand / 4)
+            row = env.states[i : i + 1].copy()
+            others = [s for s in range(n) if s != seat]
+            held = [row[0, kernel.HANDS + faces * s : kernel.HANDS + faces * (s + 1)] for s in others]
+            cards = np.repeat(np.arange(faces), sum(held))
+            rng.shuffle(cards)
+            pos = 0
+            for s in others:
+                size = int(row[0, kernel.SIZES + s])
+                start = kernel.HANDS + faces * s
+                row[0, start : start + faces] = np.bincount(cards[pos : pos + size], minlength=faces)
+                pos += size
+            redealt += not np.array_equal(row, env.states[i : i + 1])
+            seen = np.empty((1, out.observation.shape[1]), dtype=np.float32)
+            kernel.observation(row, 0, seat, seen)
+            assert np.array_equal(seen[0], out.observation[i])  # the other hands stay hidden
+        out = env.step(env.random_actions(rngs))
+    assert redealt > 100

@@ -1,9 +1,12 @@
 """Matchstick Tycoon (マッチ売りの大富豪, Unamu Hizuki, HEY! 2025): a climbing card game for 2 to 8 players
 with 7-segment hexadecimal cards that can be turned upside down and completed with matchsticks.
 
-User rules: [docs/rules/matchstick_tycoon.md](../../docs/rules/matchstick_tycoon.md). Engine:
-``envs/matchstick_tycoon/rules.py``; glyphs: ``cards.py``; action encoding and phases: ``actions.py``;
-observation: ``observation.py``; position builder: ``position.py``; picture: ``render.py``.
+User rules: [docs/rules/matchstick_tycoon.md](../../docs/rules/matchstick_tycoon.md). The rules are
+compiled kernels, written once in ``envs/matchstick_tycoon/kernel.py`` over one ``int16`` state row (its
+layout is tabled there); the engine ``envs/matchstick_tycoon/rules.py`` is a view over that row (text,
+move names, chance outcomes, ``resample_hidden``); glyphs: ``cards.py``; action encoding and phases:
+``actions.py``; observation layout: ``observation.py``; position builder: ``position.py``; picture:
+``render.py``.
 
 | | |
 |---|---|
@@ -13,6 +16,17 @@ observation: ``observation.py``; position builder: ``position.py``; picture: ``r
 | observation | ``Dict(observation=Box(0, 1, (249,), float32), action_mask=Box(0, 1, (108,), int8))`` |
 | chance / hidden information | yes (first player, deal) / yes (hands) |
 | import | ``gameshelf.make("matchstick_tycoon-v0", num_players=4)`` |
+| compiled rules | ``envs/matchstick_tycoon/kernel.py``; batched: ``gameshelf.vector.make("matchstick_tycoon-v0", num_envs=N)`` |
+
+## Compiled rules
+
+Every path (the AEC environment, the single-seat view, the engine API, search with its random playouts)
+runs the same compiled kernels, and the id is batched: ``gameshelf.vector.make("matchstick_tycoon-v0",
+num_envs=N, num_players=...)`` steps N games per call (every player count and option), and
+``BatchedSingleSeatVecEnv`` trains on them in one process. Importing ``gameshelf`` compiles nothing; the
+game's kernels compile on first use, about 20 seconds on a busy 2-core machine (11 s for the kernels a
+``make()`` game needs, 9 s more for the batched drivers and the playout), and are kept in numba's disk cache,
+so later processes load them in well under a second.
 
 ## Rules as implemented
 

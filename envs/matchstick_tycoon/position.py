@@ -10,6 +10,10 @@ from gameshelf.envs.matchstick_tycoon.actions import CHOOSE_FIRST, DEAL, MAX_PLA
 from gameshelf.envs.matchstick_tycoon.cards import COST, FACE_NAMES, NUM_FACES, VALUE_NAMES, face_index, value_index
 from gameshelf.envs.matchstick_tycoon.rules import MatchstickGame, MatchstickState
 
+MAX_COUNT = 10_000
+"""Bound of the matchstick counts, ``sticks_spent`` and ``revolutions`` a position may give: the state row
+holds 16-bit integers, and play adds at most a few thousand to them (``max_game_length``)."""
+
 
 def export_position(state: MatchstickState) -> dict[str, Any]:
     """``state.position()``: the position as plain data (keys: see the environment card)."""
@@ -84,6 +88,8 @@ def _face_counts(data: Any, what: str) -> list[int]:
             raise ValueError(f"{what}: {err}") from None
         if not isinstance(c, int) or isinstance(c, bool) or c < 0:
             raise ValueError(f"{what}: count of {name} must be a non-negative integer, got {c!r}")
+        if c > MAX_COUNT:
+            raise ValueError(f"{what}: count of {name} must be at most {MAX_COUNT}, got {c!r}")
         counts[f] += c
     return counts
 
@@ -128,6 +134,8 @@ def build_state(game: MatchstickGame, pos: Mapping[str, Any]) -> MatchstickState
     for s, k in enumerate(sticks):
         if not isinstance(k, int) or isinstance(k, bool) or k < 0:
             raise ValueError(f"matchsticks[{s}] must be a non-negative integer, got {k!r}")
+        if k > MAX_COUNT:
+            raise ValueError(f"matchsticks[{s}] must be at most {MAX_COUNT} (the state row holds 16-bit counts), got {k!r}")
     st.sticks = list(sticks)
     st.played = _face_counts(pos.get("played"), "played")
     played_by = pos.get("played_by")
@@ -151,9 +159,10 @@ def build_state(game: MatchstickGame, pos: Mapping[str, Any]) -> MatchstickState
         if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_PLAY:
             raise ValueError(f"pending count must be 1..{MAX_PLAY}, got {count!r}")
         st.pending_count = count
-        st.picks = _faces(pending.get("picked", []), "pending picked")
-        if len(st.picks) >= count:
+        picks = _faces(pending.get("picked", []), "pending picked")
+        if len(picks) >= count:
             raise ValueError("pending: a play with all its cards laid is complete, not pending")
+        st.picks = picks
         for f in st.picks:
             if COST[f][st.pending_value] < 0:
                 raise ValueError(f"pending: card {FACE_NAMES[f]} cannot show {VALUE_NAMES[st.pending_value]}")
@@ -177,10 +186,11 @@ def build_state(game: MatchstickGame, pos: Mapping[str, Any]) -> MatchstickState
             raise ValueError(f"table: {err}") from None
         if st.table_value >= game.num_values:
             raise ValueError(f"table: value {VALUE_NAMES[st.table_value]} exists only with the expansion")
-        st.table_faces = _faces(table["faces"], "table faces")
-        st.table_count = len(st.table_faces)
-        if not 1 <= st.table_count <= MAX_PLAY:
-            raise ValueError(f"table holds {st.table_count} cards; a play is 1..{MAX_PLAY} cards")
+        faces = _faces(table["faces"], "table faces")
+        if not 1 <= len(faces) <= MAX_PLAY:
+            raise ValueError(f"table holds {len(faces)} cards; a play is 1..{MAX_PLAY} cards")
+        st.table_faces = faces
+        st.table_count = len(faces)
         for f in st.table_faces:
             if COST[f][st.table_value] < 0:
                 raise ValueError(f"table: card {FACE_NAMES[f]} cannot show {VALUE_NAMES[st.table_value]}")
@@ -191,10 +201,14 @@ def build_state(game: MatchstickGame, pos: Mapping[str, Any]) -> MatchstickState
     rev = pos.get("revolutions", int(st.reversed))
     if not isinstance(rev, int) or isinstance(rev, bool) or rev < 0 or rev % 2 != int(st.reversed):
         raise ValueError(f"revolutions {rev!r} does not agree with reversed={st.reversed}")
+    if rev > MAX_COUNT:
+        raise ValueError(f"revolutions must be at most {MAX_COUNT} (the state row holds 16-bit counts), got {rev!r}")
     st.revolutions = rev
     spent = pos.get("sticks_spent", 0)
     if not isinstance(spent, int) or isinstance(spent, bool) or spent < 0:
         raise ValueError(f"sticks_spent must be a non-negative integer, got {spent!r}")
+    if spent > MAX_COUNT:
+        raise ValueError(f"sticks_spent must be at most {MAX_COUNT} (the state row holds 16-bit counts), got {spent!r}")
     st.sticks_spent = spent
     fp = pos.get("first_player", -1)
     st.first_player = -1 if fp in (None, -1) else _seat(fp, n, "first_player")
@@ -217,7 +231,7 @@ def build_state(game: MatchstickGame, pos: Mapping[str, Any]) -> MatchstickState
         last = next(s for s in range(n) if st.in_game[s])
         st.in_game[last] = False
         st.place[last] = n - 1
-        st.out_order.append(last)
+        st.out_order = [*st.out_order, last]
     # passes
     passed = pos.get("passed", [])
     if not isinstance(passed, (list, tuple)):

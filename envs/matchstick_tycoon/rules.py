@@ -1,11 +1,15 @@
 """Matchstick Tycoon rules engine: ``MatchstickGame`` and ``MatchstickState``.
 
-See the package docstring (``envs/matchstick_tycoon/__init__.py``) for the rules as implemented, the action
-encoding, the observation layout, the position keys and the readings taken.
+The rules are compiled kernels (``envs/matchstick_tycoon/kernel.py``) over one ``int16`` state row; the
+state here is a view over that row and keeps in Python only what is not a rule step: chance outcomes, text,
+move names, positions and ``resample_hidden``. See the package docstring (``envs/matchstick_tycoon/__init__.py``)
+for the rules as implemented, the action encoding, the observation layout, the position keys and the
+readings taken.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from math import comb
 from typing import Any, ClassVar
 
@@ -14,26 +18,21 @@ import numpy as np
 from gameshelf.envs.core.game import (
     CHANCE,
     TERMINAL,
-    Game,
     GameFacts,
     Option,
-    State,
     count_outcomes,
     draw_from_counts,
-    rank_returns,
 )
+from gameshelf.envs.core.kernel import IntView, KernelGame, KernelState, flag_field, int_field, ints_field, rows_field
+from gameshelf.envs.matchstick_tycoon import kernel as K
 from gameshelf.envs.matchstick_tycoon import observation as obs_mod
 from gameshelf.envs.matchstick_tycoon.actions import (
     CHOOSE_FIRST,
     DEAL,
-    DISCARD,
     MAX_PLAY,
     NUM_ACTIONS,
     OVER,
-    PASS,
-    PICK_BASE,
     PLAY,
-    PLAY_BASE,
     decode,
 )
 from gameshelf.envs.matchstick_tycoon.cards import (
@@ -56,8 +55,10 @@ _SHOWERS: tuple[tuple[tuple[int, int], ...], ...] = tuple(
 )
 
 
-def min_costs(hand: list[int], value: int, limit: int = MAX_PLAY) -> list[int]:
-    """``out[k]``: fewest matchsticks to show ``value`` with k + 1 cards of ``hand`` (as many as the hand allows)."""
+def min_costs(hand: list[int] | IntView, value: int, limit: int = MAX_PLAY) -> list[int]:
+    """``out[k]``: fewest matchsticks to show ``value`` with k + 1 cards of ``hand`` (as many as the hand allows).
+
+    A helper for agents and tests (the rules' own version is the kernel's ``_cheapest``)."""
     out: list[int] = []
     total = 0
     for c, f in _SHOWERS[value]:
@@ -69,7 +70,7 @@ def min_costs(hand: list[int], value: int, limit: int = MAX_PLAY) -> list[int]:
     return out
 
 
-def can_show(hand: list[int], value: int, count: int, sticks: int) -> bool:
+def can_show(hand: list[int] | IntView, value: int, count: int, sticks: int) -> bool:
     """Whether ``count`` cards of ``hand`` can all show ``value`` with at most ``sticks`` matchsticks."""
     if count == 0:
         return sticks >= 0
@@ -151,10 +152,43 @@ def _draw_completable(pool: list[int], size: int, value: int, left: int, budget:
     raise ValueError("no hand of the unseen cards can complete the play being laid")
 
 
-class MatchstickGame(Game):
+def seat_field(start: int, doc: str = "") -> Any:
+    """A list-like attribute (``IntView``) of one int per seat of the game at ``start`` of the state's row."""
+
+    def get(state: Any) -> IntView:
+        return IntView(state.s, start, state.game.num_players)
+
+    def put(state: Any, values: Iterable[int]) -> None:
+        IntView(state.s, start, state.game.num_players).assign(int(v) for v in values)
+
+    return property(get, put, doc=doc)
+
+
+def list_field(start: int, count: int, capacity: int, doc: str = "") -> Any:
+    """A list attribute of up to ``capacity`` ints at ``start`` of the state's row, its length at ``count``:
+    reads give a new list, assigning a list writes it (the unused entries are -1)."""
+
+    def get(state: Any) -> list[int]:
+        s = state.s
+        return s[start : start + int(s[count])].tolist()  # type: ignore[no-any-return]
+
+    def put(state: Any, values: Iterable[int]) -> None:
+        items = [int(v) for v in values]
+        if len(items) > capacity:
+            raise ValueError(f"at most {capacity} entries, got {len(items)}")
+        s = state.s
+        s[start : start + capacity] = items + [-1] * (capacity - len(items))
+        s[count] = len(items)
+
+    return property(get, put, doc=doc)
+
+
+class MatchstickGame(KernelGame):
     """Matchstick Tycoon for 2 to 8 players."""
 
     name = "matchstick_tycoon"
+    kernel = K
+    """The compiled rules (``kernel.py``): the state wraps its row, ``gameshelf.vector`` batches it."""
     OPTIONS: ClassVar[dict[str, Option]] = {
         "num_players": Option(4, choices=(4, 2, 3, 5, 6, 7, 8), doc="number of players"),
         "deal": Option(
@@ -174,6 +208,7 @@ class MatchstickGame(Game):
         total = sum(self.deck)
         self.cards_dealt: int = SMALL_GAME_HAND * n if (n <= 3 and self.options["deal"] == "standard") else total
         self.num_values: int = NUM_VALUES if self.expansion_copies else BASE_VALUES
+        self.initial = K.initial_state(n, self.deck, self.cards_dealt, self.num_values, self.expansion_copies)
 
     def _facts(self) -> GameFacts:
         n = self.options["num_players"]
@@ -187,244 +222,81 @@ class MatchstickGame(Game):
         return MatchstickState(self)
 
 
-class MatchstickState(State):
-    """A position of a Matchstick Tycoon game."""
+class MatchstickState(KernelState):
+    """A position of a Matchstick Tycoon game: a view over one kernel state row (``kernel.py``), which the
+    rules act on. The fields read and write that row like plain ints and lists."""
 
     game: MatchstickGame
+    EXTRA = ("deal_start",)
 
     def __init__(self, game: MatchstickGame) -> None:
         super().__init__(game)
-        n = game.num_players
-        self.deck = game.deck
-        self.phase = CHOOSE_FIRST
-        self.first_player = -1
-        self.dealt = 0
         self.deal_start = -1
         """Index in ``history`` of the first dealt card (-1: built from a position, no deal in history)."""
-        self.hands = [[0] * NUM_FACES for _ in range(n)]
-        self.hand_sizes = [0] * n
-        self.undealt = list(game.deck)
-        """Copies of each face not dealt yet (during the deal)."""
-        self.sticks = [1] * n
-        self.turn = -1
-        self.table_value = -1
-        self.table_count = 0
-        self.table_faces: list[int] = []
-        self.last_player = -1
-        """Seat whose play is on the table (-1 when the table is empty)."""
-        self.reversed = False
-        self.passed = [False] * n
-        """Seats that took a turn without playing since the last play."""
-        self.in_game = [True] * n
-        self.place = [-1] * n
-        """Finishing place (0 = first out) of each seat, -1 while it plays on."""
-        self.out_order: list[int] = []
-        self.played = [0] * NUM_FACES
-        """Cards of each face played so far by anyone (the table's included)."""
-        self.played_by = [[0] * NUM_FACES for _ in range(n)]
-        self.pending_value = -1
-        self.pending_count = 0
-        """Count of the play being laid down (0: no play announced)."""
-        self.picks: list[int] = []
-        self.pending_cost = 0
-        self.sticks_spent = 0
-        self.revolutions = 0
+
+    phase = int_field(K.PHASE, "CHOOSE_FIRST, DEAL, PLAY or OVER")
+    first_player = int_field(K.FIRST, "the first player (-1 before it is drawn)")
+    dealt = int_field(K.DEALT, "cards dealt so far")
+    hands = rows_field(K.HANDS, NUM_FACES, doc="cards of each face in each hand")
+    hand_sizes = seat_field(K.SIZES, "cards in each hand")
+    undealt = ints_field(K.UNDEALT, NUM_FACES, "copies of each face not dealt yet (during the deal)")
+    sticks = seat_field(K.STICKS, "matchsticks of each seat")
+    turn = int_field(K.TURN, "seat to act (-1 outside play)")
+    table_value = int_field(K.TABLE_VALUE, "value shown by the table cards (-1 when empty)")
+    table_count = int_field(K.TABLE_COUNT, "cards on the table")
+    table_faces = list_field(K.TABLE_FACES, K.TABLE_COUNT, MAX_PLAY, "faces of the table cards, in the order laid")
+    last_player = int_field(K.LAST, "seat whose play is on the table (-1 when the table is empty)")
+    reversed = flag_field(K.REVERSED, "strength order reversed (after an odd number of revolutions)")
+    passed = seat_field(K.PASSED, "seats that took a turn without playing since the last play")
+    in_game = seat_field(K.IN_GAME, "seats still playing")
+    place = seat_field(K.PLACE, "finishing place (0 = first out) of each seat, -1 while it plays on")
+    out_order = list_field(K.OUT_ORDER, K.NOUT, obs_mod.MAX_PLAYERS, "seats out, in finishing order")
+    played = ints_field(K.PLAYED, NUM_FACES, "cards of each face played so far by anyone (the table's included)")
+    played_by = rows_field(K.PLAYED_BY, NUM_FACES, doc="cards of each face played so far by each seat")
+    pending_value = int_field(K.PENDING_VALUE, "value of the play being laid (-1: none)")
+    pending_count = int_field(K.PENDING_COUNT, "count of the play being laid down (0: no play announced)")
+    picks = list_field(K.PICKS, K.NPICKS, MAX_PLAY, "cards of the play being laid, in the order laid")
+    pending_cost = int_field(K.PENDING_COST, "matchsticks the cards laid so far need")
+    sticks_spent = int_field(K.SPENT, "matchsticks spent in the game")
+    revolutions = int_field(K.REVOLUTIONS, "5-card plays so far")
+
+    @property
+    def deck(self) -> tuple[int, ...]:
+        """Copies of each face in the deck."""
+        return self.game.deck
 
     # ---- whose turn -----------------------------------------------------------------------------
     def current_player(self) -> int:
-        if self.phase == PLAY:
-            return self.turn
-        if self.phase == OVER:
+        s = self.s  # the kernel's current_player, read here without a compiled call (the hottest query)
+        phase = s[K.PHASE]
+        if phase == PLAY:
+            return int(s[K.TURN])
+        if phase == OVER:
             return TERMINAL
         return CHANCE
 
     # ---- chance ---------------------------------------------------------------------------------
-    def _undealt(self) -> list[int]:
-        return self.undealt if self.phase == DEAL else [0] * NUM_FACES
-
     def chance_outcomes(self) -> list[tuple[int, float]]:
         n = self.game.num_players
         if self.phase == CHOOSE_FIRST:
             return [(s, 1.0 / n) for s in range(n)]
         if self.phase == DEAL:
-            return count_outcomes(self._undealt())
+            return count_outcomes(self.undealt.tolist())
         return []
 
     def sample_chance(self, rng: np.random.Generator) -> int:
         if self.phase == CHOOSE_FIRST:
             return int(rng.integers(self.game.num_players))
         if self.phase == DEAL:
-            return draw_from_counts(self._undealt(), rng)
+            return draw_from_counts(self.undealt.tolist(), rng)
         raise ValueError("not a chance node")
 
-    def _is_legal(self, player: int, action: int) -> bool:
-        if player == CHANCE:
-            if self.phase == CHOOSE_FIRST:
-                return 0 <= action < self.game.num_players
-            return 0 <= action < NUM_FACES and self._undealt()[action] > 0
-        return 0 <= action < NUM_ACTIONS and bool(self.legal_action_mask()[action])
-
-    # ---- actions --------------------------------------------------------------------------------
-    def legal_action_mask(self) -> np.ndarray:
-        mask = np.zeros(NUM_ACTIONS, dtype=bool)
-        if self.phase != PLAY:
-            return mask
-        for a in self._legal_list():
-            mask[a] = True
-        return mask
-
-    def legal_actions(self) -> list[int]:
-        if self.phase != PLAY:
-            return []
-        return sorted(self._legal_list())
-
-    def _legal_list(self) -> list[int]:
-        p = self.turn
-        hand = self.hands[p]
-        if self.hand_sizes[p] == 0:
-            return [DISCARD]
-        sticks = self.sticks[p]
-        out: list[int] = []
-        if self.pending_count:
-            value = self.pending_value
-            left = self.pending_count - len(self.picks) - 1
-            budget = sticks - self.pending_cost
-            for c, f in _SHOWERS[value]:
-                if hand[f] and c <= budget:
-                    hand[f] -= 1
-                    ok = can_show(hand, value, left, budget - c)
-                    hand[f] += 1
-                    if ok:
-                        out.append(PICK_BASE + f)
-            return out
-        nv = self.game.num_values
-        if self.table_count:
-            out.append(PASS)
-            n = self.table_count
-            old = self.table_value
-            values = range(old - 1, -1, -1) if self.reversed else range(old + 1, nv)
-            for v in values:
-                if can_show(hand, v, n, sticks):
-                    out.append(PLAY_BASE + (n - 1) * NUM_VALUES + v)
-            return out
-        for v in range(nv):
-            m = min_costs(hand, v)
-            for k, total in enumerate(m):
-                if total <= sticks:
-                    out.append(PLAY_BASE + k * NUM_VALUES + v)
-        return out
-
+    # ---- actions (mask, legality and playout: KernelState's) ------------------------------------
     def _apply(self, action: int) -> None:
-        if self.phase == CHOOSE_FIRST:
-            self.first_player = action
-            self.phase = DEAL
-            return
-        if self.phase == DEAL:
-            n = self.game.num_players
-            if self.dealt == 0:
-                self.deal_start = len(self.history)
-            seat = self.dealt % n
-            self.hands[seat][action] += 1
-            self.hand_sizes[seat] += 1
-            self.undealt[action] -= 1
-            self.dealt += 1
-            if self.dealt == self.game.cards_dealt:
-                self.phase = PLAY
-                self.turn = self.first_player
-            return
-        p = self.turn
-        if action == PASS:
-            self.sticks[p] += 1
-            self._no_play(p)
-        elif action == DISCARD:
-            self.sticks[p] -= 1
-            if self.sticks[p] == 0:
-                self._go_out(p)
-            if self.phase != OVER:
-                self._no_play(p)
-        elif action < PICK_BASE:
-            k = action - PLAY_BASE
-            self.pending_count = k // NUM_VALUES + 1
-            self.pending_value = k % NUM_VALUES
-            self.picks = []
-            self.pending_cost = 0
-        else:
-            f = action - PICK_BASE
-            self.hands[p][f] -= 1
-            self.hand_sizes[p] -= 1
-            self.picks.append(f)
-            self.pending_cost += COST[f][self.pending_value]
-            if len(self.picks) == self.pending_count:
-                self._complete_play(p)
-
-    def _complete_play(self, p: int) -> None:
-        n = self.pending_count
-        self.sticks[p] -= self.pending_cost
-        self.sticks_spent += self.pending_cost
-        for f in self.picks:
-            self.played[f] += 1
-            self.played_by[p][f] += 1
-        self.table_value = self.pending_value
-        self.table_count = n
-        self.table_faces = list(self.picks)
-        self.last_player = p
-        self.passed = [False] * self.game.num_players
-        self.pending_value = -1
-        self.pending_count = 0
-        self.picks = []
-        self.pending_cost = 0
-        if n == MAX_PLAY:
-            self.reversed = not self.reversed
-            self.revolutions += 1
-        if self.hand_sizes[p] == 0 and self.sticks[p] == 0:
-            self._go_out(p)
-        if self.phase != OVER:
-            self.turn = self._next_in_game(p)
-
-    def _go_out(self, p: int) -> None:
-        self.in_game[p] = False
-        self.passed[p] = False
-        self.place[p] = len(self.out_order)
-        self.out_order.append(p)
-        remaining = [s for s in range(self.game.num_players) if self.in_game[s]]
-        if len(remaining) == 1:
-            last = remaining[0]
-            self.in_game[last] = False
-            self.place[last] = len(self.out_order)
-            self.out_order.append(last)
-            self.phase = OVER
-            self.turn = -1
-
-    def _no_play(self, p: int) -> None:
-        """A pass or a discard: it counts as a turn without playing; clear the table if everyone else did."""
-        if self.in_game[p] and self.table_count:
-            self.passed[p] = True
-        n = self.game.num_players
-        if self.table_count and all(self.passed[s] for s in range(n) if self.in_game[s] and s != self.last_player):
-            leader = self.last_player if self.in_game[self.last_player] else self._next_in_game(self.last_player)
-            self.table_value = -1
-            self.table_count = 0
-            self.table_faces = []
-            self.last_player = -1
-            self.passed = [False] * n
-            self.turn = leader
-            return
-        self.turn = self._next_in_game(p)
-
-    def _next_in_game(self, seat: int) -> int:
-        n = self.game.num_players
-        for step in range(1, n + 1):
-            s = (seat + step) % n
-            if self.in_game[s]:
-                return s
-        raise RuntimeError("nobody is left in the game")  # unreachable: the game ends with one player left
-
-    # ---- results --------------------------------------------------------------------------------
-    def returns(self) -> np.ndarray:
-        n = self.game.num_players
-        if self.phase != OVER:
-            return np.zeros(n, dtype=np.float64)
-        return rank_returns([-self.place[s] for s in range(n)])
+        s = self.s
+        if s[K.PHASE] == DEAL and s[K.DEALT] == 0:
+            self.deal_start = len(self.history)
+        K.apply(self.S, 0, action)
 
     # ---- helpers --------------------------------------------------------------------------------
     def pick_counts(self) -> list[int]:
@@ -433,10 +305,7 @@ class MatchstickState(State):
             counts[f] += 1
         return counts
 
-    # ---- observation and text -------------------------------------------------------------------
-    def _observation(self, seat: int) -> np.ndarray:
-        return obs_mod.encode(self, seat)
-
+    # ---- text -----------------------------------------------------------------------------------
     def action_to_string(self, action: int) -> str:
         if self.phase == CHOOSE_FIRST:
             return f"first player: seat {action}"
@@ -481,14 +350,15 @@ class MatchstickState(State):
                 f" laid {picked} (+{self.pending_cost} sticks)"
             )
         to_act = self.current_player()
+        sizes, sticks, places, passed = self.hand_sizes.tolist(), self.sticks.tolist(), self.place.tolist(), self.passed.tolist()
         for s in range(n):
-            status = f"out, place {self.place[s] + 1}" if self.place[s] >= 0 else "passed" if self.passed[s] else ""
+            status = f"out, place {places[s] + 1}" if places[s] >= 0 else "passed" if passed[s] else ""
             mark = "  <- to act" if to_act == s else ""
-            row = f"Seat {s}: cards {self.hand_sizes[s]:>2}  sticks {self.sticks[s]:>2}  {status}".rstrip()
+            row = f"Seat {s}: cards {sizes[s]:>2}  sticks {sticks[s]:>2}  {status}".rstrip()
             if seat == s:
-                row += f"  hand: {cards_text(self.hands[s])}"
+                row += f"  hand: {cards_text(self.hands[s].tolist())}"
             lines.append(row + mark)
-        lines.append(f"Played: {cards_text(self.played)}")
+        lines.append(f"Played: {cards_text(self.played.tolist())}")
         if self.phase == OVER:
             lines.append("Game over: finishing order " + " ".join(f"seat {s}" for s in self.out_order))
         return "\n".join(lines)
@@ -500,7 +370,8 @@ class MatchstickState(State):
     def unseen_cards(self, seat: int) -> list[int]:
         """Per face: the cards ``seat`` cannot place (other hands and cards never dealt)."""
         picks = self.pick_counts()
-        return [self.deck[f] - self.hands[seat][f] - self.played[f] - picks[f] for f in range(NUM_FACES)]
+        hand, played = self.hands[seat].tolist(), self.played.tolist()
+        return [self.deck[f] - hand[f] - played[f] - picks[f] for f in range(NUM_FACES)]
 
     def _resample_hidden(self, seat: int, rng: np.random.Generator) -> MatchstickState:
         """A state ``seat`` cannot tell apart from this one: the other hands redealt from the unseen cards.
@@ -515,12 +386,13 @@ class MatchstickState(State):
         if self.phase == CHOOSE_FIRST:
             return new
         n = self.game.num_players
+        sizes = self.hand_sizes.tolist()
         pool = self.unseen_cards(seat)
         laying = self.turn if self.pending_count and self.turn != seat else -1
         if laying >= 0:
             left = self.pending_count - len(self.picks)
             budget = self.sticks[laying] - self.pending_cost
-            hand = _draw_completable(pool, self.hand_sizes[laying], self.pending_value, left, budget, rng)
+            hand = _draw_completable(pool, sizes[laying], self.pending_value, left, budget, rng)
             new.hands[laying] = hand
             pool = [pool[f] - hand[f] for f in range(NUM_FACES)]
         cards = np.repeat(np.arange(NUM_FACES), pool)
@@ -529,15 +401,16 @@ class MatchstickState(State):
         for s in range(n):
             if s in (seat, laying):
                 continue
-            size = self.hand_sizes[s]
+            size = sizes[s]
             hand = [0] * NUM_FACES
             for f in cards[pos : pos + size]:
                 hand[int(f)] += 1
             pos += size
             new.hands[s] = hand
-        new.undealt = [0] * NUM_FACES
+        undealt = [0] * NUM_FACES
         for f in cards[pos:]:
-            new.undealt[int(f)] += 1
+            undealt[int(f)] += 1
+        new.undealt = undealt
         if self.deal_start >= 0:
             self._rewrite_deal(new, seat, rng)
         return new
@@ -547,10 +420,11 @@ class MatchstickState(State):
         history, each seat's in a random order; ``seat``'s own deal stays as it was."""
         n = self.game.num_players
         picks = self.pick_counts()
+        hands, played_by = new.hands.tolist(), self.played_by.tolist()
         for s in range(n):
             if s == seat:
                 continue
-            dealt = [new.hands[s][f] + self.played_by[s][f] + (picks[f] if s == self.turn else 0) for f in range(NUM_FACES)]
+            dealt = [hands[s][f] + played_by[s][f] + (picks[f] if s == self.turn else 0) for f in range(NUM_FACES)]
             cards = np.repeat(np.arange(NUM_FACES), dealt)
             rng.shuffle(cards)
             slots = range(self.deal_start + s, self.deal_start + self.dealt, n)
@@ -558,25 +432,6 @@ class MatchstickState(State):
                 raise RuntimeError(f"seat {s} holds {len(cards)} dealt cards, {len(slots)} were dealt to it")
             for k, f in zip(slots, cards, strict=True):
                 new.history[k] = int(f)
-
-    # ---- copying --------------------------------------------------------------------------------
-    def clone(self) -> MatchstickState:
-        new = MatchstickState.__new__(MatchstickState)
-        new.__dict__.update(self.__dict__)
-        new.history = list(self.history)
-        new.hands = [list(h) for h in self.hands]
-        new.hand_sizes = list(self.hand_sizes)
-        new.undealt = list(self.undealt)
-        new.sticks = list(self.sticks)
-        new.table_faces = list(self.table_faces)
-        new.passed = list(self.passed)
-        new.in_game = list(self.in_game)
-        new.place = list(self.place)
-        new.out_order = list(self.out_order)
-        new.played = list(self.played)
-        new.played_by = [list(h) for h in self.played_by]
-        new.picks = list(self.picks)
-        return new
 
 
 __all__ = ["MatchstickGame", "MatchstickState", "can_show", "min_costs"]
