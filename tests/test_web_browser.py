@@ -404,5 +404,6 @@ def test_play_a_whole_game_by_clicking_the_board(server: str, browser, tmp_path:
             check_olenon_page(page, [v for v in sent if "text" in v])
     assert over(page) and "Result: " in page.inner_text("#result")
     assert page.locator("#targets .target").count() == 0
+    until(page, "Number(document.body.dataset.changes) > 0")  # what a move changed was marked on the board
     page.close()
     context.close()
