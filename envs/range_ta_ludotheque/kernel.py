@@ -80,6 +80,8 @@ NUM_ACTS = 7 * MAX_SIDE * MAX_SIDE + 1
 
 ROLLS_A = np.array(ROLLS, dtype=np.int64)
 PERMS_A = np.array(PERMS, dtype=np.int64)
+"""Assignments ``2 d`` and ``2 d + 1`` give die ``d`` to the size (``PERMS`` is in lexicographic order)."""
+assert all(PERMS[p][0] == p // 2 for p in range(6))
 FIRST_PERM = np.zeros((len(ROLLS), len(PERMS)), dtype=np.int64)
 """``FIRST_PERM[roll, p]``: 1 if assignment ``p`` is the lowest one giving its box with that roll (the legal one)."""
 for _roll, _triples in enumerate(ROLL_TRIPLES):
@@ -105,6 +107,8 @@ O_ROUND = _S["round"].start
 O_PRESENT = _S["present"].start
 O_CHOSEN = _S["chosen"].start
 O_OPTIONS = _S["options"].start
+_ORDER = (O_SHEETS, O_SUPPORTED, O_FLOOR, O_WALL, O_DICE, O_ROUND, O_PRESENT, O_CHOSEN, O_OPTIONS, OBS_C)
+assert _ORDER == (0, P * SHEET_CHANNELS, 129, 130, 131, 149, 150, 158, 166, 169), "observation writes every channel once"
 
 
 def initial_state(
@@ -287,18 +291,22 @@ def _seat_mask(S: np.ndarray, i: int, seat: int, bits: np.ndarray) -> None:
     rows, cols = int(S[i, ROWS]), int(S[i, COLS])
     roll = int(S[i, ROLL])
     boxes = False
-    for p in range(6):
-        if not FIRST_PERM[roll, p]:
+    for d in range(3):  # assignments 2d and 2d + 1 give die d to the size: one shape, fitted once
+        first, second = FIRST_PERM[roll, 2 * d], FIRST_PERM[roll, 2 * d + 1]
+        if not (first or second):
             continue
-        face = ROLLS_A[roll, PERMS_A[p, 0]]
-        base = p * size
+        face = ROLLS_A[roll, d]
         for r in range(rows):
             fits = _row_fits(S, i, seat, face, r)
             if fits:
                 boxes = True
+                at = r * cols
                 for c in range(cols):
                     if (fits >> c) & 1:
-                        bits[i, base + r * cols + c] = 1
+                        if first:
+                            bits[i, 2 * d * size + at + c] = 1
+                        if second:
+                            bits[i, (2 * d + 1) * size + at + c] = 1
     if boxes and S[i, MAT_ONLY]:
         return
     base = 6 * size
@@ -333,11 +341,10 @@ def seat_mask(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
 @jit_helper
 def _any_box(S: np.ndarray, i: int, seat: int) -> bool:
     roll = int(S[i, ROLL])
-    for p in range(6):
-        if FIRST_PERM[roll, p]:
-            face = ROLLS_A[roll, PERMS_A[p, 0]]
+    for d in range(3):
+        if FIRST_PERM[roll, 2 * d] or FIRST_PERM[roll, 2 * d + 1]:
             for r in range(int(S[i, ROWS])):
-                if _row_fits(S, i, seat, face, r):
+                if _row_fits(S, i, seat, ROLLS_A[roll, d], r):
                     return True
     return False
 
@@ -680,39 +687,44 @@ def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
     """Write ``seat``'s observation (float32 planes ``(rows, cols, channels)``, layout in ``observation.py``)
     into row ``i`` of ``out``: its own sheet, the finished rounds of the others, the public facts."""
     n = int(S[i, NP])
-    size, rows, cols, ch, cw = int(S[i, SQ]), int(S[i, ROWS]), int(S[i, COLS]), int(S[i, CH]), int(S[i, CW])
-    for k in range(size * OBS_C):
-        out[i, k] = 0.0
+    rows, cols, ch, cw = int(S[i, ROWS]), int(S[i, COLS]), int(S[i, CH]), int(S[i, CW])
     roll = int(S[i, ROLL])
     done = np.float32(S[i, ROUND] / ROUNDS)
-    for r in range(rows):
+    cur = int(S[i, CUR])
+    # square 0 gets every channel (the sheets' zeros and the facts of the whole sheet), the others a copy of it
+    for k in range(O_SUPPORTED):
+        out[i, k] = 0.0
+    for k in range(O_SUPPORTED, OBS_C):
+        out[i, k] = 0.0
+    if roll >= 0:
+        for d in range(3):
+            out[i, O_DICE + 6 * d + ROLLS_A[roll, d] - 1] = 1.0
+    out[i, O_ROUND] = done
+    for slot in range(n):
+        out[i, O_PRESENT + slot] = 1.0
+        other = seat + slot
+        if other >= n:
+            other -= n
+        if roll >= 0 and other < cur:
+            out[i, O_CHOSEN + slot] = 1.0
+    if S[i, EXPERT]:
+        out[i, O_OPTIONS] = 1.0
+    if S[i, WALLS]:
+        out[i, O_OPTIONS + 1] = 1.0
+    if S[i, MAT_ONLY]:
+        out[i, O_OPTIONS + 2] = 1.0
+    for q in range(1, rows * cols):
+        at = q * OBS_C
+        for k in range(OBS_C):
+            out[i, at + k] = out[i, k]
+    for r in range(rows):  # then what differs from square to square
         supported = _mat_row(S, i, seat, r)
-        floor = r % ch == ch - 1
+        floor = 1.0 if r % ch == ch - 1 else 0.0
         for c in range(cols):
             at = (r * cols + c) * OBS_C
-            if (supported >> c) & 1:
-                out[i, at + O_SUPPORTED] = 1.0
-            if floor:
-                out[i, at + O_FLOOR] = 1.0
-            if c + 1 < cols and (c + 1) % cw == 0:
-                out[i, at + O_WALL] = 1.0
-            if roll >= 0:
-                for d in range(3):
-                    out[i, at + O_DICE + 6 * d + ROLLS_A[roll, d] - 1] = 1.0
-            out[i, at + O_ROUND] = done
-            for slot in range(n):
-                out[i, at + O_PRESENT + slot] = 1.0
-                other = seat + slot
-                if other >= n:
-                    other -= n
-                if roll >= 0 and other < S[i, CUR]:
-                    out[i, at + O_CHOSEN + slot] = 1.0
-            if S[i, EXPERT]:
-                out[i, at + O_OPTIONS] = 1.0
-            if S[i, WALLS]:
-                out[i, at + O_OPTIONS + 1] = 1.0
-            if S[i, MAT_ONLY]:
-                out[i, at + O_OPTIONS + 2] = 1.0
+            out[i, at + O_SUPPORTED] = 1.0 if (supported >> c) & 1 else 0.0
+            out[i, at + O_FLOOR] = floor
+            out[i, at + O_WALL] = 1.0 if c + 1 < cols and (c + 1) % cw == 0 else 0.0
     for slot in range(n):
         other = seat + slot
         if other >= n:
