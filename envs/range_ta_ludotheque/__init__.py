@@ -20,9 +20,10 @@ picture: `render.py`.
 | import | `gameshelf.make("range_ta_ludotheque-v0", num_players=4)` |
 | compiled rules | `envs/range_ta_ludotheque/kernel.py`; batched: `gameshelf.vector.make("range_ta_ludotheque-v0", num_envs=N)` |
 
-The kernels compile on first use, not on import: about 12 CPU-seconds on the 2-core development machine
-(48 s of wall time there under load), AEC environment, engine and batched drivers together; numba caches
-them on disk (`gameshelf.envs.core.kernel.cache_dir()`), so later processes load them in about a second.
+The kernels compile on first use, not on import: 10 to 12 CPU-seconds on the 2-core development machine
+(35 to 50 s of wall time there under load), AEC environment, engine and batched drivers together; numba
+caches them on disk (`gameshelf.envs.core.kernel.cache_dir()`), so later processes load them in under a
+second (0.8 s).
 Every player count (1 to 8) and every option runs on the same compiled kernels: the options and the sheet
 geometry are in the row.
 
