@@ -34,6 +34,15 @@ CASES = [
     ("matchstick_tycoon-v0", {"num_players": 8}),
     ("matchstick_tycoon-v0", {"num_players": 2, "deal": "all", "expansion_copies": 4}),
     ("matchstick_tycoon-v0", {"num_players": 3, "deal": "all"}),
+    ("range_ta_ludotheque-v0", {"num_players": 1}),
+    ("range_ta_ludotheque-v0", {"num_players": 1, "scoring": "expert", "comp_rows": 1, "comp_cols": 1}),
+    ("range_ta_ludotheque-v0", {}),
+    ("range_ta_ludotheque-v0", {"num_players": 3, "scoring": "expert"}),
+    ("range_ta_ludotheque-v0", {"num_players": 4, "walls_block_adjacency": True, "playmat_only_if_no_box": False}),
+    ("range_ta_ludotheque-v0", {"num_players": 5, "comp_rows": 1, "comp_cols": 3, "comp_h": 4, "comp_w": 5}),
+    ("range_ta_ludotheque-v0", {"num_players": 6, "scoring": "expert", "comp_rows": 4, "comp_cols": 4, "comp_h": 6, "comp_w": 6}),
+    ("range_ta_ludotheque-v0", {"num_players": 7, "comp_rows": 3, "comp_h": 5, "walls_block_adjacency": True}),
+    ("range_ta_ludotheque-v0", {"num_players": 8, "scoring": "expert", "playmat_only_if_no_box": False}),
 ]
 
 
@@ -366,3 +375,30 @@ def test_matchstick_tycoon_batch_observes_only_the_acting_seats_hand():
             assert np.array_equal(seen[0], out.observation[i])  # the other hands stay hidden
         out = env.step(env.random_actions(rngs))
     assert redealt > 100
+
+
+def test_range_ta_ludotheque_batch_hides_this_rounds_choices_of_the_other_seats():
+    from gameshelf.envs.range_ta_ludotheque import kernel
+    from gameshelf.envs.range_ta_ludotheque.observation import LAYOUT as OBSERVATION
+    from gameshelf.envs.range_ta_ludotheque.observation import SHEET_CHANNELS
+
+    n, envs_ = 4, 8
+    env = vector.make("range_ta_ludotheque-v0", num_envs=envs_, seed=4, num_players=n)
+    out = env.reset()
+    rngs = seed_generators(2, envs_)
+    hidden = 0
+    for _ in range(150):
+        planes = out.observation.reshape(envs_, 36, OBSERVATION.size)
+        for i in range(envs_):
+            seat = int(out.current_player[i])
+            row = env.states[i]
+            for slot in range(n):
+                other = (seat + slot) % n
+                moves = int(row[kernel.NMOV + other])
+                seen = moves - 1 if other < seat else moves  # the seats before the chooser chose this round
+                occupied = planes[i, :, slot * SHEET_CHANNELS].sum()
+                assert occupied == 36 - kernel.empty_squares(env.states, i, other, seen)
+                assert planes[i, 0, OBSERVATION.slices["chosen"].start + slot] == (other < seat)
+                hidden += bool(occupied < row[kernel.FILLED + other])
+        out = env.step(env.random_actions(rngs))
+    assert hidden > 100

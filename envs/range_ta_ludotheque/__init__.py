@@ -3,9 +3,12 @@ dice each round give a game box (shape, category, mechanism) that every player d
 of their own sheet; after 12 rounds, groups (Classic) or per-game bonuses (Expert) score, empty squares
 cost a point each.
 
-Rules for users: `docs/rules/range_ta_ludotheque.md`. Engine: `envs/range_ta_ludotheque/rules.py`; tables
-and geometry: `board.py`; action encoding: `actions.py`; scoring (pure functions): `scoring.py`; observation:
-`observation.py`; picture: `render.py`.
+Rules for users: `docs/rules/range_ta_ludotheque.md`. The rules are compiled kernels,
+`envs/range_ta_ludotheque/kernel.py` (placement, masks, the turn, scoring, returns, observation, over one
+`int16` state row per game); `rules.py` is the engine's API over that row (options, chance, text, names,
+positions, the redeal of hidden choices); tables and geometry: `board.py`; action encoding: `actions.py`;
+scoring as pure functions (calling the kernels): `scoring.py`; observation layout: `observation.py`;
+picture: `render.py`.
 
 | | |
 |---|---|
@@ -15,6 +18,14 @@ and geometry: `board.py`; action encoding: `actions.py`; scoring (pure functions
 | observation | `Dict(observation=Box(0, 1, (6, 6, 169), float32), action_mask=Box(0, 1, (253,), int8))` (default sheet) |
 | chance / hidden information | yes (three dice each round) / yes with 2+ players (this round's choices until the round ends) |
 | import | `gameshelf.make("range_ta_ludotheque-v0", num_players=4)` |
+| compiled rules | `envs/range_ta_ludotheque/kernel.py`; batched: `gameshelf.vector.make("range_ta_ludotheque-v0", num_envs=N)` |
+
+The kernels compile on first use, not on import: 10 to 12 CPU-seconds on the 2-core development machine
+(35 to 50 s of wall time there under load), AEC environment, engine and batched drivers together; numba
+caches them on disk (`gameshelf.envs.core.kernel.cache_dir()`), so later processes load them in under a
+second (0.8 s).
+Every player count (1 to 8) and every option runs on the same compiled kernels: the options and the sheet
+geometry are in the row.
 
 ## Rules as implemented
 

@@ -3,6 +3,7 @@
 A sheet is a grid of ``rows × cols`` squares (square index ``row * cols + col``, row 0 at the top) cut
 into ``comp_rows × comp_cols`` compartments of ``comp_h × comp_w`` squares. The floor of a compartment is
 its bottom row. A sheet's occupancy is a Python int used as a bit set (bit ``sq`` set = square filled).
+The rules over these tables (where a box fits, scoring) are the compiled kernels of ``kernel.py``.
 """
 
 from __future__ import annotations
@@ -11,8 +12,6 @@ import itertools
 from dataclasses import dataclass
 from functools import lru_cache
 from math import factorial
-
-import numpy as np
 
 ROUNDS = 12
 """Rounds of a game (one box or playmat per player per round)."""
@@ -79,7 +78,8 @@ class Placement:
 
 
 class Geometry:
-    """One Kallax sheet shape with every legal-by-shape placement precomputed."""
+    """One Kallax sheet shape with every placement inside the sheet and one compartment (for names, pictures,
+    positions and the pure scoring functions)."""
 
     def __init__(self, comp_rows: int, comp_cols: int, comp_h: int, comp_w: int) -> None:
         self.comp_rows, self.comp_cols, self.comp_h, self.comp_w = comp_rows, comp_cols, comp_h, comp_w
@@ -90,18 +90,6 @@ class Geometry:
         self.num_comps = comp_rows * comp_cols
         self.comp_of = tuple((sq // self.cols // comp_h) * comp_cols + (sq % self.cols) // comp_w for sq in range(self.size))
         self.is_floor = tuple((sq // self.cols) % comp_h == comp_h - 1 for sq in range(self.size))
-        self.comp_mask = tuple(sum(1 << sq for sq in range(self.size) if self.comp_of[sq] == k) for k in range(self.num_comps))
-        # neighbour pairs (a, b) with b right of or below a, and whether a compartment wall lies between
-        pairs = []
-        for sq in range(self.size):
-            r, c = divmod(sq, self.cols)
-            if c + 1 < self.cols:
-                pairs.append((sq, sq + 1, self.comp_of[sq] != self.comp_of[sq + 1]))
-            if r + 1 < self.rows:
-                pairs.append((sq, sq + self.cols, self.comp_of[sq] != self.comp_of[sq + self.cols]))
-        self.neighbour_pairs: tuple[tuple[int, int, bool], ...] = tuple(pairs)
-        # single square (playmat): its bit and the bit below (0 on a floor)
-        self.mat_below = tuple(0 if self.is_floor[sq] else 1 << (sq + self.cols) for sq in range(self.size))
         self.placements: dict[int, tuple[Placement, ...]] = {}
         self.placement_at: dict[int, dict[int, Placement]] = {}
         for face, (w, h) in SHAPES.items():
@@ -118,57 +106,6 @@ class Geometry:
                     found.append(Placement(face, r * self.cols + c, sum(1 << s for s in squares), below, squares))
             self.placements[face] = tuple(found)
             self.placement_at[face] = {p.anchor: p for p in found}
-        self.floor_mask = sum(1 << sq for sq in range(self.size) if self.is_floor[sq])
-        # bit-parallel fitting: per face, the anchors' bit set, those standing on a floor, and the shifts
-        # that bring each covered square (and each square under the bottom row) onto the anchor's bit
-        self._fit: dict[int, tuple[int, int, tuple[int, ...], tuple[int, ...]]] = {}
-        for face, (w, h) in SHAPES.items():
-            anchors = sum(1 << p.anchor for p in self.placements[face])
-            on_floor = sum(1 << p.anchor for p in self.placements[face] if not p.below)
-            cells = tuple(dr * self.cols + dc for dr in range(h) for dc in range(w))
-            below_shifts = tuple(h * self.cols + dc for dc in range(w))
-            self._fit[face] = (anchors, on_floor, cells, below_shifts)
-        self._nbytes = (self.size + 7) // 8
-        self._planes: dict[int, np.ndarray] = {}
-
-    def __getstate__(self) -> dict[str, object]:
-        state = dict(self.__dict__)
-        state["_planes"] = {}  # a cache: not worth pickling
-        return state
-
-    def fitting_anchors(self, face: int, occ: int) -> int:
-        """Bit set of the anchors where a box of ``face`` fits on a sheet with occupancy ``occ``."""
-        anchors, on_floor, cells, below = self._fit[face]
-        empty = ~occ & self.full
-        m = anchors
-        for off in cells:
-            m &= empty >> off
-        if m & ~on_floor:
-            held = anchors & ~on_floor
-            for off in below:
-                held &= occ >> off
-            m &= on_floor | held
-        return m
-
-    def supported_bits(self, occ: int) -> int:
-        """Bit set of the empty squares a single square could go on (a floor or a filled square below)."""
-        return ~occ & self.full & (self.floor_mask | (occ >> self.cols))
-
-    def bits_array(self, bits: int) -> np.ndarray:
-        """A bit set as a 0/1 uint8 array of ``size`` squares."""
-        raw = np.frombuffer(bits.to_bytes(self._nbytes, "little"), dtype=np.uint8)
-        return np.unpackbits(raw, bitorder="little")[: self.size]
-
-    def supported_plane(self, occ: int) -> np.ndarray:
-        """``supported_bits(occ)`` as a read-only ``(rows, cols)`` float32 plane (cached)."""
-        plane = self._planes.get(occ)
-        if plane is None:
-            if len(self._planes) > 20000:
-                self._planes.clear()
-            plane = self.bits_array(self.supported_bits(occ)).reshape(self.rows, self.cols).astype(np.float32)
-            plane.flags.writeable = False
-            self._planes[occ] = plane
-        return plane
 
     def square_name(self, sq: int) -> str:
         r, c = divmod(sq, self.cols)
@@ -196,11 +133,6 @@ class Geometry:
             out.append(low.bit_length() - 1)
             bits ^= low
         return out
-
-    def supported(self, occ: int, sq: int) -> bool:
-        """Could a single square go on ``sq`` (empty, on a floor or on a filled square)?"""
-        below = self.mat_below[sq]
-        return not (occ >> sq) & 1 and (below & occ) == below
 
 
 @lru_cache(maxsize=32)

@@ -1,7 +1,9 @@
-"""Range Ta Ludothèque rules engine: ``RangeTaLudothequeGame`` and ``RangeTaLudothequeState``.
+"""Range Ta Ludothèque: ``RangeTaLudothequeGame`` and ``RangeTaLudothequeState``, a view over one row of the
+compiled kernels (``kernel.py``), which hold the rules.
 
 See the package docstring (``envs/range_ta_ludotheque/__init__.py``) for the action encoding, the
-observation layout, the position keys and the readings of the rules.
+observation layout, the position keys and the readings of the rules. What is here is not a rule step: the
+options, chance outcomes, text, move names and parsing, positions and the redeal of hidden choices.
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameFacts, Option, State, rank_returns
-from gameshelf.envs.core.observation import ObservationLayout, seat_order
+from gameshelf.envs.core.game import CHANCE, TERMINAL, GameFacts, Option
+from gameshelf.envs.core.kernel import KernelGame, KernelState, int_field, kernel_drivers, seed_generators
+from gameshelf.envs.core.observation import ObservationLayout
 from gameshelf.envs.range_ta_ludotheque import actions
+from gameshelf.envs.range_ta_ludotheque import kernel as K
 from gameshelf.envs.range_ta_ludotheque.actions import BOX, MAT, PASS, Move
 from gameshelf.envs.range_ta_ludotheque.board import (
     CATEGORY_LETTERS,
@@ -28,15 +32,8 @@ from gameshelf.envs.range_ta_ludotheque.board import (
     Geometry,
     geometry,
 )
-from gameshelf.envs.range_ta_ludotheque.observation import (
-    draw_box,
-    draw_mat,
-    encode,
-    make_layout,
-    sheet_planes,
-    static_planes,
-)
-from gameshelf.envs.range_ta_ludotheque.scoring import Box, empty_squares, score_bounds, sheet_score
+from gameshelf.envs.range_ta_ludotheque.observation import make_layout
+from gameshelf.envs.range_ta_ludotheque.scoring import Box, score_bounds
 
 ROLL_CUMULATIVE = np.cumsum(ROLL_PROBS)
 _SIZE_RANGE = (1, 4)
@@ -47,10 +44,12 @@ def _int_in(low: int, high: int) -> Any:
     return lambda v: isinstance(v, (int, np.integer)) and not isinstance(v, bool) and low <= v <= high
 
 
-class RangeTaLudothequeGame(Game):
+class RangeTaLudothequeGame(KernelGame):
     """Range Ta Ludothèque for 1 to 8 players (roll and write: shared dice, one Kallax sheet each)."""
 
     name = "range_ta_ludotheque"
+    kernel = K
+    """The compiled rules (``kernel.py``): the state wraps its row, ``gameshelf.vector`` batches it."""
     OPTIONS: ClassVar[dict[str, Option]] = {
         "num_players": Option(2, choices=(2, 1, 3, 4, 5, 6, 7, 8), doc="number of players (1 = solitaire)"),
         "scoring": Option("classic", choices=("classic", "expert"), doc="end-of-game scoring mode"),
@@ -74,9 +73,18 @@ class RangeTaLudothequeGame(Game):
         self.walls_block = bool(self.options["walls_block_adjacency"])
         self.num_box_actions = self.mat_base = actions.mat_base(g.size)
         self.pass_action = actions.pass_action(g.size)
-        self.static_obs = static_planes(self.layout, g, (self.expert, self.walls_block, self.mat_only_if_no_box))
-        self.empty_planes = sheet_planes(g, (), ())
         self.bounds = score_bounds(g, ROUNDS, self.options["scoring"])
+        self.initial = K.initial_state(
+            self.num_players,
+            self.expert,
+            self.mat_only_if_no_box,
+            self.walls_block,
+            g.comp_rows,
+            g.comp_cols,
+            g.comp_h,
+            g.comp_w,
+            *self.bounds,
+        )
 
     @cached_property
     def geom(self) -> Geometry:
@@ -108,18 +116,11 @@ class RangeTaLudothequeGame(Game):
         return actions.parse_move(self.geom, text)
 
     def legal_actions_for(self, occ: int, roll_id: int) -> list[int]:
-        """Legal actions of a sheet with occupancy ``occ`` and dice ``ROLLS[roll_id]`` (sorted)."""
-        g = self.geom
-        if occ == g.full:
-            return [self.pass_action]
-        out: list[int] = []
-        size = g.size
-        for p, (face, _cat, _mech) in ROLL_TRIPLES[roll_id]:
-            base = p * size
-            out.extend(base + a for a in g.squares_of(g.fitting_anchors(face, occ)))
-        if not out or not self.mat_only_if_no_box:
-            out.extend(self.mat_base + sq for sq in g.squares_of(g.supported_bits(occ)))
-        return out
+        """Legal actions of a sheet with occupancy ``occ`` (bit set of filled squares) and dice ``ROLLS[roll_id]``."""
+        state = RangeTaLudothequeState(self)
+        state.roll_id = roll_id
+        state.set_occupancy(0, occ)
+        return state.legal_actions_of(0)
 
     # ---- position builder ----------------------------------------------------------------------
     def state_from_position(self, position: Mapping[str, Any]) -> RangeTaLudothequeState:
@@ -173,86 +174,105 @@ class RangeTaLudothequeGame(Game):
                 state.check_fits(move, seat)
                 if idx == done:  # this round's choice: the dice are known, so check it fully
                     action = state.action_of_move(move)
-                    if action is None or action not in self.legal_actions_for(state.occ[seat], roll_id):
+                    if action is None or action not in state.legal_actions_of(seat):
                         raise ValueError(f"seat {seat}: {text!r} is not a legal choice with dice {list(ROLLS[roll_id])}")
                 state.place(seat, move)
-        state._mask = state._mask_arr = None
+        state.s[K.DECISIONS] = sum(counts)
         return state
 
 
-class RangeTaLudothequeState(State):
-    """A position: finished rounds, this round's dice and the choices made so far in seat order.
+class RangeTaLudothequeState(KernelState):
+    """A position: finished rounds, this round's dice and the choices made so far in seat order; a view over
+    one kernel state row (``kernel.py``), which the rules act on.
 
-    Per seat: ``moves`` (every move in order, this round's one included once made), ``occ`` (bit set of
-    filled squares), ``boxes`` (``Box`` list in placement order), ``mats`` (playmat squares), ``planes``
-    (observation channels of the sheet after each number of moves). ``round``: rounds finished;
-    ``roll_id``: index of this round's dice in ``ROLLS`` (-1 before the roll); ``current``: seat to choose.
+    ``round``: rounds finished; ``roll_id``: index of this round's dice in ``ROLLS`` (-1 before the roll);
+    ``current``: seat to choose (fields over the row). Per seat, read from the row: ``moves`` (every move in
+    order, this round's one included once made), ``occ`` (bit set of filled squares), ``boxes`` (``Box`` list
+    in placement order), ``mats`` (playmat squares).
     """
 
-    def __init__(self, game: RangeTaLudothequeGame) -> None:
-        super().__init__(game)
-        self.game: RangeTaLudothequeGame = game
-        n = game.num_players
-        self.round = 0
-        self.roll_id = -1
-        self.current = 0
-        self.moves: list[list[Move]] = [[] for _ in range(n)]
-        self.occ: list[int] = [0] * n
-        self.boxes: list[list[Box]] = [[] for _ in range(n)]
-        self.mats: list[list[int]] = [[] for _ in range(n)]
-        self.planes: list[list[np.ndarray]] = [[game.empty_planes] for _ in range(n)]
-        self._mask: list[int] | None = None
-        self._mask_arr: np.ndarray | None = None
-        self._scores: dict[tuple[int, int], int] = {}
-        self._lines: dict[tuple[int, int], list[str]] = {}
+    game: RangeTaLudothequeGame
+
+    round = int_field(K.ROUND, "rounds finished (12: the game is over)")
+    roll_id = int_field(K.ROLL, "this round's roll id in ROLLS (-1 before the roll)")
+    current = int_field(K.CUR, "seat to choose")
 
     # ---- whose turn ------------------------------------------------------------------------------
     def current_player(self) -> int:
-        if self.round >= ROUNDS:
+        s = self.s  # the kernel's current_player, read here without a compiled call (the hottest query)
+        if s[K.ROUND] >= ROUNDS:
             return TERMINAL
-        if self.roll_id < 0:
+        if s[K.ROLL] < 0:
             return CHANCE
-        return self.current
+        return int(s[K.CUR])
 
     @property
     def dice(self) -> tuple[int, int, int] | None:
         """This round's dice, ascending (None before the roll)."""
-        return ROLLS[self.roll_id] if self.roll_id >= 0 else None
+        roll = int(self.s[K.ROLL])
+        return ROLLS[roll] if roll >= 0 else None
 
     def pending(self, seat: int) -> bool:
         """Has ``seat`` chosen this round (a choice the other seats do not see yet)?"""
         return self.roll_id >= 0 and seat < self.current
 
+    def num_moves(self, seat: int) -> int:
+        return int(self.s[K.NMOV + seat])
+
     def visible_moves(self, seat: int, viewer: int | None) -> int:
         """How many of ``seat``'s moves ``viewer`` sees (``None``: the public)."""
-        k = len(self.moves[seat])
+        k = self.num_moves(seat)
         return k - 1 if self.pending(seat) and seat != viewer else k
 
-    # ---- actions ---------------------------------------------------------------------------------
-    def legal_actions(self) -> list[int]:
-        if self.current_player() < 0:
-            return []
-        if self._mask is None:
-            self._mask = self.game.legal_actions_for(self.occ[self.current], self.roll_id)
-        return list(self._mask)
+    # ---- the sheets, read from the row -----------------------------------------------------------
+    def seat_moves(self, seat: int) -> list[Move]:
+        start = K.MOVES + K.SEAT_MOVES * seat
+        flat = self.s[start : start + K.MOVE_WIDTH * self.num_moves(seat)].tolist()
+        return [tuple(flat[k : k + K.MOVE_WIDTH]) for k in range(0, len(flat), K.MOVE_WIDTH)]  # type: ignore[misc]
 
-    def legal_action_mask(self) -> np.ndarray:
-        if self._mask_arr is None:
-            mask = np.zeros(self.game.info.num_actions, dtype=bool)
-            if self.current_player() >= 0:
-                if self._mask is None:
-                    self.legal_actions()
-                mask[self._mask] = True
-            self._mask_arr = mask
-        return self._mask_arr.copy()
+    @property
+    def moves(self) -> list[list[Move]]:
+        """Every seat's moves in order (a copy)."""
+        return [self.seat_moves(s) for s in range(self.game.num_players)]
 
-    def _is_legal(self, player: int, action: int) -> bool:
-        if player == CHANCE:
-            return 0 <= action < len(ROLLS)
-        if self._mask is None:
-            self.legal_actions()
-        assert self._mask is not None
-        return action in self._mask
+    @property
+    def boxes(self) -> list[list[Box]]:
+        return [[Box(f, c, m, q) for kind, f, c, m, q in self.seat_moves(s) if kind == BOX] for s in range(self.game.num_players)]
+
+    @property
+    def mats(self) -> list[list[int]]:
+        return [[q for kind, _f, _c, _m, q in self.seat_moves(s) if kind == MAT] for s in range(self.game.num_players)]
+
+    def seat_occupancy(self, seat: int) -> int:
+        """Bit set of ``seat``'s filled squares (bit ``row * cols + col``)."""
+        cols = self.game.geom.cols
+        words = self.s[K.BITS + K.SEAT_BITS * seat : K.BITS + K.SEAT_BITS * (seat + 1)].tolist()
+        occ = 0
+        for r in range(self.game.geom.rows):
+            occ |= (words[2 * r] | words[2 * r + 1] << K.HALF) << (r * cols)
+        return occ
+
+    @property
+    def occ(self) -> list[int]:
+        """Every seat's filled squares as a bit set (a copy)."""
+        return [self.seat_occupancy(s) for s in range(self.game.num_players)]
+
+    def set_occupancy(self, seat: int, occ: int) -> None:
+        """Fill exactly the squares of ``occ`` on ``seat``'s sheet (its moves are not changed)."""
+        g = self.game.geom
+        row = (1 << g.cols) - 1
+        for r in range(g.rows):
+            bits = (occ >> (r * g.cols)) & row
+            at = K.BITS + K.SEAT_BITS * seat + 2 * r
+            self.s[at], self.s[at + 1] = bits & K.HALF_MASK, bits >> K.HALF
+        self.s[K.FILLED + seat] = occ.bit_count()
+
+    # ---- actions (mask, legality, apply and playout: the kernels) ----------------------------------
+    def legal_actions_of(self, seat: int) -> list[int]:
+        """Legal actions of ``seat``'s sheet with this round's dice (whoever is to choose)."""
+        mask = np.empty((1, self.game.info.num_actions), dtype=bool)
+        K.seat_mask(self.S, 0, seat, mask)
+        return np.flatnonzero(mask[0]).tolist()  # type: ignore[no-any-return]
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if self.current_player() != CHANCE:
@@ -262,25 +282,33 @@ class RangeTaLudothequeState(State):
     def sample_chance(self, rng: np.random.Generator) -> int:
         return min(int(np.searchsorted(ROLL_CUMULATIVE, rng.random(), side="right")), len(ROLLS) - 1)
 
+    def random_playout(self, rng: np.random.Generator, max_decisions: int | None = None) -> int:
+        """Play on in place with random legal actions in the compiled kernels, chance seeded from ``rng``
+        (``KernelState.random_playout`` with a mask as wide as the largest sheet's, ``K.NUM_ACTS``: the
+        template's playout scans that many actions, and ``legal_mask`` clears the whole mask)."""
+        generator = seed_generators(int(rng.integers(1 << 63)), 1)
+        limit = self.game.info.max_game_length if max_decisions is None else max_decisions
+        mask = np.empty((1, K.NUM_ACTS), dtype=bool)
+        return int(kernel_drivers(K).random_playout(self.S, 0, generator, limit, mask))
+
     def check_fits(self, move: Move, seat: int) -> None:
         """``ValueError`` unless ``move`` can be drawn on ``seat``'s sheet now (whatever the dice)."""
         g = self.game.geom
         kind, face, _cat, _mech, sq = move
-        occ = self.occ[seat]
         name = self.game.move_text(move)
         if kind == PASS:
-            if occ != g.full:
+            if self.s[K.FILLED + seat] != g.size:
                 raise ValueError(f"seat {seat}: 'pass' is only possible on a full sheet")
         elif kind == MAT:
-            if not g.supported(occ, sq):
+            if not K.mat_fit(self.S, 0, seat, sq):
                 raise ValueError(f"seat {seat}: {name!r} is on a filled square or floats")
         else:
-            pl = g.placement_at[face].get(sq)
-            if pl is None:
+            why = K.box_fit(self.S, 0, seat, face, sq)
+            if why == 1:
                 raise ValueError(f"seat {seat}: {name!r} leaves the sheet or crosses a compartment wall")
-            if pl.cells & occ:
+            if why == 2:
                 raise ValueError(f"seat {seat}: {name!r} overlaps a filled square")
-            if pl.below & occ != pl.below:
+            if why == 3:
                 raise ValueError(f"seat {seat}: {name!r} floats (not on the floor nor fully on filled squares)")
 
     def action_of_move(self, move: Move) -> int | None:
@@ -299,84 +327,21 @@ class RangeTaLudothequeState(State):
 
     def place(self, seat: int, move: Move) -> None:
         """Draw a move on ``seat``'s sheet (no checks)."""
-        kind, face, cat, mech, sq = move
-        g = self.game.geom
-        self.moves[seat].append(move)
-        if kind == BOX:
-            box = Box(face, cat, mech, sq)
-            self.boxes[seat].append(box)
-            self.occ[seat] |= g.placement_at[face][sq].cells
-        elif kind == MAT:
-            self.mats[seat].append(sq)
-            self.occ[seat] |= 1 << sq
-        if kind == PASS:
-            self.planes[seat].append(self.planes[seat][-1])
-        else:
-            planes = self.planes[seat][-1].copy()
-            if kind == BOX:
-                draw_box(planes, g, self.boxes[seat][-1])
-            else:
-                draw_mat(planes, g, sq)
-            self.planes[seat].append(planes)
+        K.place(self.S, 0, seat, *move)
 
     def unplace(self, seat: int) -> Move:
         """Rub out ``seat``'s last move."""
-        move = self.moves[seat].pop()
-        self.planes[seat].pop()
-        kind, face, _cat, _mech, sq = move
-        if kind == BOX:
-            self.boxes[seat].pop()
-            self.occ[seat] &= ~self.game.geom.placement_at[face][sq].cells
-        elif kind == MAT:
-            self.mats[seat].pop()
-            self.occ[seat] &= ~(1 << sq)
-        self._scores = {k: v for k, v in self._scores.items() if k[0] != seat}
-        self._lines = {k: v for k, v in self._lines.items() if k[0] != seat}
+        move = self.seat_moves(seat)[-1]
+        K.unplace(self.S, 0, seat)
         return move
-
-    def _apply(self, action: int) -> None:
-        if self.roll_id < 0:
-            self.roll_id = action
-            self.current = 0
-            self._mask = self._mask_arr = None
-            return
-        seat = self.current
-        self.place(seat, self.game.move_of_action(action, ROLLS[self.roll_id]))
-        self._mask = self._mask_arr = None
-        if seat + 1 < self.game.num_players:
-            self.current = seat + 1
-        else:  # everyone has chosen: the round ends, its choices become public
-            self.round += 1
-            self.roll_id = -1
-            self.current = 0
 
     # ---- results ---------------------------------------------------------------------------------
     def sheet_score(self, seat: int, viewer: int | None = None) -> int:
         """Score of ``seat``'s sheet as ``viewer`` sees it (``None``: the public sheet)."""
-        k = self.visible_moves(seat, viewer)
-        key = (seat, k)
-        cached = self._scores.get(key)
-        if cached is None:
-            boxes = self.boxes[seat]
-            nb = sum(1 for m in self.moves[seat][:k] if m[0] == BOX)
-            occ = self.visible_occ(seat, k)
-            g = self.game
-            cached = sheet_score(g.geom, boxes[:nb], occ, g.options["scoring"], g.walls_block)
-            self._scores[key] = cached
-        return cached
-
-    def visible_occ(self, seat: int, k: int) -> int:
-        occ = self.occ[seat]
-        for move in self.moves[seat][k:]:
-            kind, face, _c, _m, sq = move
-            if kind == BOX:
-                occ &= ~self.game.geom.placement_at[face][sq].cells
-            elif kind == MAT:
-                occ &= ~(1 << sq)
-        return occ
+        return int(K.sheet_score(self.S, 0, seat, self.visible_moves(seat, viewer)))
 
     def empty_squares(self, seat: int, viewer: int | None = None) -> int:
-        return empty_squares(self.game.geom, self.visible_occ(seat, self.visible_moves(seat, viewer)))
+        return int(K.empty_squares(self.S, 0, seat, self.visible_moves(seat, viewer)))
 
     def running_score(self, seat: int) -> float:
         """The score as it grows: public points minus the empty-square penalty phased in by rounds finished.
@@ -395,24 +360,7 @@ class RangeTaLudothequeState(State):
         """Score, then fewest empty squares."""
         return (self.sheet_score(seat), -self.empty_squares(seat))
 
-    def returns(self) -> np.ndarray:
-        n = self.game.num_players
-        if self.round < ROUNDS:
-            return np.zeros(n, dtype=np.float64)
-        if n == 1:
-            low, high = self.game.bounds
-            return np.array([-1.0 + 2.0 * (self.sheet_score(0) - low) / (high - low)], dtype=np.float64)
-        return rank_returns([self.ranking_key(s) for s in range(n)])
-
-    # ---- observation -----------------------------------------------------------------------------
-    def _observation(self, seat: int) -> np.ndarray:
-        n = self.game.num_players
-        order = seat_order(seat, n)
-        sheets = [self.planes[s][self.visible_moves(s, seat)] for s in order]
-        chosen = [self.pending(s) for s in order]
-        g = self.game
-        return encode(g.layout, g.static_obs, g.geom, sheets, self.occ[seat], self.dice, self.round, n, chosen)
-
+    # ---- hidden information ------------------------------------------------------------------------
     def _resample_hidden(self, seat: int, rng: np.random.Generator) -> RangeTaLudothequeState:
         """Redraw the other seats' choices of this round (uniformly among their legal moves).
 
@@ -431,9 +379,9 @@ class RangeTaLudothequeState(State):
             if s == seat:
                 continue
             new.unplace(s)
-            legal = self.game.legal_actions_for(new.occ[s], self.roll_id)
+            legal = new.legal_actions_of(s)
             action = legal[int(rng.integers(len(legal)))]
-            new.place(s, self.game.move_of_action(action, ROLLS[self.roll_id]))
+            K.place_action(new.S, 0, s, action)
             if rewrite:
                 new.history[first + s] = action
         return new
@@ -453,18 +401,11 @@ class RangeTaLudothequeState(State):
 
     def sheet_lines(self, seat: int, viewer: int | None) -> list[str]:
         """ASCII picture of ``seat``'s sheet as ``viewer`` sees it, and its legend."""
-        k = self.visible_moves(seat, viewer)
-        cached = self._lines.get((seat, k))
-        if cached is None:
-            cached = self._lines[(seat, k)] = self._sheet_lines(seat, k)
-        return cached
-
-    def _sheet_lines(self, seat: int, k: int) -> list[str]:
         g = self.game.geom
         label = ["."] * g.size
         legend = []
         number = 0
-        for move in self.moves[seat][:k]:
+        for move in self.seat_moves(seat)[: self.visible_moves(seat, viewer)]:
             kind, face, cat, mech, sq = move
             if kind == MAT:
                 label[sq] = "m"
@@ -521,31 +462,13 @@ class RangeTaLudothequeState(State):
         """The public situation with ``seat``'s own choice of this round drawn in."""
         text = self._text(seat)
         if self.pending(seat):
-            text += f"\nyour choice this round: {self.game.move_text(self.moves[seat][-1])}"
+            text += f"\nyour choice this round: {self.game.move_text(self.seat_moves(seat)[-1])}"
         return text
 
-    # ---- positions and copies --------------------------------------------------------------------
+    # ---- positions -------------------------------------------------------------------------------
     def position(self) -> dict[str, Any]:
         return {
             "round": self.round + 1,
             "dice": list(self.dice) if self.dice is not None else None,
             "sheets": [[self.game.move_text(m) for m in moves] for moves in self.moves],
         }
-
-    def clone(self) -> RangeTaLudothequeState:
-        new = RangeTaLudothequeState.__new__(RangeTaLudothequeState)
-        new.game = self.game
-        new.history = self.history.copy()
-        new.round = self.round
-        new.roll_id = self.roll_id
-        new.current = self.current
-        new.moves = [m.copy() for m in self.moves]
-        new.occ = self.occ.copy()
-        new.boxes = [b.copy() for b in self.boxes]
-        new.mats = [m.copy() for m in self.mats]
-        new.planes = [p.copy() for p in self.planes]
-        new._mask = self._mask
-        new._mask_arr = self._mask_arr
-        new._scores = dict(self._scores)
-        new._lines = dict(self._lines)
-        return new
