@@ -25,6 +25,11 @@ CASES = [
     ("olenon-v0", {"first_player_rule": "winner", "open_team_info": True}),
     ("olenon-v0", {"first_player_rule": "loser_team"}),
     ("olenon-v0", {"first_player_rule": "random"}),
+    ("koplus-v0", {}),
+    ("koplus-v0", {"num_players": 3}),
+    ("koplus-v0", {"num_players": 4, "board_mode": "standard"}),
+    ("koplus-v0", {"num_players": 2, "board_mode": "standard"}),
+    ("koplus-v0", {"num_players": 4}),
 ]
 
 
