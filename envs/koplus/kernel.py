@@ -52,6 +52,7 @@ from gameshelf.envs.koplus.board import (
     section_values,
 )
 from gameshelf.envs.koplus.observation import LAYOUT
+from gameshelf.envs.koplus.scoring import ISOLATED_PENALTY, LARGEST_GROUP_BONUS, SMALL_GROUP_PENALTY
 
 P = MAX_PLAYERS
 MAX_TILES = P * TILES_PER_PLAYER
@@ -85,9 +86,6 @@ NUM_ACTS = NUM_ACTIONS
 
 # final-scoring entries of a seat at FINAL + 4 * seat + ...
 F_LARGEST, F_BONUS, F_ISOLATED, F_SMALL = 0, 1, 2, 3
-LARGEST_GROUP_BONUS = 5
-ISOLATED_PENALTY = -5
-SMALL_GROUP_PENALTY = -3
 
 OWNER_SHIFT = 3
 TILE_SHIFT = 6

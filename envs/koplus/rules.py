@@ -1,4 +1,10 @@
-"""KoPlus rules engine: ``KoPlusGame`` and ``KoPlusState`` (rules: ``docs/rules/koplus.md``)."""
+"""KoPlus engine: ``KoPlusGame`` and ``KoPlusState`` (rules: ``docs/rules/koplus.md``).
+
+The rules are the compiled kernels of ``kernel.py`` (also batched: ``gameshelf.vector.make("koplus-v0",
+num_envs=N)``); ``KoPlusState`` is a view over one kernel state row and keeps, in Python, what is not a rule
+step: chance outcomes, text, move names and parsing, the position builder. The first use compiles the kernels
+(about 9 CPU-seconds, see the environment card); later processes load them from numba's cache.
+"""
 
 from __future__ import annotations
 
