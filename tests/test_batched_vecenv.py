@@ -7,6 +7,7 @@ import pytest
 
 pytest.importorskip("stable_baselines3")
 
+from gameshelf import envs
 from gameshelf.wrappers.batched import BatchedSingleSeatVecEnv
 
 
@@ -52,8 +53,10 @@ def test_heuristic_opponents_beat_a_random_learner_and_seeds_repeat():
 def test_bad_arguments():
     with pytest.raises(ValueError, match="opponents"):
         BatchedSingleSeatVecEnv("level_x-v0", num_envs=2, opponents="self")
-    with pytest.raises(ValueError, match="no compiled kernel"):
-        BatchedSingleSeatVecEnv("koplus-v0", num_envs=2)
+    unbatched = [env_id for env_id in envs.registered_ids() if env_id not in envs.batched_ids()]
+    for env_id in unbatched[:1]:  # while some game has no kernels (koplus-v0 has them now)
+        with pytest.raises(ValueError, match="no compiled kernel"):
+            BatchedSingleSeatVecEnv(env_id, num_envs=2)
 
 
 def test_maskable_ppo_learns_on_it():

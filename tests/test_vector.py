@@ -43,6 +43,11 @@ CASES = [
     ("range_ta_ludotheque-v0", {"num_players": 6, "scoring": "expert", "comp_rows": 4, "comp_cols": 4, "comp_h": 6, "comp_w": 6}),
     ("range_ta_ludotheque-v0", {"num_players": 7, "comp_rows": 3, "comp_h": 5, "walls_block_adjacency": True}),
     ("range_ta_ludotheque-v0", {"num_players": 8, "scoring": "expert", "playmat_only_if_no_box": False}),
+    ("koplus-v0", {}),
+    ("koplus-v0", {"num_players": 3}),
+    ("koplus-v0", {"num_players": 4, "board_mode": "standard"}),
+    ("koplus-v0", {"num_players": 2, "board_mode": "standard"}),
+    ("koplus-v0", {"num_players": 4}),
 ]
 
 

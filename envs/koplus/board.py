@@ -1,6 +1,8 @@
 """KoPlus static tables: board sections, board geometry, tile shapes, stacks and the placement table.
 
-Everything here is computed once (per player count) and shared by every state. Cells are indexed
+Everything here is computed once (per player count) and shared by every state; the compiled rules
+(``kernel.py``) freeze what they need of it as constant tables, the Python ``State`` (text, rendering, move
+names, positions) and the heuristic agent read it directly. Cells are indexed
 ``row * GRID + col`` on a fixed ``GRID x GRID`` (16 x 16) grid, the grid of the action encoding (``actions``);
 a smaller board occupies its top-left corner.
 """

@@ -1,16 +1,24 @@
-"""KoPlus rules engine: ``KoPlusGame`` and ``KoPlusState`` (rules: ``docs/rules/koplus.md``)."""
+"""KoPlus engine: ``KoPlusGame`` and ``KoPlusState`` (rules: ``docs/rules/koplus.md``).
+
+The rules are the compiled kernels of ``kernel.py`` (also batched: ``gameshelf.vector.make("koplus-v0",
+num_envs=N)``); ``KoPlusState`` is a view over one kernel state row and keeps, in Python, what is not a rule
+step: chance outcomes, text, move names and parsing, the position builder. The first use compiles the kernels
+(about 9 CPU-seconds, see the environment card); later processes load them from numba's cache.
+"""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameFacts, IllegalActionError, Option, State, rank_returns
+from gameshelf.envs.core.game import CHANCE, TERMINAL, GameFacts, IllegalActionError, Option, State
+from gameshelf.envs.core.kernel import RNG_WORDS, IntView, KernelGame, KernelState, flag_field, int_field, kernel_drivers
 from gameshelf.envs.core.position import PositionReader
 from gameshelf.envs.koplus import board
+from gameshelf.envs.koplus import kernel as K
 from gameshelf.envs.koplus.actions import (
     GRID,
     NUM_ACTIONS,
@@ -32,26 +40,11 @@ from gameshelf.envs.koplus.board import (
     TILES_PER_PLAYER,
 )
 from gameshelf.envs.koplus.observation import LAYOUT
-from gameshelf.envs.koplus.scoring import FinalScore, final_scores, tile_groups
+from gameshelf.envs.koplus.scoring import FinalScore
 
-# ---- observation layout (pieces in observation.py; see the environment card) ----------------------
-OBS_ALIENS = LAYOUT["aliens"].start
-OBS_TILES = LAYOUT["tiles"].start  # one plane per seat slot (observer first)
-OBS_EMPTY = LAYOUT["empty"].start
-OBS_ON_BOARD = LAYOUT["on_board"].start
-OBS_INTERIOR = LAYOUT["interior"].start
-OBS_TOP_KO = LAYOUT["top_ko"].start
-OBS_TOP_PLUS = LAYOUT["top_plus"].start
-OBS_TILES_LEFT = LAYOUT["tiles_left"].start
-OBS_BONUS_LEFT = LAYOUT["bonus_left"].start
-OBS_SCORE = LAYOUT["score"].start
-OBS_TO_MOVE = LAYOUT["to_move"].start
-OBS_SEATED = LAYOUT["seated"].start
-NUM_PLANES = LAYOUT.size
-SCORE_OFFSET = 60
-"""Observed score = (score + SCORE_OFFSET) / SCORE_RANGE: final totals lie in [-60, 113]."""
-SCORE_RANGE = 180
-MAX_BONUS_TURNS = 3
+NUM_PLANES = K.NUM_PLANES
+"""Planes of the observation (``(16, 16, NUM_PLANES)``; layout in ``observation.py``, written by ``kernel.observation``)."""
+MAX_BONUS_TURNS = K.MAX_BONUS_TURNS
 
 _MOVE = re.compile(
     r"^\s*(?:place\s+)?(?P<shape>コ|ko|u|＋|\+|plus|x)\s*(?P<orient>up|right|down|left)?\s*(?:at\s+)?r(?P<row>\d+)\s*c(?P<col>\d+)\s*$",
@@ -59,10 +52,12 @@ _MOVE = re.compile(
 )
 
 
-class KoPlusGame(Game):
+class KoPlusGame(KernelGame):
     """KoPlus for 2-4 players; ``board_mode`` is ``"random"`` (chance nodes build the board) or ``"standard"``."""
 
     name = "koplus"
+    kernel = K
+    """The compiled rules (``kernel.py``): the state wraps its row, ``gameshelf.vector`` batches it."""
     OPTIONS = {
         "num_players": Option(2, choices=(2, 3, 4), doc="number of players (board of 9/12/16 sections)"),
         "board_mode": Option(
@@ -81,6 +76,7 @@ class KoPlusGame(Game):
         self.standard_aliens = board.aliens_of_layout(self.geometry, self.standard_layout)
         self.standard_aliens.setflags(write=False)
         self.standard_points = board.placement_points(self.geometry, self.standard_aliens)
+        self.initial = K.initial_state(n, self.options["board_mode"] == "standard")
 
     def _facts(self) -> GameFacts:
         return GameFacts(
@@ -184,98 +180,176 @@ class KoPlusGame(Game):
             state._end()  # the final scoring, as at the end of play
         else:
             state.player = to_move
-            state.final = None
         read.done()
         return state
 
 
-class KoPlusState(State):
-    """A KoPlus position. Chance nodes (random boards) come first; then seats place their top tiles."""
+class KoPlusState(KernelState):
+    """A KoPlus position: a view over one kernel state row (``kernel.py``), which the rules act on. Chance
+    nodes (random boards) come first; then seats place their top tiles.
 
-    def __init__(self, game: KoPlusGame, _blank: bool = False) -> None:
-        super().__init__(game)
-        if _blank:
-            return
-        self.geo = game.geometry
-        n = game.num_players
-        self.num_players = n
-        self.owner = np.full(NUM_CELLS, -1, dtype=np.int8)
-        self.tile_at = np.full(NUM_CELLS, -1, dtype=np.int16)
-        self.empty = self.geo.on_board.copy()
-        self.near = np.zeros(NUM_CELLS, dtype=bool)
-        """Cells orthogonally adjacent to a placed tile."""
-        self.tiles: list[tuple[int, int, int]] = []
-        """Placed tiles in order: (seat, shape, action)."""
-        self.points = [0] * n
-        """Running score from placements."""
-        self.placed = [0] * n
-        self.bonus_left = list(BONUS_TURNS[n])
-        self.bonus_turn = False
-        """The player to move is taking a bonus turn."""
-        self.skipped: list[int] = []
-        """Seats passed over (no legal placement) since the last placement."""
-        self.final: list[FinalScore] | None = None
-        self._legal: list[np.ndarray | None] = [None, None]
-        self._static: np.ndarray | None = None
-        self.pending_section: int | None = None
+    The fields read and write the row: ``points``, ``placed``, ``bonus_left`` (per seat, list-like),
+    ``bonus_turn``, ``skipped``, ``player``; ``layout``, ``pending_section``, ``tiles``, ``aliens``, ``owner``,
+    ``tile_at`` and ``final`` are read from it.
+    """
+
+    game: KoPlusGame
+
+    player = int_field(K.CUR, "seat to move, CHANCE while the board is drawn, TERMINAL once nobody can place")
+    bonus_turn = flag_field(K.BONUS_TURN, "the player to move is taking a bonus turn")
+
+    # ---- fields (views of the row) ------------------------------------------------------------------
+    @property
+    def num_players(self) -> int:
+        return int(self.s[K.NP])
+
+    @property
+    def geo(self) -> board.Geometry:
+        return self.game.geometry
+
+    def _seat_view(self, start: int) -> IntView:
+        return IntView(self.s, start, int(self.s[K.NP]))
+
+    @property
+    def points(self) -> IntView:
+        """Running score from placements, per seat."""
+        return self._seat_view(K.POINTS)
+
+    @points.setter
+    def points(self, values: Sequence[int]) -> None:
+        self._seat_view(K.POINTS).assign(values)
+
+    @property
+    def placed(self) -> IntView:
+        """Tiles placed, per seat."""
+        return self._seat_view(K.PLACED)
+
+    @placed.setter
+    def placed(self, values: Sequence[int]) -> None:
+        self._seat_view(K.PLACED).assign(values)
+
+    @property
+    def bonus_left(self) -> IntView:
+        """Bonus turns left, per seat."""
+        return self._seat_view(K.BONUS_LEFT)
+
+    @bonus_left.setter
+    def bonus_left(self, values: Sequence[int]) -> None:
+        self._seat_view(K.BONUS_LEFT).assign(values)
+
+    @property
+    def skipped(self) -> list[int]:
+        """Seats passed over (no legal placement) since the last placement (a copy: assign to change it)."""
+        return self.s[K.SKIPPED : K.SKIPPED + self.s[K.NSKIP]].tolist()  # type: ignore[no-any-return]
+
+    @skipped.setter
+    def skipped(self, seats: Sequence[int]) -> None:
+        seats = list(seats)
+        self.s[K.SKIPPED : K.SKIPPED + K.P] = 0
+        self.s[K.SKIPPED : K.SKIPPED + len(seats)] = seats
+        self.s[K.NSKIP] = len(seats)
+
+    @property
+    def pending_section(self) -> int | None:
         """Random boards: the section drawn for the next position, waiting for its rotation."""
-        if game.options["board_mode"] == "standard":
-            self.layout: list[tuple[int, int]] = list(game.standard_layout)
-            self.aliens = game.standard_aliens
-            self.points_of: tuple[np.ndarray, np.ndarray] | None = game.standard_points
-            self.player = 0
-            self._start()
-        else:
-            self.layout = []
-            self.aliens = np.zeros(NUM_CELLS, dtype=np.int8)
-            self.points_of = None
-            self.player = CHANCE
+        pending = int(self.s[K.PENDING])
+        return None if pending < 0 else pending
 
-    # ---- queries ------------------------------------------------------------------------------
+    @property
+    def layout(self) -> list[tuple[int, int]]:
+        """``(section, rotation)`` of each laid board position."""
+        laid = self.s[K.LAYOUT_AT : K.LAYOUT_AT + 2 * self.s[K.NLAYOUT]].tolist()
+        return list(zip(laid[::2], laid[1::2], strict=True))
+
+    @property
+    def tiles(self) -> list[tuple[int, int, int]]:
+        """Placed tiles in order: (seat, shape, action)."""
+        placed = self.s[K.TILES : K.TILES + 2 * self.s[K.NTILES]].tolist()
+        out = []
+        count = [0] * K.P
+        for seat, action in zip(placed[::2], placed[1::2], strict=True):
+            out.append((seat, STACKS[seat % 2][count[seat]], action))
+            count[seat] += 1
+        return out
+
+    @property
+    def aliens(self) -> np.ndarray:
+        """int8[NUM_CELLS]: the alien value of every cell (0 where there is none or the board is not laid)."""
+        return (self.s[K.CELL : K.CELL + NUM_CELLS] & K.ALIEN_BITS).astype(np.int8)
+
+    @property
+    def owner(self) -> np.ndarray:
+        """int8[NUM_CELLS]: the seat whose tile covers the cell, -1 if none."""
+        return (((self.s[K.CELL : K.CELL + NUM_CELLS] >> K.OWNER_SHIFT) & 7) - 1).astype(np.int8)
+
+    @property
+    def tile_at(self) -> np.ndarray:
+        """int16[NUM_CELLS]: the index (in ``tiles``) of the tile covering the cell, -1 if none."""
+        return (((self.s[K.CELL : K.CELL + NUM_CELLS] >> K.TILE_SHIFT) & 63) - 1).astype(np.int16)
+
+    @property
+    def empty(self) -> np.ndarray:
+        """bool[NUM_CELLS]: the cell is on the board and not covered."""
+        return self.geo.on_board & (self.owner < 0)
+
+    @property
+    def final(self) -> list[FinalScore] | None:
+        """The final-scoring breakdown of every seat once the game is over, else None."""
+        if self.s[K.CUR] != TERMINAL:
+            return None
+        rows = self.s[K.FINAL : K.FINAL + 4 * self.num_players].reshape(-1, 4).tolist()
+        return [FinalScore(largest_group=r[0], bonus=r[1], isolated=r[2], small=r[3]) for r in rows]
+
+    @property
+    def points_of(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """Per shape, the alien value each placement (``geo.actions[shape]``) would capture; None until the board
+        is complete. Assigning it decides which placements the cap of 9 allows (a test's made-up values)."""
+        if not self.board_complete():
+            return None
+        return board.placement_points(self.geo, self.aliens)
+
+    @points_of.setter
+    def points_of(self, values: tuple[np.ndarray, np.ndarray]) -> None:
+        self.s[K.ALLOW : K.ALLOW + K.NUM_WORDS] = 0
+        words = [0] * K.NUM_WORDS
+        for shape in (KO, PLUS):
+            for action, points in zip(self.geo.actions[shape].tolist(), np.asarray(values[shape]).tolist(), strict=True):
+                if points <= MAX_TILE_POINTS:
+                    orientation, row, col = decode_action(action)
+                    words[int(K.WORD_BASE[shape]) + orientation * GRID + row] |= 1 << col
+        self.s[K.ALLOW : K.ALLOW + K.NUM_WORDS] = [w - ((w & 0x8000) << 1) for w in words]
+
+    # ---- queries ------------------------------------------------------------------------------------
     def current_player(self) -> int:
-        return self.player
+        return int(self.s[K.CUR])
+
+    def legal_actions(self) -> list[int]:
+        if self.s[K.CUR] < 0:
+            return []
+        return self.legal_action_mask().nonzero()[0].tolist()  # type: ignore[no-any-return]
+
+    def random_playout(self, rng: np.random.Generator, max_decisions: int | None = None) -> int:
+        """``KernelState.random_playout`` (the template's compiled playout) with its generator's words drawn from
+        ``rng`` in one call: a seeded ``numpy`` generator built for every playout was a third of an ``mcts:50``
+        simulation. Returns the number of decisions made."""
+        generator = rng.integers(1, 1 << 32, size=(1, RNG_WORDS), dtype=np.int64)
+        limit = self.game.info.max_game_length if max_decisions is None else max_decisions
+        mask = np.empty((1, NUM_ACTIONS), dtype=bool)
+        return int(kernel_drivers(K).random_playout(self.S, 0, generator, limit, mask))
 
     def top_tile(self, seat: int) -> int | None:
         """Shape (``KO`` or ``PLUS``) on top of a seat's stack, or None once the stack is empty."""
-        i = self.placed[seat]
+        i = int(self.s[K.PLACED + seat])
         return STACKS[seat % 2][i] if i < TILES_PER_PLAYER else None
 
     def tiles_left(self, seat: int) -> int:
-        return TILES_PER_PLAYER - self.placed[seat]
+        return TILES_PER_PLAYER - int(self.s[K.PLACED + seat])
 
     def board_complete(self) -> bool:
-        return self.points_of is not None
-
-    def shape_legal(self, shape: int) -> np.ndarray:
-        """bool[P] over ``geo.actions[shape]``: which placements of ``shape`` are legal now."""
-        cached = self._legal[shape]
-        if cached is not None:
-            return cached
-        assert self.points_of is not None
-        # one code per cell (bit 0: covered, bit 1: next to a tile), OR-ed over the five cells of each placement
-        code = (~self.empty).view(np.uint8) | (self.near.view(np.uint8) << 1)
-        c0, c1, c2, c3, c4 = code[self.geo.cells_t[shape]]
-        any_code = c0 | c1 | c2 | c3 | c4
-        ok = self.points_of[shape] <= MAX_TILE_POINTS
-        if self.tiles:
-            ok &= any_code == 2  # all five cells empty, at least one next to a placed tile
-        else:
-            ok &= ((any_code & 1) == 0) & self.geo.inside[shape]
-        ok.setflags(write=False)
-        self._legal[shape] = ok
-        return ok
+        return int(self.s[K.NLAYOUT]) == self.geo.num_sections
 
     def can_place(self, seat: int) -> bool:
-        shape = self.top_tile(seat)
-        return shape is not None and self.board_complete() and bool(self.shape_legal(shape).any())
-
-    def legal_action_mask(self) -> np.ndarray:
-        mask = np.zeros(NUM_ACTIONS, dtype=bool)
-        if self.player >= 0:
-            shape = self.top_tile(self.player)
-            assert shape is not None
-            mask[self.geo.actions[shape][self.shape_legal(shape)]] = True
-        return mask
+        return bool(K.can_place(self.S, 0, seat))
 
     def placement_cells(self, action: int, seat: int | None = None) -> tuple[int, ...]:
         """The cells the top tile of ``seat`` (default: the player to move) would cover with ``action``."""
@@ -286,146 +360,51 @@ class KoPlusState(State):
         return self.geo.cells_of[shape][action]
 
     def placement_points(self, action: int, seat: int | None = None) -> int:
-        return int(sum(int(self.aliens[c]) for c in self.placement_cells(action, seat)))
+        cells = self.s[K.CELL : K.CELL + NUM_CELLS]
+        return sum(int(cells[c]) & K.ALIEN_BITS for c in self.placement_cells(action, seat))
 
     def _free_sections(self) -> list[int]:
-        used = {s for s, _ in self.layout}
+        used = set(self.s[K.LAYOUT_AT : K.LAYOUT_AT + 2 * self.s[K.NLAYOUT] : 2].tolist())
         return [s for s in range(NUM_SECTIONS) if s not in used]
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        if self.player != CHANCE:
+        if self.s[K.CUR] != CHANCE:
             return []
-        if self.pending_section is None:
+        if self.s[K.PENDING] < 0:
             free = self._free_sections()
             return [(s, 1.0 / len(free)) for s in free]
         return [(k, 0.25) for k in range(4)]
 
     def sample_chance(self, rng: np.random.Generator) -> int:
-        if self.pending_section is None:
+        if self.s[K.PENDING] < 0:
             free = self._free_sections()
             return free[int(rng.integers(len(free)))]
         return int(rng.integers(4))
 
-    # ---- transitions --------------------------------------------------------------------------
-    def _apply(self, action: int) -> None:
-        if self.player == CHANCE:
-            self._apply_chance(action)
-        else:
-            self._place(action)
-
-    def _apply_chance(self, outcome: int) -> None:
-        if self.pending_section is None:
-            self.pending_section = outcome
-            return
-        position = len(self.layout)
-        board.write_section(self.aliens, self.geo, position, self.pending_section, outcome)
-        self.layout.append((self.pending_section, outcome))
-        self.pending_section = None
-        if len(self.layout) == self.geo.num_sections:
-            self.aliens.setflags(write=False)
-            self.points_of = board.placement_points(self.geo, self.aliens)
-            self._start()
-
+    # ---- steps of the rules the position builder takes (the kernels') -------------------------------
     def _start(self) -> None:
         """The board is complete: the first seat able to place moves (seat 0 unless it cannot)."""
-        self._advance_from(0)
+        K.start(self.S, 0)
 
     def _place(self, action: int) -> None:
-        seat = self.player
-        shape = self.top_tile(seat)
-        assert shape is not None
-        cells = self.geo.cells_of[shape][action]
-        index = len(self.tiles)
-        gain = 0
-        for cell in cells:
-            gain += int(self.aliens[cell])
-            self.owner[cell] = seat
-            self.tile_at[cell] = index
-            self.empty[cell] = False
-        for cell in self.geo.border_of[shape][action]:
-            self.near[cell] = True
-        self.tiles.append((seat, shape, action))
-        self.placed[seat] += 1
-        self.points[seat] += gain
-        self._legal = [None, None]
-        self.skipped = []
-        # Bonus turn: exact 20/40/60 after any placement, while the allowance lasts; not taken (and not
-        # consumed) when the next tile has no legal placement (PROPOSED details).
-        if self.points[seat] in BONUS_SCORES and self.bonus_left[seat] > 0 and self.can_place(seat):
-            self.bonus_left[seat] -= 1
-            self.bonus_turn = True
-            return
-        self._advance_from((seat + 1) % self.num_players)
-
-    def _advance_from(self, start: int) -> None:
-        """Give the turn to the first seat from ``start`` on (clockwise) that can place; else the game ends."""
-        self.bonus_turn = False
-        for k in range(self.num_players):
-            seat = (start + k) % self.num_players
-            if self.can_place(seat):
-                self.player = seat
-                return
-            self.skipped.append(seat)
-        self._end()
+        """The player to move places its top tile with ``action`` (unchecked)."""
+        K.place(self.S, 0, action)
 
     def _end(self) -> None:
         """Nobody can place: the game is over, with the final group scoring."""
-        self.player = TERMINAL
-        groups = tile_groups(self.tiles, self.tile_at, self.geo.border_of, self.num_players)
-        self.final = final_scores([[len(g) for g in seat_groups] for seat_groups in groups])
+        K.end(self.S, 0)
 
-    # ---- results ------------------------------------------------------------------------------
+    # ---- results ------------------------------------------------------------------------------------
     def totals(self) -> list[int]:
         """Score of every seat: placement points, plus the final scoring once the game is over."""
-        if self.final is None:
-            return list(self.points)
-        return [p + f.total for p, f in zip(self.points, self.final, strict=True)]
-
-    def returns(self) -> np.ndarray:
-        if self.player != TERMINAL:
-            return np.zeros(self.num_players, dtype=np.float64)
-        totals = self.totals()
-        return rank_returns([(totals[s], self.tiles_left(s)) for s in range(self.num_players)])
+        out = np.zeros(self.num_players, dtype=np.int64)
+        K.totals(self.S, 0, out)
+        return out.tolist()  # type: ignore[no-any-return]
 
     def scores(self) -> np.ndarray:
-        return np.array(self.totals(), dtype=np.float64)
-
-    # ---- observation --------------------------------------------------------------------------
-    def _observation(self, seat: int) -> np.ndarray:
-        n = self.num_players
-        # planes filled as contiguous (C, cells) rows and returned as an (H, W, C) view
-        planes = self._static_planes().copy()
-        planes[OBS_EMPTY] = self.empty
-        order = [(seat + k) % n for k in range(n)]
-        planes[OBS_TILES : OBS_TILES + n] = self.owner == np.array(order)[:, None]
-        # per-seat facts are the same on every cell: one broadcast row each
-        row = np.zeros(NUM_PLANES, dtype=np.float32)
-        totals = self.totals()
-        for k, s in enumerate(order):
-            top = self.top_tile(s)
-            if top is not None:
-                row[(OBS_TOP_KO if top == KO else OBS_TOP_PLUS) + k] = 1.0
-            row[OBS_TILES_LEFT + k] = self.tiles_left(s) / TILES_PER_PLAYER
-            row[OBS_BONUS_LEFT + k] = self.bonus_left[s] / MAX_BONUS_TURNS
-            row[OBS_SCORE + k] = (totals[s] + SCORE_OFFSET) / SCORE_RANGE
-            row[OBS_TO_MOVE + k] = self.player == s
-            row[OBS_SEATED + k] = 1.0
-        planes[OBS_TOP_KO:] = row[OBS_TOP_KO:, None]
-        return planes.reshape(NUM_PLANES, GRID, GRID).transpose(1, 2, 0)
-
-    def _static_planes(self) -> np.ndarray:
-        """Planes that only depend on the board (aliens, on-board, interior), cached once the board is complete."""
-        if self._static is not None:
-            return self._static
-        planes = np.zeros((NUM_PLANES, NUM_CELLS), dtype=np.float32)
-        planes[OBS_ALIENS] = self.aliens
-        planes[OBS_ALIENS] /= 5.0
-        planes[OBS_ON_BOARD] = self.geo.on_board
-        planes[OBS_INTERIOR] = self.geo.interior
-        if self.points_of is not None:
-            planes.setflags(write=False)
-            self._static = planes
-        return planes
+        out = np.zeros(self.num_players, dtype=np.float64)
+        K.totals(self.S, 0, out)
+        return out
 
     # ---- text ---------------------------------------------------------------------------------
     def action_to_string(self, action: int) -> str:
@@ -514,11 +493,9 @@ class KoPlusState(State):
             if any(ch not in ".012345" for ch in row):
                 raise read.fail("aliens", f"row {r} holds a character other than an alien value 1..5, 0 or '.'")
             aliens[r, :width] = [0 if ch == "." else int(ch) for ch in row]
-        self.aliens = aliens.reshape(-1)
-        self.aliens.setflags(write=False)
-        self.points_of = board.placement_points(self.geo, self.aliens)
-        self._legal = [None, None]
-        self._static = None
+        cells = self.s[K.CELL : K.CELL + NUM_CELLS]
+        cells[:] = (cells & ~K.ALIEN_BITS) | aliens.reshape(-1)
+        K.board_ready(self.S, 0)
 
     def alien_rows(self) -> list[str]:
         """The board's aliens as the position key ``aliens`` writes them: one string per row, ``.`` for 0."""
@@ -541,28 +518,3 @@ class KoPlusState(State):
         if self.board_complete() and not np.array_equal(self.aliens, board.aliens_of_layout(self.geo, tuple(self.layout))):
             position["aliens"] = self.alien_rows()  # a made-up board: its layout alone would rebuild another one
         return position
-
-    def clone(self) -> KoPlusState:
-        other = KoPlusState(self.game, _blank=True)  # type: ignore[arg-type]
-        other.history = list(self.history)
-        other.geo = self.geo
-        other.num_players = self.num_players
-        other.owner = self.owner.copy()
-        other.tile_at = self.tile_at.copy()
-        other.empty = self.empty.copy()
-        other.near = self.near.copy()
-        other.tiles = list(self.tiles)
-        other.points = list(self.points)
-        other.placed = list(self.placed)
-        other.bonus_left = list(self.bonus_left)
-        other.bonus_turn = self.bonus_turn
-        other.skipped = list(self.skipped)
-        other.final = self.final
-        other._legal = list(self._legal)  # cached arrays are read-only
-        other._static = self._static
-        other.pending_section = self.pending_section
-        other.layout = list(self.layout)
-        other.aliens = self.aliens if self.points_of is not None else self.aliens.copy()
-        other.points_of = self.points_of
-        other.player = self.player
-        return other

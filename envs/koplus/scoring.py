@@ -1,4 +1,9 @@
-"""KoPlus final scoring: groups of each player's tiles, +5 / -5 / -3 (spec section 1, "Final scoring")."""
+"""KoPlus final scoring: groups of each player's tiles, +5 / -5 / -3 (spec section 1, "Final scoring").
+
+The game's own final scoring is a kernel (``kernel.end``), which writes each seat's breakdown into the state
+row (``state.final`` reads it back as ``FinalScore``). The functions here compute the same scoring from Python
+tile lists, for what looks ahead without playing: the heuristic agent values placements with them.
+"""
 
 from __future__ import annotations
 
