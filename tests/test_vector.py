@@ -25,6 +25,11 @@ CASES = [
     ("olenon-v0", {"first_player_rule": "winner", "open_team_info": True}),
     ("olenon-v0", {"first_player_rule": "loser_team"}),
     ("olenon-v0", {"first_player_rule": "random"}),
+    ("cargo_empire-v0", {"num_players": 1}),
+    ("cargo_empire-v0", {"num_players": 3}),
+    ("cargo_empire-v0", {"num_players": 4}),
+    ("cargo_empire-v0", {"num_players": 5}),
+    ("cargo_empire-v0", {}),
 ]
 
 
@@ -321,3 +326,25 @@ def test_olenon_kernel_deals_by_the_copies_left():
     rngs = seed_generators(8, 1)
     counts = np.bincount([kernel.sample_chance(state.S, 0, rngs) for _ in range(32000)], minlength=7)
     assert np.allclose(counts / 32000, np.array(kernel.DECK) / 32, atol=0.01)
+
+
+def test_cargo_empire_batch_observes_only_the_acting_seats_hand():
+    from gameshelf.envs.cargo_empire import kernel
+    from gameshelf.envs.cargo_empire.observation import HAND_LEVELS
+    from gameshelf.envs.cargo_empire.observation import LAYOUT as OBSERVATION
+
+    env = vector.make("cargo_empire-v0", num_envs=8, seed=4, num_players=3)
+    out = env.reset()
+    rngs = seed_generators(2, 8)
+    for _ in range(150):
+        for i in range(8):
+            seat = out.current_player[i]
+            row = env.states[i]
+            hand = row[kernel.HANDS + 3 * seat : kernel.HANDS + 3 * seat + 3]
+            shown = OBSERVATION.view(out.observation[i], "hand")
+            assert shown.sum(axis=1).tolist() == np.minimum(hand, HAND_LEVELS).tolist()
+            own = row[kernel.PRIV + kernel.C * seat : kernel.PRIV + kernel.C * seat + row[kernel.PRIV_LEN + seat]]
+            assert np.flatnonzero(OBSERVATION.view(out.observation[i], "city_own_private")).tolist() == sorted(own.tolist())
+            goals = row[kernel.GOALS + kernel.G * seat : kernel.GOALS + kernel.G * seat + row[kernel.GOAL_LEN + seat]]
+            assert np.flatnonzero(OBSERVATION.view(out.observation[i], "own_goals")).tolist() == sorted(goals.tolist())
+        out = env.step(env.random_actions(rngs))

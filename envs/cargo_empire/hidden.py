@@ -593,7 +593,6 @@ def _build(
     """``state`` with the redealt outcomes written into its history and its hidden fields set to what
     replaying that history from the (redealt) root gives; the tests check both agree."""
     new = state.clone()
-    new._mask = None
     new._trace = None
     history = new.history
     others = [p for p in range(state.n) if p != seat]
