@@ -149,8 +149,9 @@ def _trace(state: CargoEmpireState) -> _Trace:
     tr = _Trace(s)
     n = state.n
     for i, action in enumerate(state.history):
-        if s.queue:
-            kind, who = s.queue[0]
+        draw = s.next_draw()
+        if draw is not None:
+            kind, who = draw
             if kind == D.DRAW_TRANSPORT:
                 if not sum(s.deck):  # this draw reshuffles the (public) discards into a new deck
                     tr.reshuffles.append(list(s.discard))

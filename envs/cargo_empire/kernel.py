@@ -10,8 +10,8 @@ cities are 0..11 (``data.CITIES``), vehicles Truck, Train, Ship. Layout of a row
 | ``NP``, ``ROUND``, ``TURN`` | 1, 1, 1 | number of players; 0-based round; turns taken this round (all players) |
 | ``PHASE`` | 1 | decision step: ``START`` / ``DEST`` / ``PAY`` / ``BONUS`` (``actions.PHASES`` order) |
 | ``SEL_START``, ``SEL_DEST``, ``SEL_PAY`` | 1, 1, 1 | the delivery in progress: start, destination, payment index (-1: none) |
-| ``BONUS_LEFT``, ``OVER``, ``DECISIONS`` | 1, 1, 1 | bonus moves to allocate; game over; player decisions so far (truncation counter) |
-| ``QLEN``, ``QUEUE`` | 1, ``QMAX`` | pending chance draws, in order: ``16 * kind + who + 1`` (kinds ``actions.DRAW_KINDS`` order) |
+| ``BONUS_LEFT``, ``OVER``, ``DECISIONS`` | 1, 1, 1 | bonus moves to allocate; game over; player decisions (truncation) |
+| ``QLEN``, ``QUEUE`` | 1, ``QMAX`` | pending chance draws in order, ``16 * kind + who + 1`` (``actions.DRAW_KINDS``) |
 | ``RLEN``, ``REWARDS`` | 1, ``RMAX`` | track rewards of the delivery in progress, encoded like the queue |
 | ``TILE``, ``LEVEL``, ``CUBES`` | 12 each | per city: tile (-1), level 0..3, cubes |
 | ``DEMAND`` | 12 x 3 | per city: owner of each demand space of the tile's side (-1 empty or no such space) |
@@ -145,10 +145,20 @@ O_PRESENT, O_TO_MOVE, O_ROUND, O_TURN, O_PHASE = _O["seat_present"], _O["to_move
 O_SEL_START, O_SEL_DEST, O_BONUS, O_OVER = _O["sel_start"], _O["sel_dest"], _O["bonus"], _O["game_over"]
 OBS_SIZE = LAYOUT.size
 TRACK_STRIDE = 3 * (D.TRACK_MAX + 1)
-MAX_CUBES_F = float(D.MAX_CUBES)
-CITY_DECK_F = float(C - D.NUM_PUBLIC_CARDS)
-DECK_SIZE_F = float(D.DECK_SIZE)
-TRANSPORT_DECK_F = np.array(D.TRANSPORT_DECK, dtype=np.float64)
+# the observation's scales as tables of the very quotients (and caps) the divisions give, by count
+_K = np.arange(512, dtype=np.float64)
+T_CUBES = _K[: D.MAX_CUBES + 1] / D.MAX_CUBES
+T_POSTS = np.minimum(1.0, _K[:64] / POSTS_SCALE)
+T_DISCARDS = np.array([_K[: D.DECK_SIZE + 1] / copies for copies in D.TRANSPORT_DECK])
+T_DECK = _K[: D.DECK_SIZE + 1] / D.DECK_SIZE
+T_CITY_DECK = _K[: C + 1] / (C - D.NUM_PUBLIC_CARDS)
+T_GOALS = _K[: G + 1] / G
+T_HAND = np.minimum(1.0, _K[: D.DECK_SIZE + 1] / 20.0)
+T_POSTS_LEFT = _K[:64] / 12.0
+T_PRIVATE = _K[: C + 1] / 8.0
+T_PERFECT = np.minimum(1.0, _K[:64] / 4.0)
+T_VP = np.minimum(1.0, _K / VP_SCALE)
+T_BONUS = np.minimum(1.0, _K[:8] / 3.0)
 
 
 def entry(kind: int, who: int) -> int:
@@ -241,7 +251,7 @@ def _can_start(S: np.ndarray, i: int, seat: int, start: int, afford: int) -> boo
     col = colour(S, i, start)
     if col < 0 or S[i, CUBES + start] <= 0 or not has_post(S, i, seat, start):
         return False
-    for d in range(C):
+    for d in range(C):  # noqa: SIM110 (numba compiles no generator for any/all)
         if d != start and LEGAL_BITS[start, d] & afford and open_demand(S, i, d, col) >= 0:
             return True
     return False
@@ -308,6 +318,48 @@ def legal_mask(S: np.ndarray, i: int, out: np.ndarray) -> None:
 
 
 @jit
+def legal_list(S: np.ndarray, i: int, out: np.ndarray) -> int:
+    """Write the legal actions, ascending, into ``out`` (a 1-D int array of ``NUM_ACTS``); returns how many."""
+    count = 0
+    if S[i, QLEN] > 0 or S[i, OVER]:
+        return 0
+    seat = S[i, TURN] % S[i, NP]
+    phase = S[i, PHASE]
+    if phase == START:
+        afford = afford_bits(S, i, seat)
+        if afford:
+            for s in range(C):
+                if _can_start(S, i, seat, s, afford):
+                    out[count] = s
+                    count += 1
+        out[count] = PASS
+        count += 1
+    elif phase == DEST:
+        start = S[i, SEL_START]
+        if not _startable(S, i, seat, start):
+            return 0
+        afford = afford_bits(S, i, seat)
+        col = colour(S, i, start)
+        for d in range(C):
+            if d != start and LEGAL_BITS[start, d] & afford and open_demand(S, i, d, col) >= 0:
+                out[count] = DEST_BASE + d
+                count += 1
+    elif phase == PAY:
+        ok = LEGAL_BITS[S[i, SEL_START], S[i, SEL_DEST]] & afford_bits(S, i, seat)
+        for p in range(NPAY):
+            if (ok >> p) & 1:
+                out[count] = PAY_BASE + p
+                count += 1
+    else:
+        p = S[i, SEL_PAY]
+        for v in range(3):
+            if PAYMENTS[p, v]:
+                out[count] = BONUS_BASE + v
+                count += 1
+    return count
+
+
+@jit
 def is_legal(S: np.ndarray, i: int, action: int) -> bool:
     """Is ``action`` legal for the player to move (False at chance and terminal nodes)?"""
     if S[i, QLEN] > 0 or S[i, OVER] or not 0 <= action < NUM_ACTS:
@@ -344,7 +396,7 @@ def _transport_base(S: np.ndarray, i: int) -> int:
 
 @jit_helper
 def _free_tile(S: np.ndarray, i: int, t: int) -> bool:
-    for c in range(C):
+    for c in range(C):  # noqa: SIM110 (numba compiles no generator for any/all)
         if S[i, TILE + c] == t:
             return False
     return True
@@ -352,7 +404,7 @@ def _free_tile(S: np.ndarray, i: int, t: int) -> bool:
 
 @jit_helper
 def _no_start_post(S: np.ndarray, i: int, c: int) -> bool:
-    for p in range(MP):
+    for p in range(MP):  # noqa: SIM110 (numba compiles no generator for any/all)
         if S[i, SIDE + MP * c + p]:
             return False
     return True
@@ -379,11 +431,11 @@ def is_chance_outcome(S: np.ndarray, i: int, outcome: int) -> bool:
     if kind == K_STARTPOST:
         return 0 <= outcome < C and _no_start_post(S, i, outcome)
     if kind == K_GOAL:
-        for k in range(S[i, GD_LEN]):
+        for k in range(S[i, GD_LEN]):  # noqa: SIM110 (numba compiles no generator for any/all)
             if S[i, GD + k] == outcome:
                 return True
         return False
-    for k in range(S[i, CD_LEN]):
+    for k in range(S[i, CD_LEN]):  # noqa: SIM110 (numba compiles no generator for any/all)
         if S[i, CD + k] == outcome:
             return True
     return False
@@ -401,7 +453,7 @@ def sample_chance(S: np.ndarray, i: int, rngs: np.ndarray) -> int:
                 return v
             u -= S[i, base + v]
         return 2
-    if kind == K_PUBLIC or kind == K_CITY:
+    if kind == K_PUBLIC or kind == K_CITY:  # noqa: SIM109 (plain comparisons compile best)
         return S[i, CD + below(rngs, i, S[i, CD_LEN])]  # type: ignore[no-any-return]
     if kind == K_GOAL:
         return S[i, GD + below(rngs, i, S[i, GD_LEN])]  # type: ignore[no-any-return]
@@ -526,7 +578,7 @@ def _move(S: np.ndarray, i: int, seat: int, vehicle: int, steps: int) -> None:
 
 @jit_helper
 def _listed(S: np.ndarray, i: int, length: int, start: int, item: int) -> bool:
-    for k in range(S[i, length]):
+    for k in range(S[i, length]):  # noqa: SIM110 (numba compiles no generator for any/all)
         if S[i, start + k] == item:
             return True
     return False
@@ -660,9 +712,9 @@ def goal_met(S: np.ndarray, i: int, seat: int, g: int) -> bool:
         return has_post(S, i, seat, a) and has_post(S, i, seat, GOAL_B[g])
     count = 0
     for c in range(C):
-        if has_post(S, i, seat, c):
-            if kind == G_CITIES or (kind == G_PORTS and IS_PORT[c]) or (kind == G_LV3 and S[i, LEVEL + c] == 3):
-                count += 1
+        counted = kind == G_CITIES or (kind == G_PORTS and IS_PORT[c]) or (kind == G_LV3 and S[i, LEVEL + c] == 3)
+        if counted and has_post(S, i, seat, c):
+            count += 1
     return count >= a
 
 
@@ -738,7 +790,8 @@ def returns(S: np.ndarray, i: int, out: np.ndarray) -> None:
 @jit
 def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
     """Write ``seat``'s observation (float32, layout in ``observation.py``) into row ``i`` of ``out``: the board,
-    counts, and only its own hand, private cards and goals."""
+    counts, and only its own hand, private cards and goals. Ego seats are ``p - seat`` wrapped (no integer
+    division), scales are looked up (``T_*``: the same quotients as the divisions)."""
     for k in range(OBS_SIZE):
         out[i, k] = 0.0
     n = S[i, NP]
@@ -748,50 +801,62 @@ def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
         t = S[i, TILE + c]
         if t >= 0:
             out[i, O_COLOUR + 4 * c + TILE_COLOUR[t]] = 1.0
-            out[i, O_CUBES + c] = S[i, CUBES + c] / MAX_CUBES_F
+            out[i, O_CUBES + c] = T_CUBES[S[i, CUBES + c]]
             for k in range(NDEM[t, lv]):
                 base = O_FILL if S[i, DEMAND + 3 * c + k] >= 0 else O_OPEN
                 out[i, base + 4 * c + DCOL[t, lv, k]] = 1.0
+        posts = O_POSTS + MP * c
         for e in range(n):
-            k = posts_in(S, i, (seat + e) % n, c)
+            p = seat + e
+            if p >= n:
+                p -= n
+            k = S[i, SIDE + MP * c + p]
+            for x in range(3):
+                k += S[i, DEMAND + 3 * c + x] == p
             if k:
-                out[i, O_POSTS + MP * c + e] = min(1.0, k / POSTS_SCALE)
+                out[i, posts + e] = T_POSTS[k]
     for k in range(S[i, PUB_LEN]):
         out[i, O_PUBLIC + S[i, PUB + k]] = 1.0
     for k in range(S[i, PRIV_LEN + seat]):
         out[i, O_OWN_PRIV + S[i, PRIV + C * seat + k]] = 1.0
     for e in range(1, n):
-        p = (seat + e) % n
+        p = seat + e
+        if p >= n:
+            p -= n
         for k in range(S[i, REV_LEN + p]):
             out[i, O_SHOWN + C * (e - 1) + S[i, REV + C * p + k]] = 1.0
     for v in range(3):
         for j in range(min(HAND_LEVELS, S[i, HANDS + 3 * seat + v])):
             out[i, O_HAND + HAND_LEVELS * v + j] = 1.0
-        out[i, O_DISCARDS + v] = S[i, DISCARD + v] / TRANSPORT_DECK_F[v]
-    out[i, O_DECKS] = (S[i, DECK] + S[i, DECK + 1] + S[i, DECK + 2]) / DECK_SIZE_F
-    out[i, O_DECKS + 1] = S[i, CD_LEN] / CITY_DECK_F
-    out[i, O_DECKS + 2] = S[i, GD_LEN] / G
+        out[i, O_DISCARDS + v] = T_DISCARDS[v, S[i, DISCARD + v]]
+    out[i, O_DECKS] = T_DECK[S[i, DECK] + S[i, DECK + 1] + S[i, DECK + 2]]
+    out[i, O_DECKS + 1] = T_CITY_DECK[S[i, CD_LEN]]
+    out[i, O_DECKS + 2] = T_GOALS[S[i, GD_LEN]]
     end = S[i, QLEN] == 0 and S[i, OVER] != 0
     for e in range(n):
-        p = (seat + e) % n
+        p = seat + e
+        if p >= n:
+            p -= n
         h = HANDS + 3 * p
-        out[i, O_HAND_SIZES + e] = min(1.0, (S[i, h] + S[i, h + 1] + S[i, h + 2]) / 20.0)
+        out[i, O_HAND_SIZES + e] = T_HAND[S[i, h] + S[i, h + 1] + S[i, h + 2]]
         for v in range(3):
             out[i, O_TRACKS + TRACK_STRIDE * e + (D.TRACK_MAX + 1) * v + S[i, TRACKS + 3 * p + v]] = 1.0
-        out[i, O_POSTS_LEFT + e] = S[i, POSTS_LEFT + p] / 12.0
-        out[i, O_PRIV_COUNTS + e] = S[i, PRIV_LEN + p] / 8.0
-        out[i, O_GOAL_COUNTS + e] = S[i, GOAL_LEN + p] / G
-        out[i, O_PERFECT + e] = min(1.0, S[i, PERFECT + p] / 4.0)
-        out[i, O_VP + e] = min(1.0, vp(S, i, p, end and p == seat) / VP_SCALE)
+        out[i, O_POSTS_LEFT + e] = T_POSTS_LEFT[S[i, POSTS_LEFT + p]]
+        out[i, O_PRIV_COUNTS + e] = T_PRIVATE[S[i, PRIV_LEN + p]]
+        out[i, O_GOAL_COUNTS + e] = T_GOALS[S[i, GOAL_LEN + p]]
+        out[i, O_PERFECT + e] = T_PERFECT[S[i, PERFECT + p]]
+        out[i, O_VP + e] = T_VP[vp(S, i, p, end and p == seat)]
         out[i, O_PRESENT + e] = 1.0
     for k in range(S[i, GOAL_LEN + seat]):
         g = S[i, GOALS + G * seat + k]
         out[i, O_OWN_GOALS + g] = 1.0
         if goal_met(S, i, seat, g):
             out[i, O_GOALS_MET + g] = 1.0
-    player = current_player(S, i)
-    if player >= 0:
-        out[i, O_TO_MOVE + (player - seat) % n] = 1.0
+    if S[i, QLEN] == 0 and not S[i, OVER]:
+        e = S[i, TURN] % n - seat
+        if e < 0:
+            e += n
+        out[i, O_TO_MOVE + e] = 1.0
         out[i, O_PHASE + S[i, PHASE]] = 1.0
     out[i, O_ROUND + S[i, ROUND]] = 1.0
     out[i, O_TURN + min(3, S[i, TURN] // n)] = 1.0
@@ -799,7 +864,7 @@ def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
         out[i, O_SEL_START + S[i, SEL_START]] = 1.0
     if S[i, SEL_DEST] >= 0:
         out[i, O_SEL_DEST + S[i, SEL_DEST]] = 1.0
-    out[i, O_BONUS] = min(1.0, S[i, BONUS_LEFT] / 3.0)
+    out[i, O_BONUS] = T_BONUS[S[i, BONUS_LEFT]]
     p = S[i, SEL_PAY]
     if p >= 0:
         for v in range(3):

@@ -12,7 +12,6 @@ from gameshelf.envs.cargo_empire.kernel import QMAX
 from gameshelf.envs.cargo_empire.routes import ALL_PAYMENTS
 from gameshelf.envs.cargo_empire.rules import CargoEmpireGame, CargoEmpireState
 
-
 MAX_REWARDS = 3 * sum(len(r) for r in D.TRACK_REWARDS.values())
 """Rewards a delivery can still wait for: every reward space of the three tracks (a player passes each once)."""
 

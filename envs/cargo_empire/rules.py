@@ -338,7 +338,21 @@ class CargoEmpireState(KernelState):
             return TERMINAL
         return int(s[K.TURN] % s[K.NP])
 
+    def legal_actions(self) -> list[int]:
+        if self.current_player() < 0:
+            return []
+        out = np.empty(NUM_ACTIONS, dtype=np.int64)
+        return out[: K.legal_list(self.S, 0, out)].tolist()  # type: ignore[no-any-return]
+
     # ---- chance -----------------------------------------------------------------------------------
+    def next_draw(self) -> tuple[str, int] | None:
+        """The next pending draw as ``(kind, who)``, or None (``queue[0]`` without building the queue)."""
+        s = self.s
+        if not s[K.QLEN]:
+            return None
+        code = int(s[K.QUEUE])
+        return DRAW_KINDS[code // 16], code % 16 - 1
+
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if not self.s[K.QLEN]:
             return []
@@ -385,8 +399,9 @@ class CargoEmpireState(KernelState):
 
     # ---- text -------------------------------------------------------------------------------------
     def action_to_string(self, action: int) -> str:
-        if self.s[K.QLEN]:
-            kind, who = self.queue[0]
+        draw = self.next_draw()
+        if draw is not None:
+            kind, who = draw
             if kind == TILE:
                 colour, lv1, _ = D.TILES[action]
                 demands = "+".join(D.COLOURS[c] for c in lv1)
