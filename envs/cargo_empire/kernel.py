@@ -813,8 +813,7 @@ def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
             k = S[i, SIDE + MP * c + p]
             for x in range(3):
                 k += S[i, DEMAND + 3 * c + x] == p
-            if k:
-                out[i, posts + e] = T_POSTS[k]
+            out[i, posts + e] = T_POSTS[k]  # 0.0 without posts: no branch to mispredict
     for k in range(S[i, PUB_LEN]):
         out[i, O_PUBLIC + S[i, PUB + k]] = 1.0
     for k in range(S[i, PRIV_LEN + seat]):
