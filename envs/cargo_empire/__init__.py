@@ -22,7 +22,7 @@ over that row: text, move names, positions, chance outcomes), `hidden` (the rede
 The rules run as numba kernels on every path (the AEC environment, the single-seat view, the engine API,
 MCTS with compiled random playouts) and batched: `gameshelf.vector.make("cargo_empire-v0", num_envs=N)`
 steps N games per call, at every player count. Importing `gameshelf` compiles nothing; the first use of the
-game compiles its kernels (about 45-55 s on a busy 2-core machine) and caches them on disk (numba's cache,
+game compiles its kernels (40 to 65 s measured on a busy 2-core machine) and caches them on disk (numba's cache,
 in the user's cache folder), so later processes load them in about 2 s.
 
 ## Rules as implemented
