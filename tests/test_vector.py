@@ -48,6 +48,11 @@ CASES = [
     ("koplus-v0", {"num_players": 4, "board_mode": "standard"}),
     ("koplus-v0", {"num_players": 2, "board_mode": "standard"}),
     ("koplus-v0", {"num_players": 4}),
+    ("cargo_empire-v0", {"num_players": 1}),
+    ("cargo_empire-v0", {"num_players": 3}),
+    ("cargo_empire-v0", {"num_players": 4}),
+    ("cargo_empire-v0", {"num_players": 5}),
+    ("cargo_empire-v0", {}),
 ]
 
 
@@ -407,3 +412,25 @@ def test_range_ta_ludotheque_batch_hides_this_rounds_choices_of_the_other_seats(
                 hidden += bool(occupied < row[kernel.FILLED + other])
         out = env.step(env.random_actions(rngs))
     assert hidden > 100
+
+
+def test_cargo_empire_batch_observes_only_the_acting_seats_hand():
+    from gameshelf.envs.cargo_empire import kernel
+    from gameshelf.envs.cargo_empire.observation import HAND_LEVELS
+    from gameshelf.envs.cargo_empire.observation import LAYOUT as OBSERVATION
+
+    env = vector.make("cargo_empire-v0", num_envs=8, seed=4, num_players=3)
+    out = env.reset()
+    rngs = seed_generators(2, 8)
+    for _ in range(150):
+        for i in range(8):
+            seat = out.current_player[i]
+            row = env.states[i]
+            hand = row[kernel.HANDS + 3 * seat : kernel.HANDS + 3 * seat + 3]
+            shown = OBSERVATION.view(out.observation[i], "hand")
+            assert shown.sum(axis=1).tolist() == np.minimum(hand, HAND_LEVELS).tolist()
+            own = row[kernel.PRIV + kernel.C * seat : kernel.PRIV + kernel.C * seat + row[kernel.PRIV_LEN + seat]]
+            assert np.flatnonzero(OBSERVATION.view(out.observation[i], "city_own_private")).tolist() == sorted(own.tolist())
+            goals = row[kernel.GOALS + kernel.G * seat : kernel.GOALS + kernel.G * seat + row[kernel.GOAL_LEN + seat]]
+            assert np.flatnonzero(OBSERVATION.view(out.observation[i], "own_goals")).tolist() == sorted(goals.tolist())
+        out = env.step(env.random_actions(rngs))

@@ -149,8 +149,9 @@ def _trace(state: CargoEmpireState) -> _Trace:
     tr = _Trace(s)
     n = state.n
     for i, action in enumerate(state.history):
-        if s.queue:
-            kind, who = s.queue[0]
+        draw = s.next_draw()
+        if draw is not None:
+            kind, who = draw
             if kind == D.DRAW_TRANSPORT:
                 if not sum(s.deck):  # this draw reshuffles the (public) discards into a new deck
                     tr.reshuffles.append(list(s.discard))
@@ -593,7 +594,6 @@ def _build(
     """``state`` with the redealt outcomes written into its history and its hidden fields set to what
     replaying that history from the (redealt) root gives; the tests check both agree."""
     new = state.clone()
-    new._mask = None
     new._trace = None
     history = new.history
     others = [p for p in range(state.n) if p != seat]

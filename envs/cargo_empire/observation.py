@@ -1,22 +1,14 @@
 """Cargo Empire's observation: one flat ``float32`` vector in [0, 1] built from named pieces.
 
 Seats inside a piece are egocentric (the observing seat first, then the others in turn order), padded to
-five players. Imports no Pillow or torch (the card's table is generated from ``LAYOUT``).
+five players. Imports no Pillow or torch (the card's table is generated from ``LAYOUT``). The kernel
+``observation`` (``kernel.py``) writes the vector.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-import numpy as np
-
 from gameshelf.envs.cargo_empire import data as D
-from gameshelf.envs.cargo_empire.actions import PHASES
-from gameshelf.envs.cargo_empire.routes import ALL_PAYMENTS
-from gameshelf.envs.core.observation import ObservationLayout, seat_order
-
-if TYPE_CHECKING:
-    from gameshelf.envs.cargo_empire.rules import CargoEmpireState
+from gameshelf.envs.core.observation import ObservationLayout
 
 C, P, K = D.NUM_CITIES, D.MAX_PLAYERS, D.NUM_COLOURS
 HAND_LEVELS = 8
@@ -58,79 +50,3 @@ LAYOUT.add("game_over", 1, "1 once the game is over")
 
 OFF = {name: piece.index.start for name, piece in LAYOUT.pieces.items()}
 """Start index of each piece in the flat vector."""
-_TRACK_STRIDE = 3 * (D.TRACK_MAX + 1)
-
-
-def encode(state: CargoEmpireState, seat: int) -> np.ndarray:
-    n = state.n
-    obs = [0.0] * LAYOUT.size  # a Python list is much faster to fill than a NumPy array
-    ego = seat_order(seat, n)
-    level, demand, side = state.level, state.demand, state.side
-    o_level, o_colour, o_cubes = OFF["city_level"], OFF["city_colour"], OFF["city_cubes"]
-    o_open, o_fill, o_posts = OFF["city_demand_open"], OFF["city_demand_filled"], OFF["city_posts"]
-    for c in range(C):
-        obs[o_level + 4 * c + level[c]] = 1.0
-        t = state.tile[c]
-        if t >= 0:
-            obs[o_colour + K * c + D.TILES[t][0]] = 1.0
-            obs[o_cubes + c] = state.cubes[c] / D.MAX_CUBES
-            colours = D.TILES[t][1] if level[c] == 1 else D.TILES[t][2]
-            for dc, owner in zip(colours, demand[c], strict=True):
-                obs[(o_fill if owner >= 0 else o_open) + K * c + dc] = 1.0
-        row = side[c]
-        dem = demand[c]
-        for i, p in enumerate(ego):
-            k = row[p] + dem.count(p)
-            if k:
-                obs[o_posts + P * c + i] = min(1.0, k / POSTS_SCALE)
-    for c in state.public_cards:
-        obs[OFF["city_public"] + c] = 1.0
-    for c in state.private[seat]:
-        obs[OFF["city_own_private"] + c] = 1.0
-    o = OFF["city_shown_private"]
-    for i, p in enumerate(ego[1:]):
-        for c in state.revealed[p]:
-            obs[o + C * i + c] = 1.0
-    o = OFF["hand"]
-    hand = state.hands[seat]
-    for k in range(3):
-        for j in range(min(HAND_LEVELS, hand[k])):
-            obs[o + HAND_LEVELS * k + j] = 1.0
-        obs[OFF["discards"] + k] = state.discard[k] / D.TRANSPORT_DECK[k]
-    o = OFF["decks"]
-    obs[o] = sum(state.deck) / D.DECK_SIZE
-    obs[o + 1] = len(state.city_deck) / (D.NUM_CITIES - D.NUM_PUBLIC_CARDS)
-    obs[o + 2] = len(state.goal_deck) / D.NUM_GOALS
-    end = state.is_terminal()
-    o_tracks = OFF["tracks"]
-    for i, p in enumerate(ego):
-        obs[OFF["hand_sizes"] + i] = min(1.0, sum(state.hands[p]) / 20.0)
-        for k in range(3):
-            obs[o_tracks + _TRACK_STRIDE * i + (D.TRACK_MAX + 1) * k + state.tracks[p][k]] = 1.0
-        obs[OFF["posts_left"] + i] = state.posts_left[p] / 12.0
-        obs[OFF["private_counts"] + i] = len(state.private[p]) / 8.0
-        obs[OFF["goal_counts"] + i] = len(state.goals[p]) / D.NUM_GOALS
-        obs[OFF["perfect"] + i] = min(1.0, state.perfect[p] / 4.0)
-        obs[OFF["vp"] + i] = min(1.0, state.vp(p, with_goals=end and p == seat) / VP_SCALE)
-        obs[OFF["seat_present"] + i] = 1.0
-    for g in state.goals[seat]:
-        obs[OFF["own_goals"] + g] = 1.0
-    for g in state.fulfilled_goals(seat):
-        obs[OFF["own_goals_met"] + g] = 1.0
-    player = state.current_player()
-    if player >= 0:
-        obs[OFF["to_move"] + (player - seat) % n] = 1.0
-        obs[OFF["phase"] + PHASES.index(state.phase)] = 1.0
-    obs[OFF["round"] + state.round] = 1.0
-    obs[OFF["turn"] + min(3, state.turn // n)] = 1.0
-    if state.sel_start >= 0:
-        obs[OFF["sel_start"] + state.sel_start] = 1.0
-    if state.sel_dest >= 0:
-        obs[OFF["sel_dest"] + state.sel_dest] = 1.0
-    o = OFF["bonus"]
-    obs[o] = min(1.0, state.bonus_left / 3.0)
-    if state.sel_payment >= 0:
-        for k in range(3):
-            obs[o + 1 + k] = float(ALL_PAYMENTS[state.sel_payment][k] > 0)
-    obs[OFF["game_over"]] = float(end)
-    return np.array(obs, dtype=np.float32)

@@ -8,8 +8,12 @@ from typing import Any
 
 from gameshelf.envs.cargo_empire import data as D
 from gameshelf.envs.cargo_empire.actions import DRAW_KINDS, PHASES, STARTPOST, TILE
+from gameshelf.envs.cargo_empire.kernel import QMAX
 from gameshelf.envs.cargo_empire.routes import ALL_PAYMENTS
 from gameshelf.envs.cargo_empire.rules import CargoEmpireGame, CargoEmpireState
+
+MAX_REWARDS = 3 * sum(len(r) for r in D.TRACK_REWARDS.values())
+"""Rewards a delivery can still wait for: every reward space of the three tracks (a player passes each once)."""
 
 
 def _int(name: str, value: Any, low: int, high: int) -> int:
@@ -128,7 +132,9 @@ def validate(game: CargoEmpireGame, pos: Mapping[str, Any]) -> None:
         raise ValueError("position: sel_dest is set exactly in the payment and bonus steps")
     if (pos["sel_payment"] >= 0) != (phase == PHASES[3]) or (pos["bonus_left"] > 0) != (phase == PHASES[3]):
         raise ValueError("position: sel_payment and bonus_left are set exactly in the bonus step")
-    for name in ("queue", "rewards"):
+    for name, room in (("queue", QMAX), ("rewards", MAX_REWARDS)):
+        if len(_list(name, pos[name])) > room:
+            raise ValueError(f"position: at most {room} entries in {name}, got {len(pos[name])}")
         for entry in _list(name, pos[name]):
             e = _list(f"{name} entry", entry, 2)
             if e[0] not in DRAW_KINDS:

@@ -1,30 +1,30 @@
-"""Cargo Empire rules engine: ``CargoEmpireGame`` and ``CargoEmpireState``.
+"""Cargo Empire's game and state: ``CargoEmpireGame`` and ``CargoEmpireState``, a view over one kernel row.
 
-See the environment card (``envs/cargo_empire/__init__.py``) for the rules as implemented, the action
-table, the observation layout and the readings taken. Components come from ``data``; routes and
-payments from ``routes``; scoring from ``scoring``. The engine draws no random numbers: every shuffle
-and draw is a chance node, resolved one item at a time from a queue of pending draws.
+The rules are compiled kernels (``kernel.py``: mask, legality, actions, chance draws, returns, observation);
+this module keeps what is not a rule step, in Python: options, whose turn it is, the chance outcomes as
+lists, text, move names, the fields as plain ints and lists over the row, positions and the redeal of hidden
+information (``hidden``). See the environment card (``envs/cargo_empire/__init__.py``) for the rules as
+implemented, the action table, the observation layout and the readings taken. The engine draws no random
+numbers: every shuffle and draw is a chance node, resolved one item at a time from a queue of pending draws.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
 
 from gameshelf.envs.cargo_empire import data as D
+from gameshelf.envs.cargo_empire import kernel as K
 from gameshelf.envs.cargo_empire import observation as obs_mod
 from gameshelf.envs.cargo_empire.actions import (
     BONUS,
-    BONUS_BASE,
     DEST,
-    DEST_BASE,
+    DRAW_KINDS,
     NUM_ACTIONS,
-    PASS,
     PAY,
-    PAY_BASE,
-    PAYMENT_INDEX,
+    PHASES,
     PUBLIC,
     START,
     STARTPOST,
@@ -33,33 +33,31 @@ from gameshelf.envs.cargo_empire.actions import (
     payment_text,
 )
 from gameshelf.envs.cargo_empire.hidden import resample
-from gameshelf.envs.cargo_empire.routes import ALL_PAYMENTS, legal_payments
-from gameshelf.envs.cargo_empire.scoring import MAX_VP, final_vp, goal_fulfilled, track_rewards
-from gameshelf.envs.core.game import (
-    CHANCE,
-    TERMINAL,
-    Game,
-    GameFacts,
-    Option,
-    State,
-    count_outcomes,
-    draw_from_counts,
-    rank_returns,
-)
+from gameshelf.envs.cargo_empire.routes import ALL_PAYMENTS
+from gameshelf.envs.core.game import CHANCE, TERMINAL, GameFacts, Option, count_outcomes, draw_from_counts
+from gameshelf.envs.core.kernel import IntView, KernelGame, KernelState, flag_field, int_field, ints_field, rows_field
 
 MAX_GAME_LENGTH = 400
 """Player decisions are bounded by the rules: at most 12 turns per player, each of at most 6 decisions
 (start, destination, payment, up to 3 bonus moves): 5 x 9 x 6 = 270 at five players."""
 
+__all__ = ["BONUS", "DEST", "PAY", "START", "CargoEmpireGame", "CargoEmpireState"]
 
-class CargoEmpireGame(Game):
+
+class CargoEmpireGame(KernelGame):
     """Cargo Empire for 1 to 5 players."""
 
     name = "cargo_empire"
+    kernel = K
+    """The compiled rules (``kernel.py``): the state is a view over its row, ``gameshelf.vector`` batches it."""
     OPTIONS: ClassVar[dict[str, Option]] = {
         "num_players": Option(2, choices=(2, 1, 3, 4, 5), doc="number of players (1 = solo)"),
     }
     LAYOUT = obs_mod.LAYOUT
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.initial = K.initial_state(self.options["num_players"])
 
     def _facts(self) -> GameFacts:
         return GameFacts(
@@ -73,10 +71,144 @@ class CargoEmpireGame(Game):
         return CargoEmpireState(self)
 
 
-class CargoEmpireState(State):
-    """A Cargo Empire position. All fields are plain lists and ints (``position()`` exports them)."""
+# ---- fields over the row ----------------------------------------------------------------------------------
+def _decode(code: int) -> list[Any]:
+    """A queue or reward entry of the row as ``[kind, who]``."""
+    return [DRAW_KINDS[code // 16], code % 16 - 1]
+
+
+def _encode(entry: Any) -> int:
+    return K.entry(DRAW_KINDS.index(entry[0]), int(entry[1]))
+
+
+def _draws_field(length: int, start: int, room: int, doc: str) -> Any:
+    """Pending draws (``[kind, who]`` lists, kinds named as in ``actions.DRAW_KINDS``) stored as codes."""
+
+    def get(state: Any) -> list[list[Any]]:
+        s = state.s
+        return [_decode(int(x)) for x in s[start : start + s[length]]]
+
+    def put(state: Any, entries: Iterable[Any]) -> None:
+        codes = [_encode(e) for e in entries]
+        if len(codes) > room:
+            raise ValueError(f"at most {room} pending draws fit in the state, got {len(codes)}")
+        s = state.s
+        s[start : start + room] = 0
+        s[start : start + len(codes)] = codes
+        s[length] = len(codes)
+
+    return property(get, put, doc=doc)
+
+
+def _list_field(length: int, start: int, room: int, doc: str) -> Any:
+    """A list of ints of variable length (its length at ``length``, its items from ``start``)."""
+
+    def get(state: Any) -> list[int]:
+        s = state.s
+        return s[start : start + s[length]].tolist()  # type: ignore[no-any-return]
+
+    def put(state: Any, values: Iterable[int]) -> None:
+        _write_list(state.s, length, start, room, values)
+
+    return property(get, put, doc=doc)
+
+
+def _write_list(s: np.ndarray, length: int, start: int, room: int, values: Iterable[int]) -> None:
+    items = [int(x) for x in values]
+    if len(items) > room:
+        raise ValueError(f"at most {room} items fit, got {len(items)}")
+    s[start : start + room] = 0
+    s[start : start + len(items)] = items
+    s[length] = len(items)
+
+
+class SeatLists(list):  # type: ignore[type-arg]
+    """One list per seat (private cards, shown cards, goals), read like a list of lists; assigning a seat's
+    list (``state.private[p] = [...]``) writes it into the row."""
+
+    def __init__(self, s: np.ndarray, length: int, start: int, room: int, seats: int) -> None:
+        super().__init__(s[start + room * p : start + room * p + s[length + p]].tolist() for p in range(seats))
+        self._where = (s, length, start, room)
+
+    def __setitem__(self, p: Any, values: Any) -> None:
+        s, length, start, room = self._where
+        _write_list(s, length + p, start + room * p, room, values)
+        super().__setitem__(p, list(values))
+
+
+def _seat_lists_field(length: int, start: int, room: int, doc: str) -> Any:
+    def get(state: Any) -> SeatLists:
+        return SeatLists(state.s, length, start, room, state.game.num_players)
+
+    def put(state: Any, rows: Iterable[Iterable[int]]) -> None:
+        rows = list(rows)
+        if len(rows) != state.game.num_players:
+            raise ValueError(f"expected one list per seat ({state.game.num_players}), got {len(rows)}")
+        for p, values in enumerate(rows):
+            _write_list(state.s, length + p, start + room * p, room, values)
+
+    return property(get, put, doc=doc)
+
+
+def _seat_ints_field(start: int, doc: str) -> Any:
+    """One int per seat (``IntView`` of the players' entries)."""
+
+    def get(state: Any) -> IntView:
+        return IntView(state.s, start, state.game.num_players)
+
+    def put(state: Any, values: Iterable[int]) -> None:
+        IntView(state.s, start, state.game.num_players).assign(values)
+
+    return property(get, put, doc=doc)
+
+
+def _phase_get(state: Any) -> str:
+    return PHASES[state.s[K.PHASE]]
+
+
+def _phase_put(state: Any, value: str) -> None:
+    state.s[K.PHASE] = PHASES.index(value)
+
+
+def _demand_get(state: Any) -> list[list[int]]:
+    s = state.s
+    out = []
+    for c in range(D.NUM_CITIES):
+        lv = int(s[K.LEVEL + c])
+        k = int(K.NDEM[s[K.TILE + c], lv]) if lv in (1, 2) else 0
+        out.append(s[K.DEMAND + 3 * c : K.DEMAND + 3 * c + k].tolist())
+    return out
+
+
+def _demand_put(state: Any, rows: Iterable[Iterable[int]]) -> None:
+    rows = list(rows)
+    s = state.s
+    for c in range(D.NUM_CITIES):
+        owners = [int(x) for x in rows[c]]
+        s[K.DEMAND + 3 * c : K.DEMAND + 3 * c + 3] = -1
+        s[K.DEMAND + 3 * c : K.DEMAND + 3 * c + len(owners)] = owners
+
+
+def _side_get(state: Any) -> list[list[int]]:
+    s, n = state.s, state.game.num_players
+    return [s[K.SIDE + K.MP * c : K.SIDE + K.MP * c + n].tolist() for c in range(D.NUM_CITIES)]
+
+
+def _side_put(state: Any, rows: Iterable[Iterable[int]]) -> None:
+    s, n = state.s, state.game.num_players
+    for c, row in enumerate(rows):
+        values = [int(x) for x in row]
+        if len(values) != n:
+            raise ValueError(f"expected {n} side posts per city, got {len(values)}")
+        s[K.SIDE + K.MP * c : K.SIDE + K.MP * c + n] = values
+
+
+class CargoEmpireState(KernelState):
+    """A Cargo Empire position: a view over one kernel row (``kernel.py``), which the rules act on. The fields
+    read (and the position builder writes) that row like the plain ints and lists ``position()`` exports."""
 
     game: CargoEmpireGame
+    EXTRA = ("_root", "_trace")
     FIELDS: ClassVar[tuple[str, ...]] = (
         "round",
         "turn",
@@ -109,59 +241,46 @@ class CargoEmpireState(State):
 
     def __init__(self, game: CargoEmpireGame) -> None:
         super().__init__(game)
-        n = game.num_players
-        self.n = n
-        self._mask: np.ndarray | None = None
-        """Cached legal-action mask of this position (cleared by every action)."""
         self._root: dict[str, Any] | None = None
         """The position ``history`` starts from (``position()`` of a state built by ``state_from_position``);
         None for the initial state. Never changed in place (clones share it)."""
         self._trace: tuple[int, Any] | None = None
         """``hidden``'s reading of ``history`` (with its length), kept for the next redeal of this position."""
-        self.round = 0
-        """0-based round."""
-        self.turn = 0
-        """Turns taken in this round (all players); the player to move is ``turn % n``."""
-        self.phase = START
-        self.sel_start = -1
-        self.sel_dest = -1
-        self.sel_payment = -1
-        """Index in ``routes.ALL_PAYMENTS`` of the payment made (during the bonus moves)."""
-        self.bonus_left = 0
-        self.over = False
-        self.queue: list[list[Any]] = [[TILE, c] for c in range(D.NUM_CITIES)]
-        self.queue += [[PUBLIC, -1] for _ in range(D.NUM_PUBLIC_CARDS)]
-        for seat in range(n):
-            self.queue += [[D.DRAW_TRANSPORT, seat] for _ in range(D.START_HAND)]
-            self.queue += [[D.DRAW_GOAL, seat] for _ in range(D.START_GOALS)]
-        for seat in range(n):
-            self.queue += [[STARTPOST, seat] for _ in range(D.START_POSTS)]
-        self.rewards: list[list[Any]] = []
-        """Rewards earned by the delivery in progress (drawn when it is complete)."""
-        self.tile = [-1] * D.NUM_CITIES
-        self.level = [0] * D.NUM_CITIES
-        """0 before the tile is placed, then 1, 2, or 3 (LV3: no tile)."""
-        self.cubes = [0] * D.NUM_CITIES
-        self.demand: list[list[int]] = [[] for _ in range(D.NUM_CITIES)]
-        """Owner of each demand space of the tile's current side (-1 empty), in the tile's colour order."""
-        self.side = [[0] * n for _ in range(D.NUM_CITIES)]
-        """Posts of each player in each city's side area."""
-        self.public_cards: list[int] = []
-        self.city_deck = list(range(D.NUM_CITIES))
-        self.private: list[list[int]] = [[] for _ in range(n)]
-        self.revealed: list[list[int]] = [[] for _ in range(n)]
-        """Private city cards shown (for a bonus move): public knowledge."""
-        self.goal_deck = list(range(D.NUM_GOALS))
-        self.goals: list[list[int]] = [[] for _ in range(n)]
-        self.deck = list(D.TRANSPORT_DECK)
-        self.discard = [0, 0, 0]
-        self.hands = [[0, 0, 0] for _ in range(n)]
-        self.tracks = [[0, 0, 0] for _ in range(n)]
-        self.posts_left = [D.board_posts(n)] * n
-        self.perfect = [0] * n
-        """Perfect Upgrades each player caused."""
 
-    # ---- queries about the map ------------------------------------------------------------------
+    round = int_field(K.ROUND, "0-based round")
+    turn = int_field(K.TURN, "turns taken in this round (all players); the player to move is ``turn % n``")
+    phase = property(_phase_get, _phase_put, doc="decision step: start, dest, pay or bonus")
+    sel_start = int_field(K.SEL_START, "start city of the delivery in progress (-1)")
+    sel_dest = int_field(K.SEL_DEST, "destination of the delivery in progress (-1)")
+    sel_payment = int_field(K.SEL_PAY, "index in ``routes.ALL_PAYMENTS`` of the payment made (during the bonus moves)")
+    bonus_left = int_field(K.BONUS_LEFT, "bonus moves still to allocate")
+    over = flag_field(K.OVER, "the last turn has been played")
+    queue = _draws_field(K.QLEN, K.QUEUE, K.QMAX, "pending chance draws, ``[kind, who]``")
+    rewards = _draws_field(K.RLEN, K.REWARDS, K.RMAX, "rewards earned by the delivery in progress (drawn when it is complete)")
+    tile = ints_field(K.TILE, D.NUM_CITIES, "tile of each city (-1)")
+    level = ints_field(K.LEVEL, D.NUM_CITIES, "0 before the tile is placed, then 1, 2, or 3 (LV3: no tile)")
+    cubes = ints_field(K.CUBES, D.NUM_CITIES, "cubes on each city's tile")
+    demand = property(_demand_get, _demand_put, doc="owner of each demand space of the tile's side (-1 empty), per city")
+    side = property(_side_get, _side_put, doc="posts of each player in each city's side area")
+    public_cards = _list_field(K.PUB_LEN, K.PUB, D.NUM_PUBLIC_CARDS, "public city cards")
+    city_deck = _list_field(K.CD_LEN, K.CD, D.NUM_CITIES, "the city deck, in order")
+    private = _seat_lists_field(K.PRIV_LEN, K.PRIV, D.NUM_CITIES, "private city cards of each seat")
+    revealed = _seat_lists_field(K.REV_LEN, K.REV, D.NUM_CITIES, "private city cards shown (public knowledge)")
+    goal_deck = _list_field(K.GD_LEN, K.GD, D.NUM_GOALS, "the goal deck, in order")
+    goals = _seat_lists_field(K.GOAL_LEN, K.GOALS, D.NUM_GOALS, "goal cards of each seat")
+    deck = ints_field(K.DECK, 3, "Truck, Train, Ship cards in the transport deck")
+    discard = ints_field(K.DISCARD, 3, "discarded Truck, Train, Ship cards")
+    hands = rows_field(K.HANDS, 3, doc="Truck, Train, Ship cards in each hand")
+    tracks = rows_field(K.TRACKS, 3, doc="Truck, Train, Ship markers of each seat")
+    posts_left = _seat_ints_field(K.POSTS_LEFT, "posts on each player's board")
+    perfect = _seat_ints_field(K.PERFECT, "Perfect Upgrades each player caused")
+
+    @property
+    def n(self) -> int:
+        """Number of players."""
+        return int(self.s[K.NP])
+
+    # ---- queries about the map (read from the row) ------------------------------------------------
     def demand_colours(self, city: int) -> tuple[int, ...]:
         lv = self.level[city]
         if lv == 1:
@@ -172,13 +291,16 @@ class CargoEmpireState(State):
 
     def colour(self, city: int) -> int:
         """Production colour of the city's tile (-1 without a tile)."""
-        return D.TILES[self.tile[city]][0] if self.tile[city] >= 0 else -1
+        t = int(self.s[K.TILE + city])
+        return D.TILES[t][0] if t >= 0 else -1
 
     def has_post(self, seat: int, city: int) -> bool:
-        return self.side[city][seat] > 0 or seat in self.demand[city]
+        return self.posts_in(seat, city) > 0
 
     def posts_in(self, seat: int, city: int) -> int:
-        return self.side[city][seat] + self.demand[city].count(seat)
+        s = self.s
+        d = K.DEMAND + 3 * city
+        return int(s[K.SIDE + K.MP * city + seat]) + sum(int(s[d + k]) == seat for k in range(3))
 
     def cities_of(self, seat: int) -> list[int]:
         return [c for c in range(D.NUM_CITIES) if self.has_post(seat, c)]
@@ -191,293 +313,95 @@ class CargoEmpireState(State):
 
     def open_demand(self, city: int, colour: int) -> int:
         """Index of the empty demand space of ``colour`` in ``city``, or -1."""
-        for i, col in enumerate(self.demand_colours(city)):
-            if col == colour and self.demand[city][i] < 0:
-                return i
-        return -1
+        return int(K.open_demand(self.S, 0, city, colour))
 
     def card_bonus(self, seat: int, city: int) -> bool:
         """Is the city's card public or one of ``seat``'s private cards?"""
         return city in self.public_cards or city in self.private[seat]
 
-    # ---- legal moves ----------------------------------------------------------------------------
     def affordable(self, seat: int, s: int, d: int) -> list[int]:
         """Indices of the legal payments from ``s`` to ``d`` that ``seat``'s hand can pay."""
-        hand = self.hands[seat]
-        return [PAYMENT_INDEX[p] for p in legal_payments(s, d) if p[0] <= hand[0] and p[1] <= hand[1] and p[2] <= hand[2]]
+        bits = int(K.affordable(self.S, 0, seat, s, d))
+        return [p for p in range(len(ALL_PAYMENTS)) if bits >> p & 1]
 
     def destinations(self, seat: int, s: int) -> list[int]:
         """Cities a delivery of ``seat`` from ``s`` can go to (demand space free, payable)."""
-        colour = self.colour(s)
-        if colour < 0 or self.cubes[s] <= 0 or not self.has_post(seat, s):
-            return []
-        return [d for d in range(D.NUM_CITIES) if d != s and self.open_demand(d, colour) >= 0 and self.affordable(seat, s, d)]
-
-    def open_cities(self) -> list[list[int]]:
-        """For each colour, the cities with an empty demand space of that colour (ascending)."""
-        out: list[list[int]] = [[] for _ in range(D.NUM_COLOURS)]
-        demand = self.demand
-        for city in range(D.NUM_CITIES):
-            for i, col in enumerate(self.demand_colours(city)):
-                if demand[city][i] < 0 and (not out[col] or out[col][-1] != city):
-                    out[col].append(city)
-        return out
-
-    def _can_start(self, seat: int, s: int, open_cities: list[list[int]]) -> bool:
-        """``destinations(seat, s)`` is not empty (with an early exit); ``open_cities`` as ``self.open_cities()``."""
-        colour = self.colour(s)
-        if colour < 0 or self.cubes[s] <= 0 or not self.has_post(seat, s):
-            return False
-        hand = self.hands[seat]
-        for d in open_cities[colour]:
-            if d != s:
-                for p in legal_payments(s, d):
-                    if p[0] <= hand[0] and p[1] <= hand[1] and p[2] <= hand[2]:
-                        return True
-        return False
+        out = np.zeros(D.NUM_CITIES, dtype=np.bool_)
+        K.destinations(self.S, 0, seat, s, out)
+        return np.flatnonzero(out).tolist()  # type: ignore[no-any-return]
 
     def current_player(self) -> int:
-        if self.queue:
+        s = self.s  # the kernel's current_player, read here without a compiled call (the hottest query)
+        if s[K.QLEN]:
             return CHANCE
-        if self.over:
+        if s[K.OVER]:
             return TERMINAL
-        return self.turn % self.n
+        return int(s[K.TURN] % s[K.NP])
 
-    def legal_action_mask(self) -> np.ndarray:
-        if self._mask is None:
-            self._mask = self._compute_mask()
-        return self._mask.copy()
-
-    def _compute_mask(self) -> np.ndarray:
-        mask = np.zeros(NUM_ACTIONS, dtype=bool)
-        seat = self.current_player()
-        if seat < 0:
-            return mask
-        if self.phase == START:
-            mask[PASS] = True
-            open_cities = self.open_cities()
-            for s in range(D.NUM_CITIES):
-                if self._can_start(seat, s, open_cities):
-                    mask[s] = True
-        elif self.phase == DEST:
-            for d in self.destinations(seat, self.sel_start):
-                mask[DEST_BASE + d] = True
-        elif self.phase == PAY:
-            for i in self.affordable(seat, self.sel_start, self.sel_dest):
-                mask[PAY_BASE + i] = True
-        else:
-            payment = ALL_PAYMENTS[self.sel_payment]
-            for v in range(3):
-                if payment[v]:
-                    mask[BONUS_BASE + v] = True
-        return mask
-
-    # ---- chance ---------------------------------------------------------------------------------
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        if not self.queue:
+    def legal_actions(self) -> list[int]:
+        if self.current_player() < 0:
             return []
-        kind, _who = self.queue[0]
+        out = np.empty(NUM_ACTIONS, dtype=np.int64)
+        return out[: K.legal_list(self.S, 0, out)].tolist()  # type: ignore[no-any-return]
+
+    # ---- chance -----------------------------------------------------------------------------------
+    def next_draw(self) -> tuple[str, int] | None:
+        """The next pending draw as ``(kind, who)``, or None (``queue[0]`` without building the queue)."""
+        s = self.s
+        if not s[K.QLEN]:
+            return None
+        code = int(s[K.QUEUE])
+        return DRAW_KINDS[code // 16], code % 16 - 1
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        if not self.s[K.QLEN]:
+            return []
+        kind = DRAW_KINDS[self.s[K.QUEUE] // 16]
         if kind == D.DRAW_TRANSPORT:
-            return count_outcomes(self.deck if sum(self.deck) else self.discard)
+            return count_outcomes(self._transport_counts())
         items = self._chance_items(kind)
         return [(x, 1.0 / len(items)) for x in items]
 
+    def _transport_counts(self) -> list[int]:
+        deck = self.deck.tolist()
+        return deck if sum(deck) else self.discard.tolist()
+
     def _chance_items(self, kind: str) -> list[int]:
         if kind == TILE:
-            return [t for t in range(D.NUM_TILES) if t not in self.tile]
+            placed = self.tile.tolist()
+            return [t for t in range(D.NUM_TILES) if t not in placed]
         if kind in (PUBLIC, D.DRAW_CITY):
-            return list(self.city_deck)
+            return self.city_deck  # type: ignore[no-any-return]
         if kind == D.DRAW_GOAL:
-            return list(self.goal_deck)
+            return self.goal_deck  # type: ignore[no-any-return]
         # start post: a city where no start post stands yet
-        return [c for c in range(D.NUM_CITIES) if not any(self.side[c])]
+        side = self.side
+        return [c for c in range(D.NUM_CITIES) if not any(side[c])]
 
     def sample_chance(self, rng: np.random.Generator) -> int:
-        kind, _ = self.queue[0]
+        kind = DRAW_KINDS[self.s[K.QUEUE] // 16]
         if kind == D.DRAW_TRANSPORT:
-            return draw_from_counts(self.deck if sum(self.deck) else self.discard, rng)
+            return draw_from_counts(self._transport_counts(), rng)
         items = self._chance_items(kind)
         return items[int(rng.integers(len(items)))]
 
-    def _is_legal(self, player: int, action: int) -> bool:
-        if player == CHANCE:
-            return any(action == o for o, _ in self.chance_outcomes())
-        if not 0 <= action < NUM_ACTIONS:
-            return False
-        if self._mask is None:
-            self._mask = self._compute_mask()
-        return bool(self._mask[action])
-
-    def _apply_chance(self, outcome: int) -> None:
-        kind, who = self.queue.pop(0)
-        if kind == TILE:
-            self.tile[who] = outcome
-            self.level[who] = 1
-            self.cubes[who] = D.LV1_CUBES
-            self.demand[who] = [-1] * len(D.TILES[outcome][1])
-        elif kind == PUBLIC:
-            self.city_deck.remove(outcome)
-            self.public_cards.append(outcome)
-        elif kind == D.DRAW_CITY:
-            self.city_deck.remove(outcome)
-            self.private[who].append(outcome)
-        elif kind == D.DRAW_GOAL:
-            self.goal_deck.remove(outcome)
-            self.goals[who].append(outcome)
-        elif kind == STARTPOST:
-            self.side[outcome][who] += 1
-        else:
-            if not sum(self.deck):  # reshuffle the discards into a new deck
-                self.deck, self.discard = self.discard, [0, 0, 0]
-            self.deck[outcome] -= 1
-            self.hands[who][outcome] += 1
-        self._settle()
-
-    def _settle(self) -> None:
-        """Drop pending draws that cannot happen (empty deck and discards, empty city or goal deck)."""
-        while self.queue:
-            kind = self.queue[0][0]
-            if (
-                (kind == D.DRAW_TRANSPORT and not sum(self.deck) and not sum(self.discard))
-                or (kind == D.DRAW_CITY and not self.city_deck)
-                or (kind == D.DRAW_GOAL and not self.goal_deck)
-            ):
-                self.queue.pop(0)
-            else:
-                break
-
-    # ---- player actions -------------------------------------------------------------------------
-    def _apply(self, action: int) -> None:
-        self._mask = None
-        if self.queue:
-            self._apply_chance(action)
-            return
-        seat = self.turn % self.n
-        if self.phase == START:
-            if action == PASS:
-                self.queue += [[D.DRAW_TRANSPORT, seat] for _ in range(D.PASS_DRAW)]
-                self.posts_left[seat] -= 1
-                self._end_turn()
-            else:
-                self.sel_start = action
-                self.phase = DEST
-        elif self.phase == DEST:
-            self.sel_dest = action - DEST_BASE
-            self.phase = PAY
-        elif self.phase == PAY:
-            self._deliver(seat, action - PAY_BASE)
-        else:
-            self._move(seat, action - BONUS_BASE, 1)
-            self.bonus_left -= 1
-            if self.bonus_left == 0:
-                self._end_delivery()
-
-    def _move(self, seat: int, vehicle: int, steps: int) -> None:
-        before = self.tracks[seat][vehicle]
-        after = min(D.TRACK_MAX, before + steps)
-        self.tracks[seat][vehicle] = after
-        for reward in track_rewards(before, after):
-            self.rewards.append([reward, seat])
-
-    def _deliver(self, seat: int, pay_index: int) -> None:
-        s, d = self.sel_start, self.sel_dest
-        payment = ALL_PAYMENTS[pay_index]
-        self.sel_payment = pay_index
-        hand = self.hands[seat]
-        for v in range(3):
-            hand[v] -= payment[v]
-            self.discard[v] += payment[v]
-        colour = self.colour(s)
-        self.cubes[s] -= 1
-        self.demand[d][self.open_demand(d, colour)] = seat
-        self.posts_left[seat] -= 1
-        perfect = False
-        if all(owner >= 0 for owner in self.demand[d]):
-            perfect = self.cubes[d] == 0
-            for owner in self.demand[d]:
-                self.side[d][owner] += 1
-            if self.level[d] == 1:
-                self.level[d] = 2
-                self.cubes[d] = D.LV2_CUBES
-                self.demand[d] = [-1] * len(D.TILES[self.tile[d]][2])
-            else:
-                self.level[d] = 3
-                self.cubes[d] = 0
-                self.tile[d] = -1
-                self.demand[d] = []
-            if perfect:
-                self.perfect[seat] += 1
-        bonus = int(perfect)
-        for city in (s, d):
-            if self.card_bonus(seat, city):
-                bonus += 1
-                if city in self.private[seat] and city not in self.revealed[seat]:
-                    self.revealed[seat].append(city)
-        for v in range(3):
-            if payment[v]:
-                self._move(seat, v, payment[v] * D.MOVES_PER_CARD[v])
-        moved = [v for v in range(3) if payment[v]]
-        if bonus and len(moved) == 1:
-            self._move(seat, moved[0], bonus)
-            bonus = 0
-        if bonus:
-            self.bonus_left = bonus
-            self.phase = BONUS
-        else:
-            self._end_delivery()
-
-    def _end_delivery(self) -> None:
-        self.queue += self.rewards
-        self.rewards = []
-        self._end_turn()
-
-    def _end_turn(self) -> None:
-        self.phase = START
-        self.sel_start = self.sel_dest = self.sel_payment = -1
-        self.bonus_left = 0
-        self.turn += 1
-        if self.turn == self.n * D.turns_per_round(self.n):
-            if self.round < D.ROUNDS - 1:
-                self.round += 1
-                self.turn = 0
-                for seat in range(self.n):
-                    self.queue += [[D.DRAW_TRANSPORT, seat] for _ in range(D.ROUND_END_DRAW)]
-            else:
-                self.over = True
-        self._settle()
-
-    # ---- results --------------------------------------------------------------------------------
+    # ---- results ----------------------------------------------------------------------------------
     def fulfilled_goals(self, seat: int) -> list[int]:
-        cities = self.cities_of(seat)
-        lv3 = [c for c in cities if self.level[c] == 3]
-        return [g for g in self.goals[seat] if goal_fulfilled(g, cities, lv3, self.tracks[seat], self.perfect[seat])]
+        return [g for g in self.goals[seat] if K.goal_fulfilled(self.S, 0, seat, g)]
 
     def vp(self, seat: int, with_goals: bool = True) -> int:
-        goals = self.fulfilled_goals(seat) if with_goals else []
-        return final_vp(self.tracks[seat], self.lv3_posts(seat), len(self.private[seat]), goals)
-
-    def is_terminal(self) -> bool:
-        return self.over and not self.queue
-
-    def returns(self) -> np.ndarray:
-        if not self.is_terminal():
-            return np.zeros(self.n, dtype=np.float64)
-        if self.n == 1:
-            return np.array([2.0 * self.vp(0) / MAX_VP - 1.0], dtype=np.float64)
-        return rank_returns([(self.vp(s), self.posts_on_map(s)) for s in range(self.n)])
+        return int(K.seat_vp(self.S, 0, seat, with_goals))
 
     def scores(self) -> np.ndarray:
         """VP as far as public: markers, LV3 posts and private cards; goals are added at the end."""
         end = self.is_terminal()
         return np.array([float(self.vp(s, with_goals=end)) for s in range(self.n)], dtype=np.float64)
 
-    # ---- observation and text -------------------------------------------------------------------
-    def _observation(self, seat: int) -> np.ndarray:
-        return obs_mod.encode(self, seat)
-
+    # ---- text -------------------------------------------------------------------------------------
     def action_to_string(self, action: int) -> str:
-        if self.queue:
-            kind, who = self.queue[0]
+        draw = self.next_draw()
+        if draw is not None:
+            kind, who = draw
             if kind == TILE:
                 colour, lv1, _ = D.TILES[action]
                 demands = "+".join(D.COLOURS[c] for c in lv1)
@@ -584,27 +508,15 @@ class CargoEmpireState(State):
             return self.clone()
         return resample(self, seat, rng)
 
-    # ---- copying and positions ------------------------------------------------------------------
-    def clone(self) -> CargoEmpireState:
-        # Field by field (a tree search clones every simulation): ints are shared, flat lists copied, lists
-        # of lists copied two deep. Queue and reward entries are never changed in place (only added and
-        # removed), so those lists are copied one deep; the cached mask is never written (read as a copy).
-        new = CargoEmpireState.__new__(CargoEmpireState)
-        d = self.__dict__.copy()
-        d["history"] = self.history[:]
-        for name in _FLAT_LISTS:
-            d[name] = d[name][:]
-        for name in _NESTED_LISTS:
-            d[name] = [x[:] for x in d[name]]
-        new.__dict__ = d
-        return new
-
+    # ---- positions --------------------------------------------------------------------------------
     def position(self) -> dict[str, Any]:
         out: dict[str, Any] = {"num_players": self.n}
         for name in self.FIELDS:
             value = getattr(self, name)
-            if isinstance(value, list):
-                value = [list(x) if isinstance(x, list) else x for x in value]
+            if isinstance(value, (list, IntView)) or hasattr(value, "tolist"):
+                value = [list(x) if isinstance(x, (list, IntView)) else x for x in value]
+            elif isinstance(value, np.integer):
+                value = int(value)
             out[name] = value
         return out
 
@@ -613,31 +525,7 @@ class CargoEmpireState(State):
         """The state of a valid position, with an empty history and the position as its root."""
         state = cls(game)
         for name in cls.FIELDS:
-            value = position[name]
-            if isinstance(value, (list, tuple)):
-                value = [list(x) if isinstance(x, (list, tuple)) else x for x in value]
-            setattr(state, name, value)
+            setattr(state, name, position[name])
         state.history = []
         state._root = state.position()
         return state
-
-
-_FLAT_LISTS = (
-    "queue",
-    "rewards",
-    "tile",
-    "level",
-    "cubes",
-    "public_cards",
-    "city_deck",
-    "goal_deck",
-    "deck",
-    "discard",
-    "posts_left",
-    "perfect",
-)
-"""The list fields of ``CargoEmpireState.FIELDS`` whose items are never changed in place."""
-_NESTED_LISTS = ("demand", "side", "private", "revealed", "goals", "hands", "tracks")
-"""The list fields holding one list per city or per seat."""
-
-__all__ = ["CargoEmpireGame", "CargoEmpireState"]
