@@ -25,6 +25,10 @@ CASES = [
     ("olenon-v0", {"first_player_rule": "winner", "open_team_info": True}),
     ("olenon-v0", {"first_player_rule": "loser_team"}),
     ("olenon-v0", {"first_player_rule": "random"}),
+    ("amoriax-v0", {}),
+    ("amoriax-v0", {"inner_size": 5, "start": "sides"}),
+    ("amoriax-v0", {"red_lock": "own_turns", "max_plies": 40}),
+    ("amoriax-v0", {"inner_size": 5, "start": "sides", "red_lock": "own_turns", "max_plies": 120}),
 ]
 
 
