@@ -15,14 +15,17 @@ kernel module provides), is compiled by numba and also runs as plain Python. Lay
 | ``MAX_PLIES``, ``INNER5``, ``PER_PLY`` | 1, 1, 1 | options: ``max_plies``; ``inner_size == 5``; ``red_lock == "ply"`` |
 | ``BASE``, ``BASE_LOCK`` | 1, 1 | ply and Red lock of the log's first position (where the state was set up) |
 | ``BASE_COUNTED`` | 1 | 1 when that first position is counted in the preloaded table (a rebuilt position) |
+| ``BASE_HASH`` | 1 | ``position_hash`` of the log's first position |
 | ``PRE_N`` | 1 | entries of the preloaded table (positions seen before a rebuilt position) |
 | ``HEAD`` ... | ``PRE_W`` x ``PRE_N`` | the preloaded table: 81 cells, side to move, Red lock, count per entry |
-| then | one per ply | the log: ply ``BASE + j + 1`` at ``log_at + j``, ``code * 4 + lock after the ply`` (``code``: ``from * 81 + to``, ``PASS_CODE`` for a pass) |
+| then | ``LOG_W`` per ply | the log: ply ``BASE + j + 1`` at ``log_at + 2 j``: ``code * 4 + lock after the ply`` (``code``: ``from * 81 + to``, ``PASS_CODE`` for a pass), then the ``position_hash`` after it |
 
-Threefold repetition needs every position of the game. The log keeps one word a ply; the count of the current
-position walks it back from the current board (undoing a move touches two cells, so the number of cells
-that differ from the current board is kept exactly as it goes, and no board is copied), comparing the side
-to move and the Red lock too. A position rebuilt from plain data (``state_from_position``) brings the
+Threefold repetition needs every position of the game. The log keeps two words a ply: the move and a 15-bit
+Zobrist hash of the position after it. A ply looks for the current hash among the earlier positions with the
+same side to move; only when one matches (a repetition, or a rare collision) is the exact count taken: it walks
+the log back from the current board (undoing a move touches two cells, so the number of cells that differ from
+the current board is kept exactly as it goes, and no board is copied), comparing the side to move and the Red
+lock too. A position rebuilt from plain data (``state_from_position``) brings the
 positions seen before it, stored in full in the preloaded table.
 
 The log has room for ``max(max_plies, LOG_MIN)`` plies, so rows of a game whose ``max_plies`` is at most
@@ -70,14 +73,17 @@ PER_PLY = PLAYER + 11
 BASE = PLAYER + 12
 BASE_LOCK = PLAYER + 13
 BASE_COUNTED = PLAYER + 14
-PRE_N = PLAYER + 15
-HEAD = PLAYER + 16
+BASE_HASH = PLAYER + 15
+PRE_N = PLAYER + 16
+HEAD = PLAYER + 17
 """Where the preloaded table starts (and the log, when the table is empty)."""
 PRE_W = NUM_SQUARES + 3
 """Words of a preloaded entry: 81 cells, side to move, Red lock, count."""
 LOG_MIN = 300
 """Plies the log of every row has room for (a game with a larger ``max_plies`` has a longer row)."""
-SIZE = HEAD + LOG_MIN
+LOG_W = 2
+"""Words of a log entry: the move with the Red lock after it, and the hash of the position after it."""
+SIZE = HEAD + LOG_W * LOG_MIN
 DECISIONS = PLY
 """The player decisions made (the batched environment's truncation counter)."""
 MAX_ROW_PLIES = 32767
@@ -110,6 +116,31 @@ for _g, _size in enumerate((3, 5)):
             if _ray:
                 NEXT[_sq, _d] = _ray[0]
 
+OCCUPIED = MAX_PLIES
+"""A row entry that is never 0 (``max_plies`` >= 1): ``STEP`` points there where a move leaves the board, so
+it reads as an occupied cell."""
+STEP = np.full((2, NUM_SQUARES, NUM_KINDS), OCCUPIED, dtype=np.int64)
+"""``STEP[inner5, sq, kind]``: the row entry (cell) that must be empty for that move from ``sq``: the landing
+square of a corner or knight jump, the first square of a slide; ``OCCUPIED`` where there is none."""
+for _g in range(2):
+    for _sq in range(NUM_SQUARES):
+        if CORNER[_sq] >= 0:
+            STEP[_g, _sq, 0] = BOARD + CORNER[_sq]
+        for _k in range(len(KNIGHT_OFFSETS)):
+            if KNIGHT[_g, _sq, _k] >= 0:
+                STEP[_g, _sq, 1 + _k] = BOARD + KNIGHT[_g, _sq, _k]
+        for _d in range(NUM_DIRS):
+            if NEXT[_sq, _d] >= 0:
+                STEP[_g, _sq, KIND_SLIDE + _d] = BOARD + NEXT[_sq, _d]
+
+_zobrist = np.random.default_rng(20261202).integers(1, 1 << 15, size=(NUM_SQUARES * 4 + 2 + 4))
+ZOBRIST = _zobrist[: NUM_SQUARES * 4].reshape(NUM_SQUARES, 4).astype(np.int64)
+"""``ZOBRIST[sq, cell]``: 15-bit key of a cell's content (0 for an empty cell)."""
+ZOBRIST[:, EMPTY] = 0
+ZOBRIST_PLAYER = int(_zobrist[NUM_SQUARES * 4 + 1])
+ZOBRIST_LOCK = _zobrist[NUM_SQUARES * 4 + 2 :].astype(np.int64)
+ZOBRIST_LOCK[0] = 0
+
 _S = LAYOUT.slices
 NUM_PLANES = LAYOUT.size
 O_OWN = _S["own_stones"].start
@@ -123,11 +154,19 @@ O_TO_MOVE = _S["to_move"].start
 O_REPS = _S["repetitions"].start
 O_PLY = _S["ply"].start
 OBS_SIZE = NUM_SQUARES * NUM_PLANES
+CELL_PLANES = np.zeros((2, 4, 3), dtype=np.float32)
+"""``CELL_PLANES[seat, cell]``: the own-stone, opponent-stone and Red planes of a cell seen by ``seat``."""
+for _seat in range(2):
+    CELL_PLANES[_seat, _seat + 1, 0] = CELL_PLANES[_seat, 2 - _seat, 1] = CELL_PLANES[_seat, RED, 2] = 1.0
+STATIC_PLANES = np.zeros((2, NUM_SQUARES, 2), dtype=np.float32)
+"""``STATIC_PLANES[inner5, sq]``: the inner-area and crown planes."""
+STATIC_PLANES[:, :, 0] = INNER
+STATIC_PLANES[:, CENTRE, 1] = 1.0
 
 
 def row_size(max_plies: int) -> int:
     """Entries of a row of a game with this ``max_plies`` (``SIZE`` up to ``LOG_MIN`` plies)."""
-    return HEAD + max(LOG_MIN, min(max_plies, MAX_ROW_PLIES))
+    return HEAD + LOG_W * max(LOG_MIN, min(max_plies, MAX_ROW_PLIES))
 
 
 def initial_state(inner_size: int, start: str, red_lock: str, max_plies: int) -> np.ndarray:
@@ -139,7 +178,17 @@ def initial_state(inner_size: int, start: str, red_lock: str, max_plies: int) ->
     s[MAX_PLIES] = min(max_plies, MAX_ROW_PLIES)
     s[INNER5] = int(inner_size == 5)
     s[PER_PLY] = int(red_lock == "ply")
+    s[BASE_HASH] = hash_of(s[BOARD : BOARD + NUM_SQUARES].tolist(), 0, 0)
     return s
+
+
+def hash_of(cells: list[int] | bytes, player: int, lock: int) -> int:
+    """``position_hash`` of a position given in plain Python (a row's first position)."""
+    h = ZOBRIST_PLAYER if player else 0
+    h ^= int(ZOBRIST_LOCK[lock])
+    for sq, cell in enumerate(cells):
+        h ^= int(ZOBRIST[sq, cell])
+    return h
 
 
 def with_preloaded(row: np.ndarray, entries: list[tuple[bytes, int, int, int]]) -> np.ndarray:
@@ -243,34 +292,37 @@ def is_legal(S: np.ndarray, i: int, action: int) -> bool:
 
 @jit
 def legal_mask(S: np.ndarray, i: int, out: np.ndarray) -> None:
-    """Write the legal action mask (``bool``, all False once the game is over) into row ``i`` of ``out``."""
-    bits = out.view(np.uint8)
-    for a in range(NUM_ACTS):
-        bits[i, a] = 0
+    """Write the legal action mask (``bool``, all False once the game is over) into row ``i`` of ``out``.
+
+    A move is legal when the side to move may move the stone on its square and the first square of the move
+    (``STEP``) is empty: the 13 entries of a movable stone are written without a branch."""
+    bits = out[i].view(np.uint8)  # this row's bytes, contiguous: cleared as one block
+    bits[:] = 0
     if S[i, END]:
         return
     g = S[i, INNER5]
-    found = False
+    player = S[i, PLAYER]
+    movable_cells = (2 << player) | (0 if (S[i, LOCK] >> player) & 1 else 1 << RED)  # bit v: cell value v moves
+    found = 0
     for sq in range(NUM_SQUARES):
-        if not movable(S, i, S[i, BOARD + sq]):
-            continue
-        base = sq * NUM_KINDS
-        corner = CORNER[sq]
-        if corner >= 0 and S[i, BOARD + corner] == EMPTY:
-            bits[i, base] = 1
-            found = True
-        for k in range(len(KNIGHT_OFFSETS)):
-            dest = KNIGHT[g, sq, k]
-            if dest >= 0 and S[i, BOARD + dest] == EMPTY:
-                bits[i, base + 1 + k] = 1
-                found = True
-        for d in range(NUM_DIRS):
-            nxt = NEXT[sq, d]
-            if nxt >= 0 and S[i, BOARD + nxt] == EMPTY:
-                bits[i, base + KIND_SLIDE + d] = 1
-                found = True
+        if (movable_cells >> S[i, BOARD + sq]) & 1:
+            base = sq * NUM_KINDS
+            for kind in range(NUM_KINDS):
+                free = S[i, STEP[g, sq, kind]] == EMPTY
+                bits[base + kind] = free
+                found |= free
     if not found:
-        bits[i, PASS] = 1
+        bits[PASS] = 1
+
+
+@jit_helper
+def position_hash(S: np.ndarray, i: int) -> int:
+    """A 15-bit Zobrist hash of the cells, the side to move and the Red lock (equal positions, equal hashes)."""
+    h = ZOBRIST_PLAYER if S[i, PLAYER] else 0
+    h ^= ZOBRIST_LOCK[S[i, LOCK]]
+    for sq in range(NUM_SQUARES):
+        h ^= ZOBRIST[sq, S[i, BOARD + sq]]
+    return h  # type: ignore[no-any-return]
 
 
 @jit_helper
@@ -280,19 +332,34 @@ def log_at(S: np.ndarray, i: int) -> int:
 
 
 @jit_helper
+def may_repeat(S: np.ndarray, i: int, h: int) -> bool:
+    """Whether an earlier position with the current side to move has the current position's hash ``h`` (always
+    True for a rebuilt position, whose earlier positions are not all in the log)."""
+    if S[i, PRE_N]:
+        return True
+    base = S[i, BASE]
+    log = log_at(S, i) - LOG_W * (base + 1) + 1  # the hash after ply p is at log + LOG_W p
+    ply = S[i, PLY]
+    for k in range(ply - 2, base, -2):
+        if S[i, log + LOG_W * k] == h:
+            return True
+    return (ply - base) % 2 == 0 and S[i, BASE_HASH] == h  # type: ignore[no-any-return]
+
+
+@jit_helper
 def occurrences(S: np.ndarray, i: int) -> int:
     """How often the current position (cells, side to move, Red lock) has occurred, this time included."""
     player = S[i, PLAYER]
     lock = S[i, LOCK]
     base = S[i, BASE]
-    log = log_at(S, i) - base - 1  # the entry of ply p is at log + p
+    log = log_at(S, i) - LOG_W * (base + 1)  # the entry of ply p is at log + LOG_W p
     per_ply = S[i, PER_PLY]
     count = 1
     diff = 0  # cells where the position walked back to differs from the current one
     mover = 1 - player  # who played the ply being undone
     last = base + 1 if S[i, BASE_COUNTED] else base
     for k in range(S[i, PLY] - 1, last - 1, -1):  # undo ply k + 1: back to the position after ply k
-        entry = S[i, log + k + 1]
+        entry = S[i, log + LOG_W * (k + 1)]
         code = entry >> 2
         if code != PASS_CODE:
             src = code // NUM_SQUARES
@@ -305,7 +372,7 @@ def occurrences(S: np.ndarray, i: int) -> int:
             # before the undo: src empty, dest holds the stone; after it: the other way round
             diff += int(now_src != stone) - int(now_src != EMPTY) + int(now_dest != EMPTY) - int(now_dest != stone)
         if diff == 0 and mover == player:
-            earlier = S[i, BASE_LOCK] if k == base else S[i, log + k] & 3
+            earlier = S[i, BASE_LOCK] if k == base else S[i, log + LOG_W * k] & 3
             if earlier == lock:
                 count += 1
         mover = 1 - mover
@@ -355,8 +422,11 @@ def apply(S: np.ndarray, i: int, action: int) -> None:
     S[i, PLAYER] = 1 - player
     ply = S[i, PLY] + 1
     S[i, PLY] = ply
-    S[i, log_at(S, i) + ply - S[i, BASE] - 1] = code * 4 + S[i, LOCK]
-    count = occurrences(S, i)
+    at = log_at(S, i) + LOG_W * (ply - S[i, BASE] - 1)
+    S[i, at] = code * 4 + S[i, LOCK]
+    h = position_hash(S, i)
+    S[i, at + 1] = h
+    count = occurrences(S, i) if may_repeat(S, i, h) else 1
     S[i, REPS] = count
     if S[i, END]:
         return
@@ -384,24 +454,24 @@ def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
     """Write ``seat``'s observation (float32 ``(9, 9, 10)`` flattened, layout in ``observation.py``) into row ``i``."""
     g = S[i, INNER5]
     lock = S[i, LOCK]
-    own_lock = float((lock >> seat) & 1)
-    opp_lock = float((lock >> (1 - seat)) & 1)
-    to_move = 1.0 if S[i, PLAYER] == seat and S[i, END] == 0 else 0.0
-    reps = min(S[i, REPS] - 1, 2) / 2.0
-    ply = min(S[i, PLY] / S[i, MAX_PLIES], 1.0)
-    own = seat + 1
-    opponent = 2 - seat
+    consts = (
+        np.float32((lock >> seat) & 1),
+        np.float32((lock >> (1 - seat)) & 1),
+        np.float32(1.0 if S[i, PLAYER] == seat and S[i, END] == 0 else 0.0),
+        np.float32(min(S[i, REPS] - 1, 2) / 2.0),
+        np.float32(min(S[i, PLY] / S[i, MAX_PLIES], 1.0)),
+    )
+    row = out[i]
     for sq in range(NUM_SQUARES):
         at = sq * NUM_PLANES
         cell = S[i, BOARD + sq]
-        out[i, at + O_OWN] = 1.0 if cell == own else 0.0
-        out[i, at + O_OPP] = 1.0 if cell == opponent else 0.0
-        out[i, at + O_RED] = 1.0 if cell == RED else 0.0
-        out[i, at + O_INNER] = float(INNER[g, sq])
-        out[i, at + O_CROWN] = 1.0 if sq == CENTRE else 0.0
-        out[i, at + O_OWN_LOCK] = own_lock
-        out[i, at + O_OPP_LOCK] = opp_lock
-        out[i, at + O_TO_MOVE] = to_move
-        out[i, at + O_REPS] = reps
-        out[i, at + O_PLY] = ply
-
+        row[at + O_OWN] = CELL_PLANES[seat, cell, 0]
+        row[at + O_OPP] = CELL_PLANES[seat, cell, 1]
+        row[at + O_RED] = CELL_PLANES[seat, cell, 2]
+        row[at + O_INNER] = STATIC_PLANES[g, sq, 0]
+        row[at + O_CROWN] = STATIC_PLANES[g, sq, 1]
+        row[at + O_OWN_LOCK] = consts[0]
+        row[at + O_OPP_LOCK] = consts[1]
+        row[at + O_TO_MOVE] = consts[2]
+        row[at + O_REPS] = consts[3]
+        row[at + O_PLY] = consts[4]

@@ -245,6 +245,8 @@ class AmoriaxState(KernelState):
             self.s[K.BOARD : K.BOARD + NUM_SQUARES] = list(cells)
         self.s[K.PLAYER] = to_move
         self.s[K.LOCK] = self.s[K.BASE_LOCK] = lock
+        if cells is not None or to_move or lock:
+            self.s[K.BASE_HASH] = K.hash_of(self.cells(), to_move, lock)
 
     @property
     def end(self) -> str:
@@ -328,7 +330,7 @@ class AmoriaxState(KernelState):
             counts[bytes(entry[:NUM_SQUARES]) + bytes(entry[NUM_SQUARES : NUM_SQUARES + 2])] = entry[-1]
         base, ply = int(s[K.BASE]), int(s[K.PLY])
         log_at = K.HEAD + K.PRE_W * int(s[K.PRE_N])
-        entries = s[log_at : log_at + ply - base].tolist()
+        entries = s[log_at : log_at + K.LOG_W * (ply - base) : K.LOG_W].tolist()
         cells = bytearray(self.cells())
         player, per_ply = int(s[K.PLAYER]), bool(s[K.PER_PLY])
         keys = [bytes(cells) + bytes((player, int(s[K.LOCK])))]  # the positions after plies ply, ply - 1, ..., base
