@@ -18,7 +18,10 @@ kernel module provides), is compiled by numba and also runs as plain Python. Lay
 | ``BASE_HASH`` | 1 | ``position_hash`` of the log's first position |
 | ``PRE_N`` | 1 | entries of the preloaded table (positions seen before a rebuilt position) |
 | ``HEAD`` ... | ``PRE_W`` x ``PRE_N`` | the preloaded table: 81 cells, side to move, Red lock, count per entry |
-| then | ``LOG_W`` per ply | the log: ply ``BASE + j + 1`` at ``log_at + 2 j``: ``code * 4 + lock after the ply`` (``code``: ``from * 81 + to``, ``PASS_CODE`` for a pass), then the ``position_hash`` after it |
+| then | ``LOG_W`` per ply | the log: ply ``BASE + j + 1`` at ``log_at + 2 j``: ``code * 4 + lock``, then the hash |
+
+A log ``code`` is ``from * 81 + to`` for a move, ``PASS_CODE`` for a pass; the lock and the hash
+(``position_hash``) are those of the position after the ply.
 
 Threefold repetition needs every position of the game. The log keeps two words a ply: the move and a 15-bit
 Zobrist hash of the position after it. A ply looks for the current hash among the earlier positions with the
@@ -102,7 +105,8 @@ NUM_DIRS = len(SLIDE_DIRECTIONS)
 # tables as arrays (numba freezes global arrays as constants)
 CORNER = np.array(CORNER_TARGET, dtype=np.int64)
 KNIGHT = np.full((2, NUM_SQUARES, len(KNIGHT_OFFSETS)), -1, dtype=np.int64)
-"""``KNIGHT[inner5, sq, k]``: landing square of knight jump kind ``1 + k`` from ``sq`` (-1: off the board or inside the inner area)."""
+"""``KNIGHT[inner5, sq, k]``: landing square of knight jump kind ``1 + k`` from ``sq`` (-1: off the board or in the
+inner area)."""
 INNER = np.zeros((2, NUM_SQUARES), dtype=np.int64)
 NEXT = np.full((NUM_SQUARES, NUM_DIRS), -1, dtype=np.int64)
 """``NEXT[sq, d]``: the neighbour of ``sq`` in slide direction ``d`` (-1 at the edge)."""
@@ -132,6 +136,14 @@ for _g in range(2):
         for _d in range(NUM_DIRS):
             if NEXT[_sq, _d] >= 0:
                 STEP[_g, _sq, KIND_SLIDE + _d] = BOARD + NEXT[_sq, _d]
+
+WORD = 27
+"""Squares per bit set in ``legal_mask`` (81 = 3 x 27: products stay below 2**63, exact compiled and interpreted)."""
+DE_BRUIJN = 0x077CB531
+LOWEST_BIT = np.zeros(32, dtype=np.int64)
+"""``LOWEST_BIT[((x * DE_BRUIJN) & 0xFFFFFFFF) >> 27]``: the index of the single set bit of ``x`` (< 2**32)."""
+for _b in range(32):
+    LOWEST_BIT[(((1 << _b) * DE_BRUIJN) & 0xFFFFFFFF) >> 27] = _b
 
 _zobrist = np.random.default_rng(20261202).integers(1, 1 << 15, size=(NUM_SQUARES * 4 + 2 + 4))
 ZOBRIST = _zobrist[: NUM_SQUARES * 4].reshape(NUM_SQUARES, 4).astype(np.int64)
@@ -302,10 +314,16 @@ def legal_mask(S: np.ndarray, i: int, out: np.ndarray) -> None:
         return
     g = S[i, INNER5]
     player = S[i, PLAYER]
-    movable_cells = (2 << player) | (0 if (S[i, LOCK] >> player) & 1 else 1 << RED)  # bit v: cell value v moves
+    movable_cells = int((2 << player) | (0 if (S[i, LOCK] >> player) & 1 else 1 << RED))  # bit v: cell value v moves
     found = 0
-    for sq in range(NUM_SQUARES):
-        if (movable_cells >> S[i, BOARD + sq]) & 1:
+    for first in range(0, NUM_SQUARES, WORD):  # the movable stones as a bit set of WORD squares, visited bit by bit
+        word = 0
+        for k in range(WORD):
+            word |= int((movable_cells >> S[i, BOARD + first + k]) & 1) << k  # an int: an int16 would overflow
+        while word:
+            low = word & -word
+            sq = first + LOWEST_BIT[((low * DE_BRUIJN) & 0xFFFFFFFF) >> 27]
+            word ^= low
             base = sq * NUM_KINDS
             for kind in range(NUM_KINDS):
                 free = S[i, STEP[g, sq, kind]] == EMPTY

@@ -63,7 +63,8 @@ class AmoriaxGame(KernelGame):
         self.start_cells: bytes = start_board(self.options["start"])
         self.max_plies: int = int(self.options["max_plies"])
         self.lock_per_ply: bool = self.options["red_lock"] == "ply"
-        self.initial = K.initial_state(self.options["inner_size"], self.options["start"], self.options["red_lock"], self.max_plies)
+        options = self.options
+        self.initial = K.initial_state(options["inner_size"], options["start"], options["red_lock"], self.max_plies)
 
     def _facts(self) -> GameFacts:
         return GameFacts(
