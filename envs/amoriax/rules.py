@@ -1,4 +1,9 @@
-"""Amoriax rules engine: ``AmoriaxGame`` and ``AmoriaxState`` (see the package docstring for the card)."""
+"""Amoriax rules engine: ``AmoriaxGame`` and ``AmoriaxState`` (see the package docstring for the card).
+
+The rules are the compiled kernels of ``kernel.py`` (also batched: ``gameshelf.vector.make("amoriax-v0",
+num_envs=N)``); ``AmoriaxState`` is a view over one kernel state row and keeps here only what is not a rule
+step: text, move names, the position export and builder, the occurrence counts of the positions seen.
+"""
 
 from __future__ import annotations
 
