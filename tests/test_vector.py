@@ -53,6 +53,10 @@ CASES = [
     ("cargo_empire-v0", {"num_players": 4}),
     ("cargo_empire-v0", {"num_players": 5}),
     ("cargo_empire-v0", {}),
+    ("amoriax-v0", {}),
+    ("amoriax-v0", {"inner_size": 5, "start": "sides"}),
+    ("amoriax-v0", {"red_lock": "own_turns", "max_plies": 40}),
+    ("amoriax-v0", {"inner_size": 5, "start": "sides", "red_lock": "own_turns", "max_plies": 120}),
 ]
 
 

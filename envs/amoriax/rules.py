@@ -1,4 +1,9 @@
-"""Amoriax rules engine: ``AmoriaxGame`` and ``AmoriaxState`` (see the package docstring for the card)."""
+"""Amoriax rules engine: ``AmoriaxGame`` and ``AmoriaxState`` (see the package docstring for the card).
+
+The rules are the compiled kernels of ``kernel.py`` (also batched: ``gameshelf.vector.make("amoriax-v0",
+num_envs=N)``); ``AmoriaxState`` is a view over one kernel state row and keeps here only what is not a rule
+step: text, move names, the position export and builder, the occurrence counts of the positions seen.
+"""
 
 from __future__ import annotations
 
@@ -7,16 +12,14 @@ from typing import Any
 
 import numpy as np
 
+from gameshelf.envs.amoriax import kernel as K
 from gameshelf.envs.amoriax.actions import NUM_ACTIONS, PASS, kind_name, square_name
 from gameshelf.envs.amoriax.board import (
     BLACK,
     CENTRE,
     COLOUR_NAMES,
-    CORNER_TARGET,
     EMPTY,
-    KIND_CORNER,
     KIND_SLIDE,
-    KNIGHT_OFFSETS,
     NUM_KINDS,
     NUM_SQUARES,
     RED,
@@ -25,19 +28,15 @@ from gameshelf.envs.amoriax.board import (
     WHITE,
     Geometry,
     geometry,
-    on_board,
     start_board,
 )
 from gameshelf.envs.amoriax.observation import LAYOUT
-from gameshelf.envs.core.game import TERMINAL, Game, GameFacts, Option, State, int_at_least, rank_returns
+from gameshelf.envs.core.game import TERMINAL, GameFacts, Option, int_at_least
+from gameshelf.envs.core.kernel import KernelGame, KernelState, int_field, ints_field
 from gameshelf.envs.core.position import PositionReader
 
 NUM_PLANES = LAYOUT.size
 """Observation planes (pieces in ``observation.py``, table in the package docstring)."""
-_OWN, _OPPONENT, _RED = (LAYOUT[p].start for p in ("own_stones", "opponent_stones", "red"))
-_STATIC = slice(LAYOUT["inner_area"].start, LAYOUT["crown"].stop)
-_OWN_LOCK, _OPPONENT_LOCK, _TO_MOVE = (LAYOUT[p].start for p in ("own_red_lock", "opponent_red_lock", "to_move"))
-_REPETITIONS, _PLY = LAYOUT["repetitions"].start, LAYOUT["ply"].start
 
 END_REASONS = {
     "crown": "reached the crown",
@@ -47,8 +46,11 @@ END_REASONS = {
 }
 
 
-class AmoriaxGame(Game):
+class AmoriaxGame(KernelGame):
     """Amoriax for 2 players: race one of your own stones onto the crown square."""
+
+    kernel = K
+    """The compiled rules (``kernel.py``): the state is a view over its row, ``gameshelf.vector`` batches it."""
 
     name = "amoriax"
     OPTIONS = {
@@ -66,10 +68,8 @@ class AmoriaxGame(Game):
         self.start_cells: bytes = start_board(self.options["start"])
         self.max_plies: int = int(self.options["max_plies"])
         self.lock_per_ply: bool = self.options["red_lock"] == "ply"
-        static = np.zeros((SIZE, SIZE, 2), dtype=np.float32)
-        static[..., 0] = np.asarray(self.geometry.inner, dtype=np.float32).reshape(SIZE, SIZE)
-        static[4, 4, 1] = 1.0
-        self.static_planes = static
+        options = self.options
+        self.initial = K.initial_state(options["inner_size"], options["start"], options["red_lock"], self.max_plies)
 
     def _facts(self) -> GameFacts:
         return GameFacts(
@@ -161,7 +161,11 @@ class AmoriaxGame(Game):
                 raise read.fail("seen", "lists a position twice")
             counts[key] = entry[3]
         read.done()
-        state.counts = counts
+        state.s[K.BASE] = state.ply  # the log starts here; the positions seen so far are preloaded
+        state.s[K.BASE_LOCK] = state.lock
+        state.S = K.with_preloaded(state.s, [(key[:-2], key[-2], key[-1], n) for key, n in counts.items()]).reshape(1, -1)
+        state.s = state.S[0]
+        state.s[K.REPS] = counts.get(state.position_key(), 1)
         self._check_position(state, read)
         return state
 
@@ -224,100 +228,76 @@ def _is_count(values: list[Any]) -> bool:
     return all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values) and values[0] < 2 and values[1] < 4
 
 
-class AmoriaxState(State):
-    """An Amoriax position: 81 cells, the side to move, the Red lock, ply and repetition counts."""
+class AmoriaxState(KernelState):
+    """An Amoriax position: a view over one kernel state row (``kernel.py``), which the rules act on.
+
+    The fields below read and assign the row; the rule steps (mask, legality, apply, returns, observation,
+    playouts) are the kernels'. What is kept here is what is not a rule step: text, move names, the position
+    export and the occurrence counts of the positions seen (rebuilt from the row's log when asked for).
+    """
 
     game: AmoriaxGame
 
+    board = ints_field(K.BOARD, NUM_SQUARES, "the 81 cells (``EMPTY``, ``WHITE``, ``BLACK``, ``RED``)")
+    player = int_field(K.PLAYER, "seat to move (0 White, 1 Black); after the end, the seat that would have moved next")
+    lock = int_field(K.LOCK, "bit ``s`` set: seat ``s`` may not move Red on its current or next move")
+    ply = int_field(K.PLY, "plies played")
+    passes = int_field(K.PASSES, "consecutive passes just played")
+    winner = int_field(K.WINNER, "seat that reached the crown, -1 if none")
+
     def __init__(self, game: AmoriaxGame, cells: bytes | None = None, to_move: int = 0, lock: int = 0) -> None:
         super().__init__(game)
-        self.board = bytearray(game.start_cells if cells is None else cells)
-        self.player = to_move
-        """Seat to move (0 White, 1 Black); after the end, the seat that would have moved next."""
-        self.lock = lock
-        """Bit ``s`` set: seat ``s`` may not move Red on its current or next move."""
-        self.ply = 0
-        self.passes = 0
-        """Consecutive passes just played."""
-        self.winner = -1
-        self.end = ""
+        if cells is not None:
+            self.s[K.BOARD : K.BOARD + NUM_SQUARES] = list(cells)
+        self.s[K.PLAYER] = to_move
+        self.s[K.LOCK] = self.s[K.BASE_LOCK] = lock
+        if cells is not None or to_move or lock:
+            self.s[K.BASE_HASH] = K.hash_of(self.cells(), to_move, lock)
+
+    @property
+    def end(self) -> str:
         """Why the game ended: ``""`` (not over) or a key of ``END_REASONS``."""
-        self.last_move: tuple[int, int] | None = None
+        return K.END_NAMES[self.s[K.END]]
+
+    @end.setter
+    def end(self, reason: str) -> None:
+        self.s[K.END] = K.END_NAMES.index(reason)
+
+    @property
+    def last_move(self) -> tuple[int, int] | None:
         """``(from, to)`` squares of the last stone move (None at the start and after a pass)."""
-        self.counts: dict[bytes, int] = {self.position_key(): 1}
-        """How often each position (cells, side to move, Red lock) has occurred."""
-        self._legal: list[int] | None = None
-        self._mask: np.ndarray | None = None
+        src = int(self.s[K.LAST_FROM])
+        return None if src < 0 else (src, int(self.s[K.LAST_TO]))
+
+    @last_move.setter
+    def last_move(self, move: tuple[int, int] | None) -> None:
+        self.s[K.LAST_FROM], self.s[K.LAST_TO] = (-1, -1) if move is None else move
 
     # ---- queries ------------------------------------------------------------------------------
+    def cells(self) -> bytes:
+        """The 81 cells as bytes."""
+        return bytes(self.s[K.BOARD : K.BOARD + NUM_SQUARES].tolist())
+
     def position_key(self) -> bytes:
         """The position compared for repetition: every cell, the side to move and the Red lock."""
-        return bytes(self.board) + bytes((self.player, self.lock))
+        return self.cells() + bytes((self.player, self.lock))
 
     def current_player(self) -> int:
-        return TERMINAL if self.end else self.player
+        s = self.s  # the kernel's current_player, read here without a compiled call (the hottest query)
+        return TERMINAL if s[K.END] else int(s[K.PLAYER])
 
     def red_frozen(self) -> bool:
         """Whether the side to move may not move Red now."""
         return bool(self.lock >> self.player & 1)
 
     def legal_actions(self) -> list[int]:
-        if self.end:
+        if self.s[K.END]:
             return []
-        if self._legal is None:
-            self._legal = self._generate()
-        return list(self._legal)
-
-    def legal_action_mask(self) -> np.ndarray:
-        if self._mask is None:
-            mask = np.zeros(NUM_ACTIONS, dtype=bool)
-            mask[self.legal_actions()] = True
-            self._mask = mask
-        return self._mask.copy()
-
-    def _generate(self) -> list[int]:
-        board = self.board
-        geo = self.game.geometry
-        knights, rays = geo.knight_targets, geo.rays
-        own = self.player + 1
-        red_ok = not self.red_frozen()
-        out = []
-        for sq in range(NUM_SQUARES):
-            v = board[sq]
-            if v != own and not (v == RED and red_ok):
-                continue
-            base = sq * NUM_KINDS
-            corner = CORNER_TARGET[sq]
-            if corner >= 0 and board[corner] == EMPTY:
-                out.append(base + KIND_CORNER)
-            for kind, dest in knights[sq]:
-                if board[dest] == EMPTY:
-                    out.append(base + kind)
-            for d, ray in enumerate(rays[sq]):
-                if ray and board[ray[0]] == EMPTY:
-                    out.append(base + KIND_SLIDE + d)
-        return out or [PASS]
+        return np.flatnonzero(self.legal_action_mask()).tolist()  # type: ignore[no-any-return]
 
     def destination(self, action: int) -> int:
         """Square a stone would land on with ``action`` here (-1 for a pass or a move that cannot be made)."""
-        if action == PASS:
-            return -1
-        sq, kind = divmod(action, NUM_KINDS)
-        board = self.board
-        if kind == KIND_CORNER:
-            dest = CORNER_TARGET[sq]
-        elif kind < KIND_SLIDE:
-            dr, dc = KNIGHT_OFFSETS[kind - 1]
-            r, c = divmod(sq, SIZE)
-            r, c = r + dr, c + dc
-            dest = r * SIZE + c if on_board(r, c) and not self.game.geometry.inner[r * SIZE + c] else -1
-        else:
-            dest = -1
-            for nxt in self.game.geometry.rays[sq][kind - KIND_SLIDE]:
-                if board[nxt] != EMPTY:
-                    break
-                dest = nxt
-        return dest if dest >= 0 and board[dest] == EMPTY else -1
+        return int(K.destination(self.S, 0, action))
 
     def crown_moves(self, seat: int) -> list[int]:
         """The actions that would put one of ``seat``'s stones on the crown if ``seat`` were to move now.
@@ -325,72 +305,64 @@ class AmoriaxState(State):
         Only a slide can end on the crown: the crown is empty, the stone is the first one on a line out of
         the crown, and the square on the other side of the crown is occupied (it stops the slide).
         """
-        board = self.board
-        if board[CENTRE] != EMPTY:
+        board = self.s
+        if board[K.BOARD + CENTRE] != EMPTY:
             return []
         rays = self.game.geometry.rays[CENTRE]
         out = []
         for d, ray in enumerate(rays):
             stopper = rays[d ^ 1][0]  # the neighbour of C on the opposite side (up<->down, left<->right)
-            if board[stopper] == EMPTY:
+            if board[K.BOARD + stopper] == EMPTY:
                 continue
             for sq in ray:
-                if board[sq] != EMPTY:
-                    if board[sq] == seat + 1:
+                if board[K.BOARD + sq] != EMPTY:
+                    if board[K.BOARD + sq] == seat + 1:
                         out.append(sq * NUM_KINDS + KIND_SLIDE + (d ^ 1))
                     break
         return sorted(out)
 
-    # ---- playing ------------------------------------------------------------------------------
-    def _is_legal(self, player: int, action: int) -> bool:
-        if self._legal is None:
-            self._legal = self._generate()
-        return action in self._legal
+    def repetitions(self) -> int:
+        """How often the current position has occurred (1 the first time)."""
+        return int(self.s[K.REPS])
 
-    def _apply(self, action: int) -> None:
-        player = self.player
-        moved_red = False
-        if action == PASS:
-            self.passes += 1
-            self.last_move = None
-        else:
-            src = action // NUM_KINDS
-            dest = self.destination(action)
-            stone = self.board[src]
-            self.board[dest] = stone
-            self.board[src] = EMPTY
-            self.passes = 0
-            self.last_move = (src, dest)
-            moved_red = stone == RED
-            if dest == CENTRE and stone == player + 1:
-                self.winner = player
-                self.end = "crown"
-        if self.game.lock_per_ply:  # Red frozen for the next ply only
-            self.lock = (1 << (1 - player)) if moved_red else 0
-        else:  # Red locked for the mover's own next turn
-            self.lock = (self.lock & ~(1 << player)) | (int(moved_red) << player)
-        self.player = 1 - player
-        self.ply += 1
-        self._legal = None
-        self._mask = None
-        key = self.position_key()  # every position counts, the final one of a win too (``seen`` lists it)
-        count = self.counts.get(key, 0) + 1
-        self.counts[key] = count
-        if self.end:
-            return
-        if self.passes >= 2:
-            self.end = "passes"
-        elif count >= 3:
-            self.end = "repetition"
-        elif self.ply >= self.game.max_plies:
-            self.end = "max_plies"
+    @property
+    def counts(self) -> dict[bytes, int]:
+        """How often each position (``position_key``) has occurred, in the order of first occurrence."""
+        s = self.s
+        counts: dict[bytes, int] = {}
+        for e in range(int(s[K.PRE_N])):
+            at = K.HEAD + K.PRE_W * e
+            entry = s[at : at + K.PRE_W].tolist()
+            counts[bytes(entry[:NUM_SQUARES]) + bytes(entry[NUM_SQUARES : NUM_SQUARES + 2])] = entry[-1]
+        base, ply = int(s[K.BASE]), int(s[K.PLY])
+        log_at = K.HEAD + K.PRE_W * int(s[K.PRE_N])
+        entries = s[log_at : log_at + K.LOG_W * (ply - base) : K.LOG_W].tolist()
+        cells = bytearray(self.cells())
+        player, per_ply = int(s[K.PLAYER]), bool(s[K.PER_PLY])
+        keys = [bytes(cells) + bytes((player, int(s[K.LOCK])))]  # the positions after plies ply, ply - 1, ..., base
+        for k in range(ply - 1, base - 1, -1):  # undo ply k + 1
+            mover = 1 - player
+            code, after = entries[k - base] >> 2, entries[k - base] & 3
+            if code != K.PASS_CODE:
+                src, dest = divmod(code, NUM_SQUARES)
+                red = after != 0 if per_ply else bool(after >> mover & 1)
+                cells[src], cells[dest] = RED if red else mover + 1, EMPTY
+            player = mover
+            lock = int(s[K.BASE_LOCK]) if k == base else entries[k - base - 1] & 3
+            keys.append(bytes(cells) + bytes((player, lock)))
+        keys.reverse()
+        if s[K.BASE_COUNTED]:
+            keys = keys[1:]
+        for key in keys:
+            counts[key] = counts.get(key, 0) + 1
+        return counts
 
     def position(self) -> dict[str, Any]:
         def rows(cells: bytes) -> list[str]:
             return ["".join(STONE_LETTERS[v] for v in cells[r * SIZE : (r + 1) * SIZE]) for r in range(SIZE)]
 
         return {
-            "board": rows(bytes(self.board)),
+            "board": rows(self.cells()),
             "to_move": self.player,
             "red_lock": self.lock,
             "ply": self.ply,
@@ -401,59 +373,28 @@ class AmoriaxState(State):
             "seen": [[rows(key[:-2]), key[-2], key[-1], n] for key, n in self.counts.items()],
         }
 
-    def clone(self) -> AmoriaxState:
-        copy = object.__new__(AmoriaxState)
-        copy.__dict__.update(self.__dict__)
-        copy.board = bytearray(self.board)
-        copy.history = list(self.history)
-        copy.counts = dict(self.counts)
-        # a cached move list is shared (it is never mutated in place); the mask cache is copied on read
-        return copy
-
-    # ---- results ------------------------------------------------------------------------------
-    def returns(self) -> np.ndarray:
-        if self.winner < 0:
-            return np.zeros(2, dtype=np.float64)
-        return rank_returns([int(seat == self.winner) for seat in range(2)])
-
-    def repetitions(self) -> int:
-        """How often the current position has occurred (1 the first time)."""
-        return self.counts.get(self.position_key(), 1)
-
     # ---- observation and text -----------------------------------------------------------------
-    def _observation(self, seat: int) -> np.ndarray:
-        cells = np.frombuffer(bytes(self.board), dtype=np.uint8).reshape(SIZE, SIZE)
-        obs = np.zeros((SIZE, SIZE, NUM_PLANES), dtype=np.float32)
-        obs[..., _OWN] = cells == seat + 1
-        obs[..., _OPPONENT] = cells == 2 - seat
-        obs[..., _RED] = cells == RED
-        obs[..., _STATIC] = self.game.static_planes
-        obs[..., _OWN_LOCK] = self.lock >> seat & 1
-        obs[..., _OPPONENT_LOCK] = self.lock >> (1 - seat) & 1
-        obs[..., _TO_MOVE] = float(self.player == seat and not self.end)
-        obs[..., _REPETITIONS] = min(self.repetitions() - 1, 2) / 2.0
-        obs[..., _PLY] = min(self.ply / self.game.max_plies, 1.0)
-        return obs
-
     def action_to_string(self, action: int) -> str:
         if action == PASS:
             return "pass"
         if not 0 <= action < PASS:
             return f"action {action} (out of range)"
         src, kind = divmod(action, NUM_KINDS)
-        letter = STONE_LETTERS[self.board[src]] if self.board[src] != EMPTY else "-"
+        stone = int(self.s[K.BOARD + src])
+        letter = STONE_LETTERS[stone] if stone != EMPTY else "-"
         dest = self.destination(action)
         target = square_name(dest) if dest >= 0 else "(no move)"
         return f"{letter} {square_name(src)} {kind_name(kind)} -> {target}"
 
     def to_text(self) -> str:
         inner = self.game.geometry.inner
+        cells = self.cells()
         lines = ["   c012345678"]
         for r in range(SIZE):
             row = []
             for c in range(SIZE):
                 sq = r * SIZE + c
-                v = self.board[sq]
+                v = cells[sq]
                 if v != EMPTY:
                     row.append(STONE_LETTERS[v])
                 else:

@@ -30,7 +30,7 @@ DRAW = -5.0
 
 def _position(state: AmoriaxState, seat: int) -> float:
     """Own minus opponent: stones lined up on the crown (nothing between) and closeness to the crown."""
-    board = state.board
+    board = state.cells()  # bytes: indexed cell by cell below
     rays = state.game.geometry.rays[CENTRE]
     score = 0.0
     for ray in rays:
