@@ -123,6 +123,13 @@ BY_FIRST_N = np.array([len(b) for b in _BY_FIRST], dtype=np.int64)
 BY_FIRST = np.full((KN, max(BY_FIRST_N)), -1, dtype=np.int64)
 for _k, _b in enumerate(_BY_FIRST):
     BY_FIRST[_k, : len(_b)] = _b
+_MAX_CUT = int(-SH_DELTA.min())
+_BY_CUT = [[j for j in range(NUM_SHAPES) if -SH_DELTA[j] == cut] for cut in range(_MAX_CUT + 1)]
+BY_CUT_N = np.array([len(b) for b in _BY_CUT], dtype=np.int64)
+BY_CUT = np.full((_MAX_CUT + 1, max(BY_CUT_N)), -1, dtype=np.int64)
+"""The shapes by how much they lower a hand's value (``-(value - face)``)."""
+for _c, _b in enumerate(_BY_CUT):
+    BY_CUT[_c, : len(_b)] = _b
 PW_N = np.array([len(p) for p in PAIRS_WITH], dtype=np.int64)
 PW_A = np.zeros((KN, max(PW_N)), dtype=np.int64)
 PW_B = np.zeros((KN, max(PW_N)), dtype=np.int64)
@@ -270,17 +277,14 @@ def _wins_now(S: np.ndarray, i: int, seat: int) -> bool:
             want = need - SH_DELTA[a]
             if num_open == MAX_SETS - 1 or want >= 0:
                 continue
+            cut = -want
+            if cut > _MAX_CUT:
+                continue
             _take(S, i, h, a, -1)
             found = False
-            for k2 in range(k, KN):
-                if S[i, h + k2] == 0:
-                    continue
-                for j2 in range(BY_FIRST_N[k2]):
-                    b = BY_FIRST[k2, j2]
-                    if SH_DELTA[b] == want and _fits(S, i, h, b):
-                        found = True
-                        break
-                if found:
+            for j2 in range(BY_CUT_N[cut]):
+                if _fits(S, i, h, BY_CUT[cut, j2]):
+                    found = True
                     break
             _take(S, i, h, a, 1)
             if found:
