@@ -57,14 +57,23 @@ CASES = [
     ("amoriax-v0", {"inner_size": 5, "start": "sides"}),
     ("amoriax-v0", {"red_lock": "own_turns", "max_plies": 40}),
     ("amoriax-v0", {"inner_size": 5, "start": "sides", "red_lock": "own_turns", "max_plies": 120}),
+    ("tsukuru_ten_ten-v0", {}),
+    (
+        "tsukuru_ten_ten-v0",
+        {"num_players": 3, "scoring": "advanced", "claim_from": "previous_player", "game_end": "dealer_twice"},
+    ),
+    ("tsukuru_ten_ten-v0", {"num_players": 4}),
+    ("tsukuru_ten_ten-v0", {"num_players": 2, "scoring": "advanced", "game_end": "dealer_twice"}),
 ]
+REPLAY_STEPS = {"tsukuru_ten_ten-v0": 2400}
+"""Batch steps of the replay test for ids whose random games run much longer than its 400 steps."""
 
 
 @pytest.mark.parametrize(("env_id", "options"), CASES)
 def test_batched_games_replay_through_the_aec_env(env_id, options):
     """Every game of the batch, replayed through ``envs.make`` with the same chance outcomes: same rewards,
     observations, masks, players, ends."""
-    games = check_batched(env_id, num_envs=6, steps=400, seed=3, **options)
+    games = check_batched(env_id, num_envs=6, steps=REPLAY_STEPS.get(env_id, 400), seed=3, **options)
     assert games >= 6  # several whole games per slot, auto-reset included
 
 
@@ -437,4 +446,38 @@ def test_cargo_empire_batch_observes_only_the_acting_seats_hand():
             assert np.flatnonzero(OBSERVATION.view(out.observation[i], "city_own_private")).tolist() == sorted(own.tolist())
             goals = row[kernel.GOALS + kernel.G * seat : kernel.GOALS + kernel.G * seat + row[kernel.GOAL_LEN + seat]]
             assert np.flatnonzero(OBSERVATION.view(out.observation[i], "own_goals")).tolist() == sorted(goals.tolist())
+        out = env.step(env.random_actions(rngs))
+
+
+def test_tsukuru_ten_ten_batch_observes_only_the_acting_seats_hand():
+    from gameshelf.envs.tsukuru_ten_ten import kernel
+    from gameshelf.envs.tsukuru_ten_ten.observation import LAYOUT as OBSERVATION
+
+    env = vector.make("tsukuru_ten_ten-v0", num_envs=8, seed=4, num_players=3)
+    out = env.reset()
+    rngs = seed_generators(2, 8)
+    shuffle = np.random.default_rng(0)
+    obs = np.empty((1, OBSERVATION.size), dtype=np.float32)
+    width = kernel.NUM_KINDS
+    for _ in range(300):
+        for i in range(8):
+            seat = int(out.current_player[i])
+            row = env.states[i].copy()
+            hand = row[kernel.HANDS + width * seat : kernel.HANDS + width * (seat + 1)]
+            assert np.allclose(out.observation[i, OBSERVATION.slices["hand"]], hand / np.array(kernel.COPIES))
+            # the other concealed hands and the deck redealt (same sizes): the observation does not change
+            others = [s for s in range(3) if s != seat]
+            pool = row[kernel.DECK : kernel.DECK + width].astype(np.int64)
+            for s in others:
+                pool = pool + row[kernel.HANDS + width * s : kernel.HANDS + width * (s + 1)]
+            tiles = shuffle.permutation(np.repeat(np.arange(width), pool))
+            start = 0
+            for s in others:
+                size = int(row[kernel.HANDS + width * s : kernel.HANDS + width * (s + 1)].sum())
+                counts = np.bincount(tiles[start : start + size], minlength=width)
+                row[kernel.HANDS + width * s : kernel.HANDS + width * (s + 1)] = counts
+                start += size
+            row[kernel.DECK : kernel.DECK + width] = np.bincount(tiles[start:], minlength=width)
+            kernel.observation(row.reshape(1, -1), 0, seat, obs)
+            assert np.array_equal(obs[0], out.observation[i])
         out = env.step(env.random_actions(rngs))

@@ -8,6 +8,9 @@ configuration is worth exactly 10.
 Advanced scoring: every Marten (purple) tile in a set takes the set's colour, every free Marten is
 coloured red or blue; the bonuses are read from the eight coloured tiles. ``score_win`` tries every
 value-10 configuration and every colouring and keeps the highest total.
+
+The rules themselves score a win in the compiled kernels (``kernel.py``), the same way; this module is the
+readable evaluation that the text of a finished round, the heuristic agent and the tests use.
 """
 
 from __future__ import annotations

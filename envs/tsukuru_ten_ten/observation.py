@@ -1,22 +1,16 @@
 """Tsukuru 10 Ten observation: one flat ``float32`` vector in [0, 1] built from named pieces.
 
 Seats inside a piece are egocentric (the observing seat first, then the next seats clockwise), padded
-to four seats. Imports no Pillow or torch (the package card reads ``LAYOUT.table()``).
+to four seats. Imports no Pillow or torch (the package card reads ``LAYOUT.table()``). The kernel
+``observation`` (``kernel.py``) writes the vector.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-import numpy as np
-
 from gameshelf.envs.core.observation import ObservationLayout
-from gameshelf.envs.tsukuru_ten_ten.actions import DISCARDING, MAX_PLAYERS, PICK_COLOUR, TURN
+from gameshelf.envs.tsukuru_ten_ten.actions import MAX_PLAYERS
 from gameshelf.envs.tsukuru_ten_ten.hand import HAND_SIZE
-from gameshelf.envs.tsukuru_ten_ten.tiles import COPIES, NUM_KINDS, NUM_TILES
-
-if TYPE_CHECKING:
-    from gameshelf.envs.tsukuru_ten_ten.rules import TsukuruTenTenState
+from gameshelf.envs.tsukuru_ten_ten.tiles import NUM_KINDS, NUM_TILES
 
 PILE_SLOTS = 28
 """Most recent discards of each pile shown in order (older ones still count in ``discard_counts``)."""
@@ -50,66 +44,3 @@ LAYOUT.add("players", 3, "one-hot number of players 2, 3, 4")
 LAYOUT.add("options", 3, "advanced scoring, claim from previous player only, dealer-twice end")
 
 SIZE = LAYOUT.size
-_INV = np.array([1.0 / c for c in COPIES], dtype=np.float32)
-_SLICES = {name: LAYOUT[name] for name in LAYOUT.pieces}
-_SETS = _SLICES["open_sets"].start
-_SET_SIZE = 2 * (NUM_KINDS + 2)
-_COUNTS = _SLICES["discard_counts"].start
-_ORDER = _SLICES["discard_order"].start
-_ORDER_SIZE = PILE_SLOTS * NUM_KINDS
-_SLOT_STEP = np.arange(PILE_SLOTS) * NUM_KINDS
-_PHASE_INDEX = {TURN: 0, DISCARDING: 1, PICK_COLOUR: 2}
-
-
-def encode(state: TsukuruTenTenState, seat: int) -> np.ndarray:
-    """The observation of ``seat`` (only what that seat may know)."""
-    out = np.zeros(SIZE, dtype=np.float32)
-    n = state.n
-    game = state.game
-    hands = np.array(state.hands, dtype=np.float32)
-    out[_SLICES["hand"]] = hands[seat] * _INV
-    if state.drawn >= 0 and state.turn == seat:
-        out[_SLICES["drawn"].start + state.drawn] = 1.0
-    o_claim = _SLICES["claimable"].start
-    o_conc = _SLICES["concealed"].start
-    o_score = _SLICES["scores"].start
-    o_turns = _SLICES["turns"].start
-    o_dealt = _SLICES["dealt_rounds"].start
-    third = np.float32(1.0 / 3.0)
-    for i in range(n):
-        s = (seat + i) % n
-        base = _SETS + i * _SET_SIZE
-        slots = [(o.kinds, o.colour) for o in state.open_sets[s]]
-        if s == state.turn and state.pending is not None:
-            slots.append((state.pending, -1))
-        for j, (kinds, colour) in enumerate(slots):
-            b = base + j * (NUM_KINDS + 2)
-            for k in kinds:
-                out[b + k] += third
-            if colour >= 0:
-                out[b + NUM_KINDS + colour] = 1.0
-        pile = state.discards[s]
-        if pile:
-            kinds_arr = np.array(pile[::-1][:PILE_SLOTS])
-            out[_ORDER + i * _ORDER_SIZE + _SLOT_STEP[: len(kinds_arr)] + kinds_arr] = 1.0
-            out[_COUNTS + i * NUM_KINDS : _COUNTS + (i + 1) * NUM_KINDS] = np.bincount(pile, minlength=NUM_KINDS) * 0.25
-        out[o_claim + i] = float(state.claimable[s])
-        out[o_conc + i] = sum(state.hands[s]) / 8.0
-        out[o_score + i] = min(1.0, state.scores_[s] / game.target)
-        out[o_turns + i] = min(1.0, state.turns_taken[s] / 30.0)
-        out[o_dealt + i] = min(1.0, state.dealer_counts[s] / 2.0)
-    out[_SLICES["deck"].start] = min(1.0, state.deck_size / MAX_DECK)
-    unseen = hands.sum(axis=0) - hands[seat] + np.asarray(state.deck, dtype=np.float32)
-    out[_SLICES["unseen"]] = unseen * _INV
-    if state.dealer >= 0:
-        out[_SLICES["dealer"].start + (state.dealer - seat) % n] = 1.0
-    player = state.current_player()
-    if player >= 0:
-        out[_SLICES["current"].start + (player - seat) % n] = 1.0
-        out[_SLICES["phase"].start + _PHASE_INDEX[state.phase]] = 1.0
-    out[_SLICES["players"].start + n - 2] = 1.0
-    o = _SLICES["options"].start
-    out[o] = float(game.advanced)
-    out[o + 1] = float(game.previous_only)
-    out[o + 2] = float(game.dealer_twice)
-    return out

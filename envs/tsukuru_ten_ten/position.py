@@ -131,7 +131,7 @@ def build_state(game: TsukuruTenTenGame, position: Mapping[str, Any]) -> Tsukuru
     if (state.turn < 0) != (phase in (FIRST_DEALER, DEAL, OVER)):
         raise ValueError("turn names the seat to act (or drawing) and is -1 only in first_dealer, deal and over")
     state.hands = [counts_of(_tiles(f"hands[{s}]", h)) for s, h in enumerate(_per_seat("hands", position["hands"], n))]
-    state.open_sets = []
+    open_sets: list[list[OpenSet]] = []
     for s, sets in enumerate(_per_seat("open_sets", position["open_sets"], n)):
         if not isinstance(sets, (list, tuple)) or len(sets) > MAX_SETS:
             raise ValueError(f"open_sets[{s}] must be a list of at most {MAX_SETS} sets")
@@ -148,7 +148,8 @@ def build_state(game: TsukuruTenTenGame, position: Mapping[str, Any]) -> Tsukuru
                 row.append(OpenSet(tuple(sorted(kinds)), COLOUR_NAMES.index(item["colour"])))  # type: ignore[arg-type]
             except ValueError as err:
                 raise ValueError(f"open_sets[{s}][{i}]: {err}") from None
-        state.open_sets.append(row)
+        open_sets.append(row)
+    state.open_sets = open_sets
     pending = position["pending"]
     if pending is None:
         state.pending = None

@@ -1,12 +1,16 @@
 """Tsukuru 10 Ten rules engine: ``TsukuruTenTenGame`` (options, static facts) and ``TsukuruTenTenState``.
 
 See the environment card in ``envs/tsukuru_ten_ten/__init__.py`` for the rules as implemented, the
-action table and the observation layout. The engine draws no random numbers: the first dealer, every
-dealt tile and every drawn tile are chance nodes (a tile kind, weighted by its copies left in the deck).
+action table and the observation layout. The rules are the compiled kernels of ``kernel.py`` (the state is a
+view over one kernel row; ``gameshelf.vector.make("tsukuru_ten_ten-v0", num_envs=N)`` batches them); this
+module keeps text, move names, chance outcomes and hidden-information redeals in Python. The engine draws
+no random numbers: the first dealer, every dealt tile and every drawn tile are chance nodes (a tile kind,
+weighted by its copies left in the deck).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -14,48 +18,68 @@ import numpy as np
 from gameshelf.envs.core.game import (
     CHANCE,
     TERMINAL,
-    Game,
     GameFacts,
     Option,
-    State,
     count_outcomes,
     draw_from_counts,
-    rank_returns,
 )
+from gameshelf.envs.core.kernel import IntView, KernelGame, KernelState, int_field, ints_field, rows_field
 from gameshelf.envs.tsukuru_ten_ten import actions as act
+from gameshelf.envs.tsukuru_ten_ten import kernel as K
 from gameshelf.envs.tsukuru_ten_ten import observation as obs_mod
-from gameshelf.envs.tsukuru_ten_ten.actions import DEAL, DISCARDING, DRAWING, FIRST_DEALER, OVER, PICK_COLOUR, TURN
-from gameshelf.envs.tsukuru_ten_ten.hand import HAND_SIZE, OpenSet, WinScore, is_winning_fast, score_win
+from gameshelf.envs.tsukuru_ten_ten.actions import (
+    DEAL,
+    DISCARDING,
+    DRAWING,
+    FIRST_DEALER,
+    MAX_PLAYERS,
+    OVER,
+    PICK_COLOUR,
+    TURN,
+)
+from gameshelf.envs.tsukuru_ten_ten.hand import HAND_SIZE, MAX_SETS, OpenSet, WinScore, score_win
+from gameshelf.envs.tsukuru_ten_ten.kernel import ADVANCED_TARGET, BASIC_TARGET
 from gameshelf.envs.tsukuru_ten_ten.resample import redeal
 from gameshelf.envs.tsukuru_ten_ten.tiles import (
     BLUE,
     COLOUR,
     COLOUR_NAMES,
-    COPIES,
     NAMES,
     NUM_KINDS,
-    NUM_TILES,
-    PAIRS_WITH,
     PURPLE,
-    RED,
+    SET_SHAPES,
     VALUE,
     kinds_of,
     parse_tile,
-    shapes_of,
     tiles_text,
 )
 
-BASIC_TARGET = 4
-ADVANCED_TARGET = 25
 MAX_GAME_LENGTH = 20000
 """Truncation limit on player decisions: with the points end, rounds that end on an empty deck score
 nothing, so the rules do not bound the length of a game (random games take a few hundred decisions)."""
 
+_OPEN_SETS = tuple(OpenSet(s.kinds, s.colour) for s in SET_SHAPES)
+"""The open set of each shape index (the row stores an open set as its shape)."""
 
-class TsukuruTenTenGame(Game):
+
+def _seat_ints(start: int, doc: str) -> Any:
+    """A list-like attribute (``IntView``) of one int per seat of the state's row; assigning a list writes it."""
+
+    def get(state: Any) -> IntView:
+        return IntView(state.s, start, state.n)
+
+    def put(state: Any, values: Sequence[int]) -> None:
+        IntView(state.s, start, state.n).assign(values)
+
+    return property(get, put, doc=doc)
+
+
+class TsukuruTenTenGame(KernelGame):
     """Tsukuru 10 Ten with fixed options."""
 
     name = "tsukuru_ten_ten"
+    kernel = K
+    """The compiled rules (``kernel.py``): the state wraps its row, ``gameshelf.vector`` batches it."""
     OPTIONS = {
         "num_players": Option(2, choices=(2, 3, 4), doc="players"),
         "scoring": Option(
@@ -82,6 +106,9 @@ class TsukuruTenTenGame(Game):
         self.target: int = ADVANCED_TARGET if self.advanced else BASIC_TARGET
         self.previous_only: bool = self.options["claim_from"] == "previous_player"
         self.dealer_twice: bool = self.options["game_end"] == "dealer_twice"
+        self.initial = K.initial_state(
+            self.num_players, self.options["scoring"], self.options["claim_from"], self.options["game_end"]
+        )
 
     def _facts(self) -> GameFacts:
         return GameFacts(num_actions=act.NUM_ACTIONS, max_game_length=MAX_GAME_LENGTH, has_chance=True, has_hidden_info=True)
@@ -90,280 +117,169 @@ class TsukuruTenTenGame(Game):
         return TsukuruTenTenState(self)
 
 
-class TsukuruTenTenState(State):
-    """A position of a Tsukuru 10 Ten game (see the environment card for the rules)."""
+class TsukuruTenTenState(KernelState):
+    """A position of a Tsukuru 10 Ten game (see the environment card for the rules): a view over one kernel
+    state row (``kernel.py``), which the rules act on. The fields read and write that row like plain ints
+    and lists; ``open_sets``, ``pending`` and ``discards`` are built from it on each read."""
 
     game: TsukuruTenTenGame
+    EXTRA = ("last_round", "history_from_start")
 
     def __init__(self, game: TsukuruTenTenGame) -> None:
         super().__init__(game)
-        n = game.num_players
-        self.n = n
-        self.phase = FIRST_DEALER
-        self.dealer = -1
-        self.turn = -1
-        self.scores_ = [0] * n
-        self.rounds_played = 0
-        self.dealer_counts = [0] * n
-        """Rounds each seat has dealt (the current round included)."""
         self.last_round = ""
         """One-line summary of the previous round (shown in the text)."""
         self.history_from_start = True
         """Does ``history`` hold the whole game (False for a position built from data)?"""
-        self._new_round_fields()
 
-    def _new_round_fields(self) -> None:
-        n = self.n
-        self.hands = [[0] * NUM_KINDS for _ in range(n)]
-        """Concealed tiles of each seat, as kind counts."""
-        self.open_sets: list[list[OpenSet]] = [[] for _ in range(n)]
-        self.pending: tuple[int, int, int] | None = None
+    phase = int_field(K.PHASE, "FIRST_DEALER, DEAL, TURN, DRAWING, DISCARDING, PICK_COLOUR or OVER")
+    dealer = int_field(K.DEALER, "the round's dealer (-1 before the first)")
+    turn = int_field(K.TURN_SEAT, "the seat to act or drawing (-1: none)")
+    drawn = int_field(K.DRAWN, "the tile the current player drew this turn (-1 if he did not draw)")
+    dealt = int_field(K.DEALT, "tiles dealt this round")
+    rounds_played = int_field(K.ROUNDS, "finished rounds")
+    deck_size = int_field(K.DECK_SIZE, "tiles left in the deck")
+    deck = ints_field(K.DECK, NUM_KINDS, "undrawn tiles of each kind")
+    hands = rows_field(K.HANDS, NUM_KINDS, doc="concealed tiles of each seat, as kind counts")
+
+    @property
+    def n(self) -> int:
+        return int(self.s[K.NP])
+
+    scores_ = _seat_ints(K.SCORES, "points of each seat")
+    dealer_counts = _seat_ints(K.DEALER_COUNTS, "rounds each seat has dealt (the current round included)")
+    turns_taken = _seat_ints(K.TURNS, "turns each seat has started this round")
+
+    @property
+    def claimable(self) -> list[bool]:
+        """Is the top of each seat's pile the tile he discarded on his most recent turn? (a copy)"""
+        return [bool(c) for c in self.s[K.CLAIMABLE : K.CLAIMABLE + self.n]]
+
+    @claimable.setter
+    def claimable(self, values: Sequence[bool]) -> None:
+        self.s[K.CLAIMABLE : K.CLAIMABLE + self.n] = [int(bool(v)) for v in values]
+
+    @property
+    def open_sets(self) -> list[list[OpenSet]]:
+        """Each seat's open sets (built from the row: assign a new list to change them)."""
+        s = self.s
+        return [[_OPEN_SETS[s[K.OPEN + MAX_SETS * seat + j]] for j in range(s[K.NUM_OPEN + seat])] for seat in range(self.n)]
+
+    @open_sets.setter
+    def open_sets(self, sets: Sequence[Sequence[OpenSet]]) -> None:
+        s = self.s
+        s[K.OPEN : K.OPEN + MAX_PLAYERS * MAX_SETS] = -1
+        s[K.NUM_OPEN : K.NUM_OPEN + MAX_PLAYERS] = 0
+        s[K.OPEN_VALUE : K.OPEN_VALUE + MAX_PLAYERS] = 0
+        for seat, row in enumerate(sets):
+            for j, o in enumerate(row):
+                s[K.OPEN + MAX_SETS * seat + j] = K.SHAPE_INDEX[(o.kinds, o.colour)]
+                s[K.OPEN_VALUE + seat] += o.value
+            s[K.NUM_OPEN + seat] = len(row)
+
+    @property
+    def pending(self) -> tuple[int, int, int] | None:
         """An all-purple set just revealed whose colour is still to be chosen (phase PICK_COLOUR)."""
-        self.discards: list[list[int]] = [[] for _ in range(n)]
-        self.claimable = [False] * n
-        """Is the top of each seat's pile the tile he discarded on his most recent turn?"""
-        self.deck = list(COPIES)
-        self.deck_size = NUM_TILES
-        self.turns_taken = [0] * n
-        """Turns each seat has started this round."""
-        self.drawn = -1
-        """The tile the current player drew this turn (-1 if he did not draw)."""
-        self.dealt = 0
+        shape = int(self.s[K.PENDING])
+        return None if shape < 0 else SET_SHAPES[shape].kinds
+
+    @pending.setter
+    def pending(self, kinds: tuple[int, int, int] | None) -> None:
+        self.s[K.PENDING] = -1 if kinds is None else K.SHAPE_INDEX[(tuple(sorted(kinds)), BLUE)]  # type: ignore[index]
+
+    @property
+    def discards(self) -> list[list[int]]:
+        """Each seat's discard pile, bottom to top (a copy: assign a new list to change them)."""
+        s = self.s
+        return [
+            s[K.PILES + K.PILE_CAP * seat : K.PILES + K.PILE_CAP * seat + s[K.PILE_LEN + seat]].tolist() for seat in range(self.n)
+        ]
+
+    @discards.setter
+    def discards(self, piles: Sequence[Sequence[int]]) -> None:
+        s = self.s
+        s[K.PILES : K.PILES + MAX_PLAYERS * K.PILE_CAP] = 0
+        s[K.PILE_LEN : K.PILE_LEN + MAX_PLAYERS] = 0
+        for seat, pile in enumerate(piles):
+            if len(pile) > K.PILE_CAP:
+                raise ValueError(f"seat {seat}'s pile holds {len(pile)} tiles; there are {K.PILE_CAP} tiles in all")
+            s[K.PILES + K.PILE_CAP * seat : K.PILES + K.PILE_CAP * seat + len(pile)] = list(pile)
+            s[K.PILE_LEN + seat] = len(pile)
 
     # ---- whose turn ---------------------------------------------------------------------------
     def current_player(self) -> int:
-        phase = self.phase
+        s = self.s  # the kernel's current_player, read here without a compiled call (the hottest query)
+        phase = s[K.PHASE]
         if phase in (TURN, DISCARDING, PICK_COLOUR):
-            return self.turn
+            return int(s[K.TURN_SEAT])
         if phase == OVER:
             return TERMINAL
         return CHANCE
 
     # ---- chance -------------------------------------------------------------------------------
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        if self.phase == FIRST_DEALER:
+        phase = self.phase
+        if phase == FIRST_DEALER:
             return [(s, 1.0 / self.n) for s in range(self.n)]
-        if self.phase in (DEAL, DRAWING):
-            return count_outcomes(self.deck)
+        if phase in (DEAL, DRAWING):
+            return count_outcomes(self.deck.tolist())
         return []
 
     def sample_chance(self, rng: np.random.Generator) -> int:
-        if self.phase == FIRST_DEALER:
-            return int(rng.integers(self.n))
-        if self.phase in (DEAL, DRAWING):
-            return draw_from_counts(self.deck, rng)
-        raise ValueError("not a chance node")
-
-    # ---- legality -----------------------------------------------------------------------------
-    def claim_offsets(self) -> list[int]:
-        """Offsets (1..n-1) of the opponents whose top discard the current player may take."""
-        seat, n = self.turn, self.n
-        offsets = [n - 1] if self.game.previous_only else range(1, n)
-        return [o for o in offsets if self.claimable[(seat + o) % n]]
-
-    def open_value(self, seat: int) -> int:
-        return sum(o.value for o in self.open_sets[seat])
-
-    def _wins_with(self, seat: int, extra: int) -> bool:
-        hand = self.hands[seat]
-        if extra >= 0:
-            hand = list(hand)
-            hand[extra] += 1
-        return is_winning_fast(tuple(hand), self.open_value(seat), len(self.open_sets[seat]))
-
-    def legal_action_mask(self) -> np.ndarray:
-        mask = np.zeros(act.NUM_ACTIONS, dtype=bool)
-        phase = self.phase
-        if phase == TURN:
-            seat, n = self.turn, self.n
-            hand = self.hands[seat]
-            mask[act.DRAW if self.deck_size else act.END_ROUND] = True
-            for o in self.claim_offsets():
-                tile = self.discards[(seat + o) % n][-1]
-                if self._wins_with(seat, tile):
-                    mask[act.finish_from(o)] = True
-                for a, b in self._get_pairs(hand, tile):
-                    mask[act.get(o, a, b)] = True
-        elif phase == DISCARDING:
-            hand = self.hands[self.turn]
-            for k in range(NUM_KINDS):
-                if hand[k]:
-                    mask[act.DISCARD + k] = True
-            if self.drawn >= 0 and self._wins_with(self.turn, -1):
-                mask[act.FINISH] = True
-        elif phase == PICK_COLOUR:
-            mask[act.COLOUR] = mask[act.COLOUR + 1] = True
-        return mask
-
-    @staticmethod
-    def _get_pairs(hand: list[int], tile: int) -> list[tuple[int, int]]:
-        """Hand pairs (a <= b) that form a set with ``tile``."""
-        return [(a, b) for a, b in PAIRS_WITH[tile] if (hand[a] >= 2 if a == b else hand[a] and hand[b])]
-
-    def _is_legal(self, player: int, action: int) -> bool:
-        if player == CHANCE:
-            if self.phase == FIRST_DEALER:
-                return 0 <= action < self.n
-            return 0 <= action < NUM_KINDS and self.deck[action] > 0
-        if not 0 <= action < act.NUM_ACTIONS:
-            return False
-        phase, seat = self.phase, self.turn
-        if phase == DISCARDING:
-            if action == act.FINISH:
-                return self.drawn >= 0 and self._wins_with(seat, -1)
-            return act.DISCARD <= action < act.COLOUR and self.hands[seat][action - act.DISCARD] > 0
-        if phase == PICK_COLOUR:
-            return act.COLOUR <= action < act.GET
-        if phase != TURN:
-            return False
-        if action == act.DRAW:
-            return self.deck_size > 0
-        if action == act.END_ROUND:
-            return self.deck_size == 0
-        if act.FINISH_FROM <= action < act.DISCARD:
-            offset = action - act.FINISH_FROM + 1
-            if offset not in self.claim_offsets():
-                return False
-            return self._wins_with(seat, self.discards[(seat + offset) % self.n][-1])
-        if action >= act.GET:
-            offset, a, b = act.decode_get(action)
-            if offset not in self.claim_offsets():
-                return False
-            tile = self.discards[(seat + offset) % self.n][-1]
-            return (a, b) in self._get_pairs(self.hands[seat], tile)
-        return False
-
-    # ---- applying -----------------------------------------------------------------------------
-    def _apply(self, action: int) -> None:
         phase = self.phase
         if phase == FIRST_DEALER:
-            self.dealer = action
-            self._start_round()
-            return
-        if phase == DEAL:
-            seat = (self.dealer + self.dealt) % self.n
-            self._take_from_deck(action)
-            self.hands[seat][action] += 1
-            self.dealt += 1
-            if self.dealt == HAND_SIZE * self.n:
-                self.phase = TURN
-                self.turn = self.dealer
-                self.turns_taken[self.turn] = 1
-            return
-        if phase == DRAWING:
-            self._take_from_deck(action)
-            self.hands[self.turn][action] += 1
-            self.drawn = action
-            self.phase = DISCARDING
-            return
+            return int(rng.integers(self.n))
+        if phase in (DEAL, DRAWING):
+            return draw_from_counts(self.deck.tolist(), rng)
+        raise ValueError("not a chance node")
+
+    # ---- actions (mask, legality and playout: KernelState's) ----------------------------------
+    def open_value(self, seat: int) -> int:
+        """Total value of ``seat``'s open sets."""
+        return int(self.s[K.OPEN_VALUE + seat])
+
+    def _apply(self, action: int) -> None:
+        s = self.s
+        phase = s[K.PHASE]
+        # the line about a round that ends, written before the kernel resets the round
+        if phase == TURN and action == act.END_ROUND:
+            seat = int(s[K.TURN_SEAT])
+            self.last_round = f"Round {self.rounds_played + 1}: the deck ran out, nobody scores (seat {seat} ended it)"
+        elif (phase == TURN and act.FINISH_FROM <= action < act.DISCARD) or (phase == DISCARDING and action == act.FINISH):
+            self._describe_finish(action)
+        K.apply(self.S, 0, action)
+
+    def _describe_finish(self, action: int) -> None:
         seat = self.turn
-        if phase == TURN:
-            if action == act.DRAW:
-                self.phase = DRAWING
-            elif action == act.END_ROUND:
-                self.last_round = f"Round {self.rounds_played + 1}: the deck ran out, nobody scores (seat {seat} ended it)"
-                self._end_round()
-            elif action < act.DISCARD:
-                offset = action - act.FINISH_FROM + 1
-                tile = self._take_discard(offset)
-                self.hands[seat][tile] += 1
-                self._finish(seat, f"with {NAMES[tile]} from seat {(seat + offset) % self.n}'s discard", heaven=False)
-            else:
-                offset, a, b = act.decode_get(action)
-                tile = self._take_discard(offset)
-                hand = self.hands[seat]
-                hand[a] -= 1
-                hand[b] -= 1
-                kinds: tuple[int, int, int] = tuple(sorted((tile, a, b)))  # type: ignore[assignment]
-                shapes = shapes_of(kinds)
-                if len(shapes) > 1:  # all purple: the colour is chosen next
-                    self.pending = kinds
-                    self.phase = PICK_COLOUR
-                else:
-                    self.open_sets[seat].append(OpenSet(kinds, shapes[0].colour))
-                    self.phase = DISCARDING
-            return
-        if phase == PICK_COLOUR:
-            assert self.pending is not None
-            self.open_sets[seat].append(OpenSet(self.pending, BLUE if action == act.COLOUR else RED))
-            self.pending = None
-            self.phase = DISCARDING
-            return
-        # DISCARDING
+        hand = self.hands[seat].tolist()
         if action == act.FINISH:
-            self._finish(seat, f"after drawing {NAMES[self.drawn]}", heaven=self.turns_taken[seat] == 1)
-            return
-        kind = action - act.DISCARD
-        self.hands[seat][kind] -= 1
-        self.discards[seat].append(kind)
-        self.claimable[seat] = True
-        self.drawn = -1
-        self._next_turn()
-
-    def _take_from_deck(self, kind: int) -> None:
-        self.deck[kind] -= 1
-        self.deck_size -= 1
-
-    def _take_discard(self, offset: int) -> int:
-        owner = (self.turn + offset) % self.n
-        self.claimable[owner] = False
-        return self.discards[owner].pop()
-
-    def _next_turn(self) -> None:
-        self.turn = (self.turn + 1) % self.n
-        self.turns_taken[self.turn] += 1
-        self.phase = TURN
-
-    def _start_round(self) -> None:
-        self._new_round_fields()
-        self.dealer_counts[self.dealer] += 1
-        self.turn = -1
-        self.phase = DEAL
+            how = f"after drawing {NAMES[self.drawn]}"
+            heaven = self.turns_taken[seat] == 1
+        else:
+            owner = (seat + action - act.FINISH_FROM + 1) % self.n
+            tile = self.discards[owner][-1]
+            hand[tile] += 1
+            how = f"with {NAMES[tile]} from seat {owner}'s discard"
+            heaven = False
+        result = score_win(hand, self.open_sets[seat], advanced=self.game.advanced, dealer=seat == self.dealer, heaven=heaven)
+        self.last_round = f"Round {self.rounds_played + 1}: seat {seat} finished {how}: {describe_win(self, seat, result)}"
 
     def win_score(self, seat: int, heaven: bool) -> WinScore:
         """Score of ``seat``'s current 8-tile hand as a win (``ValueError`` if it is not worth 10)."""
         return score_win(
-            self.hands[seat],
+            self.hands[seat].tolist(),
             self.open_sets[seat],
             advanced=self.game.advanced,
             dealer=seat == self.dealer,
             heaven=heaven,
         )
 
-    def _finish(self, seat: int, how: str, heaven: bool) -> None:
-        result = self.win_score(seat, heaven)
-        self.scores_[seat] += result.points
-        self.last_round = f"Round {self.rounds_played + 1}: seat {seat} finished {how}: {describe_win(self, seat, result)}"
-        self._end_round(winner=seat)
-
-    def _end_round(self, winner: int = -1) -> None:
-        self.rounds_played += 1
-        game = self.game
-        over = winner >= 0 and self.scores_[winner] >= game.target
-        if game.dealer_twice and self.rounds_played >= 2 * self.n:
-            over = True
-        if over:
-            self.phase = OVER
-            self.turn = -1
-            self.drawn = -1
-            return
-        self.dealer = (self.dealer + 1) % self.n
-        self._start_round()
-
-    # ---- results ------------------------------------------------------------------------------
-    def returns(self) -> np.ndarray:
-        if self.phase != OVER:
-            return np.zeros(self.n, dtype=np.float64)
-        return rank_returns(self.scores_)
-
+    # ---- results (returns, observation: KernelState's) ----------------------------------------
     def scores(self) -> np.ndarray:
         """Points of each seat."""
-        return np.array(self.scores_, dtype=np.float64)
+        return np.array(self.scores_.tolist(), dtype=np.float64)
 
-    # ---- observation and text -----------------------------------------------------------------
-    def _observation(self, seat: int) -> np.ndarray:
-        return obs_mod.encode(self, seat)
-
+    # ---- text -----------------------------------------------------------------------------------
     def action_to_string(self, action: int) -> str:
         phase = self.phase
         if phase == FIRST_DEALER:
@@ -380,7 +296,8 @@ class TsukuruTenTenState(State):
             return "finish"
         if act.FINISH_FROM <= action < act.DISCARD:
             owner = (self.turn + action - act.FINISH_FROM + 1) % self.n
-            top = NAMES[self.discards[owner][-1]] if self.discards[owner] else "?"
+            pile = self.discards[owner]
+            top = NAMES[pile[-1]] if pile else "?"
             return f"finish with {top} from seat {owner}"
         if act.DISCARD <= action < act.COLOUR:
             return f"discard {NAMES[action - act.DISCARD]}"
@@ -388,7 +305,8 @@ class TsukuruTenTenState(State):
             return f"colour {COLOUR_NAMES[action - act.COLOUR]}"
         offset, a, b = act.decode_get(action)
         owner = (self.turn + offset) % self.n
-        top = NAMES[self.discards[owner][-1]] if self.discards[owner] else "?"
+        pile = self.discards[owner]
+        top = NAMES[pile[-1]] if pile else "?"
         return f"get {top} from seat {owner} with {NAMES[a]}+{NAMES[b]}"
 
     def to_text(self) -> str:
@@ -400,10 +318,10 @@ class TsukuruTenTenState(State):
     # ---- hidden information -------------------------------------------------------------------
     def unseen(self, seat: int) -> list[int]:
         """Per kind: tiles ``seat`` cannot see (the other concealed hands and the deck)."""
-        pool = list(self.deck)
-        for s in range(self.n):
+        pool = self.deck.tolist()
+        for s, hand in enumerate(self.hands.tolist()):
             if s != seat:
-                for k, c in enumerate(self.hands[s]):
+                for k, c in enumerate(hand):
                     pool[k] += c
         return pool
 
@@ -417,32 +335,6 @@ class TsukuruTenTenState(State):
         new state replays from its history (see ``resample.redeal``).
         """
         return redeal(self, seat, rng)
-
-    # ---- copying ------------------------------------------------------------------------------
-    def clone(self) -> TsukuruTenTenState:
-        new = TsukuruTenTenState.__new__(TsukuruTenTenState)
-        new.game = self.game
-        new.history = list(self.history)
-        new.n = self.n
-        new.phase = self.phase
-        new.dealer = self.dealer
-        new.turn = self.turn
-        new.scores_ = list(self.scores_)
-        new.rounds_played = self.rounds_played
-        new.dealer_counts = list(self.dealer_counts)
-        new.last_round = self.last_round
-        new.history_from_start = self.history_from_start
-        new.hands = [list(h) for h in self.hands]
-        new.open_sets = [list(o) for o in self.open_sets]
-        new.pending = self.pending
-        new.discards = [list(d) for d in self.discards]
-        new.claimable = list(self.claimable)
-        new.deck = list(self.deck)
-        new.deck_size = self.deck_size
-        new.turns_taken = list(self.turns_taken)
-        new.drawn = self.drawn
-        new.dealt = self.dealt
-        return new
 
 
 def set_text(kinds: tuple[int, ...], colour: int | None) -> str:
