@@ -25,6 +25,9 @@ CASES = [
     ("olenon-v0", {"first_player_rule": "winner", "open_team_info": True}),
     ("olenon-v0", {"first_player_rule": "loser_team"}),
     ("olenon-v0", {"first_player_rule": "random"}),
+    ("paiko-v0", {"max_turns": 40}),
+    ("paiko-v0", {"num_players": 2, "max_turns": 1}),
+    ("paiko-v0", {"max_turns": 12}),
 ]
 
 
