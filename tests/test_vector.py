@@ -64,6 +64,9 @@ CASES = [
     ),
     ("tsukuru_ten_ten-v0", {"num_players": 4}),
     ("tsukuru_ten_ten-v0", {"num_players": 2, "scoring": "advanced", "game_end": "dealer_twice"}),
+    ("paiko-v0", {"max_turns": 40}),
+    ("paiko-v0", {"num_players": 2, "max_turns": 1}),
+    ("paiko-v0", {"max_turns": 12}),
 ]
 REPLAY_STEPS = {"tsukuru_ten_ten-v0": 2400}
 """Batch steps of the replay test for ids whose random games run much longer than its 400 steps."""

@@ -1,29 +1,33 @@
-"""Paikō rules engine: ``PaikoGame`` and ``PaikoState`` (the package docstring is the card)."""
+"""Paikō rules engine: ``PaikoGame`` and ``PaikoState`` (the package docstring is the card).
+
+The rules are compiled kernels (``kernel.py``) over one ``int16`` state row; ``PaikoState`` is a view over
+that row and keeps in Python only what is not a rule step: whose turn it is, text, move names, and the
+readings (threat, cover, capturable tiles, deploy and shift squares) that tests, the position builder and the
+heuristic agent ask for, each answered by the kernels.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from gameshelf.envs.core.game import TERMINAL, Game, GameFacts, Option, State, int_at_least, rank_returns
+from gameshelf.envs.core.game import TERMINAL, GameFacts, Option, int_at_least
+from gameshelf.envs.core.kernel import KernelGame, KernelState, int_field, ints_field, rows_field
+from gameshelf.envs.paiko import kernel as K
 from gameshelf.envs.paiko.actions import (
     DEPLOY,
-    DEPLOY_FACING,
     DEPLOY_SQUARE,
     DRAFT,
-    DRAW_MORE,
     FACE,
     GIFT,
     GIVE,
     MOVE_DEST,
-    MOVE_FACING,
     NUM_ACTIONS,
     OVER,
     PASS,
     PHASE_NAMES,
     PHASE_TEXT,
-    SAI_FACING,
     SAI_SHIFT,
     SQUARE,
     START,
@@ -33,47 +37,25 @@ from gameshelf.envs.paiko.actions import (
     square_name,
 )
 from gameshelf.envs.paiko.board import (
-    BOW,
     COPIES,
-    COVER,
-    EARTH,
-    EMPTY,
     FACING_ARROWS,
     FACING_NAMES,
-    FIRE,
-    HAS_COVER,
     INDEX,
     IS_BLACK,
-    LOTUS,
-    NEIGHBOURS,
     NUM_SQUARES,
     NUM_TYPES,
     PLAYER_NAMES,
-    POINTS,
-    RANGE,
-    SAI,
     SQUARES,
-    SWORD,
-    THREAT,
     TYPE_LETTERS,
     TYPE_NAMES,
-    WATER,
     ZONE,
     code_facing,
     code_owner,
     code_type,
-    tile_code,
 )
-from gameshelf.envs.paiko.observation import LAYOUT, encode
+from gameshelf.envs.paiko.kernel import DRAFT_SCHEDULE, DRAW_LOST, DRAW_POINTS, END_CODES, MAX_REPEAT, WIN_POINTS
+from gameshelf.envs.paiko.observation import LAYOUT
 
-DRAFT_SCHEDULE = ((0, 7), (1, 9), (0, 1))
-_TURN_ALWAYS = frozenset({SWORD, BOW, EARTH, WATER})
-"""Types whose turn in place is always legal: it changes neither their cover squares nor any threat on own tiles."""
-"""The opening draft: (seat, tiles taken from the own reserve)."""
-WIN_POINTS = 10
-DRAW_LOST, DRAW_POINTS = 13, 5
-MAX_REPEAT = 3
-"""A tile moved on this many consecutive own turns may not move on the next one."""
 END_REASONS = {
     "points": "reached 10 points",
     "exhaustion": "both players lost 13+ tiles with 5 points or fewer",
@@ -82,11 +64,13 @@ END_REASONS = {
 }
 
 
-class PaikoGame(Game):
+class PaikoGame(KernelGame):
     """Paikō for 2 players: deploy and shift tiles, capture by threat, score 10 points."""
 
     name = "paiko"
-    OPTIONS = {
+    kernel = K
+    """The compiled rules (``kernel.py``): the state is a view over its row, ``gameshelf.vector`` batches it."""
+    OPTIONS: ClassVar[dict[str, Option]] = {
         "num_players": Option(2, choices=(2,), doc="Paikō is a two-player game"),
         "max_turns": Option(
             300,
@@ -100,6 +84,7 @@ class PaikoGame(Game):
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self.max_turns: int = int(self.options["max_turns"])
+        self.initial = K.initial_state(self.max_turns)
 
     def _facts(self) -> GameFacts:
         turns = int(self.options["max_turns"])
@@ -115,147 +100,106 @@ class PaikoGame(Game):
         return PaikoState(self)
 
 
-class PaikoState(State):
-    """A Paikō position with the sub-decision in progress."""
+class PaikoState(KernelState):
+    """A Paikō position with the sub-decision in progress: a view over one kernel state row (``kernel.py``).
+
+    The fields read and write the row like plain ints and lists (the position builder and the tests set up
+    positions through them): ``board[s]`` (tile code or ``EMPTY``), ``thr[p][s]`` (T_p(s)), ``cov[p][s]`` (how
+    many of p's tiles cover s), ``reserve[p][t]``, ``hand[p][t]``, ``score[p]``, ``lost[p]``, ``rep_sq[p]`` /
+    ``rep_count[p]`` (the tile p moved on his last turn, -1 if none, and on how many consecutive own turns),
+    ``phase``, ``mover`` (whose turn it is: the captured owner decides gifts during the mover's turn), ``draft_step``,
+    ``draft_left``, ``picks``, ``sel_type``, ``sel_sq``, ``sel_dest``, ``gifts`` (gifts still owed), ``turn``,
+    ``passes``, ``winner``, ``end`` (a key of ``END_REASONS``, ``""`` while the game goes on).
+    """
 
     game: PaikoGame
 
-    def __init__(self, game: PaikoGame) -> None:
-        super().__init__(game)
-        self.board: list[int] = [EMPTY] * NUM_SQUARES
-        self.reserve: list[list[int]] = [[COPIES] * NUM_TYPES, [COPIES] * NUM_TYPES]
-        self.hand: list[list[int]] = [[0] * NUM_TYPES, [0] * NUM_TYPES]
-        self.score = [0, 0]
-        self.lost = [0, 0]
-        self.thr: list[list[int]] = [[0] * NUM_SQUARES, [0] * NUM_SQUARES]
-        """``thr[p][s]``: T_p(s), p's non-Fire threats plus every Fire's threat on s."""
-        self.cov: list[list[int]] = [[0] * NUM_SQUARES, [0] * NUM_SQUARES]
-        """``cov[p][s]``: how many of p's tiles cover s (C_p is this > 0, or s in p's homeground)."""
-        self.tiles: list[set[int]] = [set(), set()]
-        """Squares holding each player's tiles."""
-        self.phase = DRAFT
-        self.mover = 0
-        """Whose turn it is (the captured owner decides gifts during the mover's turn)."""
-        self.draft_step = 0
-        self.draft_left = DRAFT_SCHEDULE[0][1]
-        self.picks = 0
-        """Tiles drawn so far this turn."""
-        self.sel_type = -1
-        self.sel_sq = -1
-        self.sel_dest = -1
-        self.gifts = 0
-        """Gifts the captured owner still owes (each: a tile from the capturer's reserve to his hand): one per tile
-        captured this turn, at most as many as that reserve held after the captures."""
-        self.rep_sq = [-1, -1]
-        """Square of the tile each player moved on his last turn (-1: his last turn moved no tile)."""
-        self.rep_count = [0, 0]
-        """On how many consecutive own turns that tile has been moved."""
-        self.turn = 0
-        """Complete turns played (draft not counted)."""
-        self.passes = 0
-        self.winner = -1
-        self.end = ""
-        self.last_captured: list[tuple[int, int]] = []
-        """``(square, tile code)`` of the tiles captured on the last turn that captured."""
-        self._legal: list[int] | None = None
-        self._moves: dict[int, dict[int, tuple[int, ...]]] | None = None
-        """Per turn: legal (destination -> facings) of each own tile looked at so far."""
-        self._deploys: dict[int, Any] | None = None
-        """Per turn: legal (square -> facings) per type looked at so far; keys -1/-2: Lotus / other squares."""
+    # ---- fields (views of the state row) -----------------------------------------------------------
+    board = ints_field(K.BOARD, NUM_SQUARES, "tile code on each square (EMPTY: none)")
+    thr = rows_field(K.THR, NUM_SQUARES, doc="T_p(s): p's non-Fire threats plus every Fire's threat on s")
+    cov = rows_field(K.COV, NUM_SQUARES, doc="how many of p's tiles cover s (C_p is this > 0, or s in p's homeground)")
+    reserve = rows_field(K.RESERVE, NUM_TYPES, doc="tiles of each type in each player's reserve")
+    hand = rows_field(K.HAND, NUM_TYPES, doc="tiles of each type in each player's hand")
+    score = ints_field(K.SCORE, 2, "each player's score")
+    lost = ints_field(K.LOST, 2, "each player's lost tiles")
+    rep_sq = ints_field(K.REP_SQ, 2, "square of the tile each player moved on his last turn (-1: none)")
+    rep_count = ints_field(K.REP_COUNT, 2, "on how many consecutive own turns that tile has been moved")
+    phase = int_field(K.PHASE, "the sub-decision in progress")
+    mover = int_field(K.MOVER, "whose turn it is (the captured owner decides gifts during the mover's turn)")
+    draft_step = int_field(K.DRAFT_STEP, "draft step (index in DRAFT_SCHEDULE)")
+    draft_left = int_field(K.DRAFT_LEFT, "draft picks left in this step")
+    picks = int_field(K.PICKS, "tiles drawn so far this turn")
+    sel_type = int_field(K.SEL_TYPE, "type being deployed (-1: none)")
+    sel_sq = int_field(K.SEL_SQ, "square chosen: deploy target or tile to move (-1: none)")
+    sel_dest = int_field(K.SEL_DEST, "destination chosen (-1: none)")
+    gifts = int_field(
+        K.GIFTS,
+        "gifts the captured owner still owes (each: a tile from the capturer's reserve to his hand): one per tile "
+        "captured this turn, at most as many as that reserve held after the captures",
+    )
+    passes = int_field(K.PASSES, "passes in a row")
+    winner = int_field(K.WINNER, "the winning seat (-1: none)")
 
-    # ---- board bookkeeping ------------------------------------------------------------------------
+    @property
+    def turn(self) -> int:
+        """Complete turns played (draft not counted)."""
+        return int(self.s[K.TURN]) + K.WORD * int(self.s[K.TURN_HI])
+
+    @turn.setter
+    def turn(self, value: int) -> None:
+        self.s[K.TURN], self.s[K.TURN_HI] = value % K.WORD, value // K.WORD
+
+    @property
+    def end(self) -> str:
+        """Why the game ended (a key of ``END_REASONS``), ``""`` while it goes on."""
+        return END_CODES[int(self.s[K.END])]
+
+    @end.setter
+    def end(self, reason: str) -> None:
+        self.s[K.END] = END_CODES.index(reason)
+
+    @property
+    def last_captured(self) -> list[tuple[int, int]]:
+        """``(square, tile code)`` of the tiles captured on the last turn that captured, in the order removed."""
+        s = self.s
+        return [(int(s[K.CAPT + 2 * k]), int(s[K.CAPT + 2 * k + 1])) for k in range(int(s[K.NCAPT]))]
+
+    @property
+    def tiles(self) -> list[set[int]]:
+        """Squares holding each player's tiles (a fresh copy)."""
+        out: list[set[int]] = [set(), set()]
+        for sq, code in enumerate(self.board.tolist()):
+            if code >= 0:
+                out[code >> 5].add(sq)
+        return out
+
+    # ---- board bookkeeping (the kernels' place and lift) ------------------------------------------
     def _place(self, sq: int, code: int) -> None:
-        self.board[sq] = code
-        owner, kind, facing = code >> 5, (code >> 2) & 7, code & 3
-        self.tiles[owner].add(sq)
-        if kind == FIRE:
-            t0, t1 = self.thr
-            for t in THREAT[kind][facing][sq]:
-                t0[t] += 1
-                t1[t] += 1
-        else:
-            thr = self.thr[owner]
-            for t in THREAT[kind][facing][sq]:
-                thr[t] += 1
-        if HAS_COVER[kind]:
-            cov = self.cov[owner]
-            for c in COVER[kind][facing][sq]:
-                cov[c] += 1
+        K.place_tile(self.S, 0, sq, code)
 
     def _lift(self, sq: int) -> int:
-        code = self.board[sq]
-        self.board[sq] = EMPTY
-        owner, kind, facing = code >> 5, (code >> 2) & 7, code & 3
-        self.tiles[owner].discard(sq)
-        if kind == FIRE:
-            t0, t1 = self.thr
-            for t in THREAT[kind][facing][sq]:
-                t0[t] -= 1
-                t1[t] -= 1
-        else:
-            thr = self.thr[owner]
-            for t in THREAT[kind][facing][sq]:
-                thr[t] -= 1
-        if HAS_COVER[kind]:
-            cov = self.cov[owner]
-            for c in COVER[kind][facing][sq]:
-                cov[c] -= 1
-        return code
+        return int(K.lift_tile(self.S, 0, sq))
 
-    # ---- threat, cover, capture (the spec's formulas) ----------------------------------------------
+    # ---- threat, cover, capture (the spec's formulas, read through the kernels) ----------------------
     def threat(self, player: int, sq: int) -> int:
         """T_player(sq): player's non-Fire threats plus every Fire's threat (either owner) on sq."""
-        return self.thr[player][sq]
+        return int(self.s[K.THR + NUM_SQUARES * player + sq])
 
     def covered(self, player: int, sq: int) -> int:
         """C_player(sq): 1 if sq is in player's homeground or covered by one of player's tiles, else 0."""
-        return 1 if self.cov[player][sq] > 0 or ZONE[sq] == player else 0
+        return int(K.covered(self.S, 0, player, sq))
 
     def capturable(self, sq: int) -> bool:
         """Whether the tile on sq is capturable: T_opp - C_owner >= 2."""
-        code = self.board[sq]
-        if code < 0:
-            return False
-        owner = code >> 5
-        return self.thr[1 - owner][sq] - (1 if self.cov[owner][sq] > 0 or ZONE[sq] == owner else 0) >= 2
-
-    def _any_capturable(self, player: int) -> bool:
-        thr, cov = self.thr[1 - player], self.cov[player]
-        return any(thr[sq] - (1 if cov[sq] > 0 or ZONE[sq] == player else 0) >= 2 for sq in self.tiles[player])
+        return bool(K.is_capturable(self.S, 0, sq))
 
     def capturable_tiles(self, player: int) -> list[int]:
         """Squares of ``player``'s tiles that are capturable now."""
-        return sorted(sq for sq in self.tiles[player] if self.capturable(sq))
+        return [sq for sq in sorted(self.tiles[player]) if K.is_capturable(self.S, 0, sq)]
 
-    # ---- legal moves -------------------------------------------------------------------------------
     def deploy_squares(self, player: int, kind: int) -> list[int]:
         """Empty squares where ``player`` may put a ``kind`` tile by the deploy rule (self-capture not checked)."""
-        board, opp, own = self.board, self.thr[1 - player], self.thr[player]
-        if kind == LOTUS:
-            return [s for s in range(NUM_SQUARES) if board[s] < 0 and opp[s] <= 2]
-        return [
-            s
-            for s in range(NUM_SQUARES)
-            if board[s] < 0 and not IS_BLACK[s] and opp[s] == 0 and (ZONE[s] == player or own[s] >= 1)
-        ]
-
-    def _fragile(self, player: int) -> set[int]:
-        """Squares of ``player``'s tiles that one more threat on them would make capturable.
-
-        A Fire of ``player`` leaves every own tile uncapturable exactly when its pattern holds none of these
-        (``_fire_faces``): no own tile is capturable without it (no action may leave one so), and only the
-        own tiles inside its pattern get one more threat.
-        """
-        opp, cov = self.thr[1 - player], self.cov[player]
-        return {t for t in self.tiles[player] if opp[t] - (1 if cov[t] > 0 or ZONE[t] == player else 0) >= 1}
-
-    @staticmethod
-    def _fire_faces(fragile: set[int], sq: int, faces: tuple[int, ...]) -> tuple[int, ...]:
-        """The facings among ``faces`` at which a Fire on ``sq`` threatens no ``fragile`` tile (``sq`` itself aside)."""
-        if not fragile:
-            return faces
-        pattern = THREAT[FIRE]
-        return tuple(f for f in faces if not any(t in fragile and t != sq for t in pattern[f][sq]))
+        return [sq for sq in range(NUM_SQUARES) if K.may_deploy(self.S, 0, player, kind, sq)]
 
     def shift_squares(self, sq: int) -> list[int]:
         """Squares the tile on ``sq`` can reach by a shift (0 to range steps through safe empty squares).
@@ -263,403 +207,34 @@ class PaikoState(State):
         Safety of an entered square n: T_opp(n) + [mover is Fire] - C_own(n) < 2, computed without the
         mover on its origin. The origin itself (0 steps) is included.
         """
-        code = self.board[sq]
-        owner, kind = code >> 5, (code >> 2) & 7
-        steps = RANGE[kind]
-        if steps == 0:
-            return []
-        self._lift(sq)
-        try:
-            opp, cov, board = self.thr[1 - owner], self.cov[owner], self.board
-            extra = 1 if kind == FIRE else 0
-            seen = {sq}
-            frontier = [sq]
-            for _ in range(steps):
-                nxt = []
-                for s in frontier:
-                    for n in NEIGHBOURS[s]:
-                        if n in seen or board[n] >= 0:
-                            continue
-                        if opp[n] + extra - (1 if cov[n] > 0 or ZONE[n] == owner else 0) >= 2:
-                            continue
-                        seen.add(n)
-                        nxt.append(n)
-                frontier = nxt
-            # a path may come back through the origin (it is empty while the tile is lifted)
-            return sorted(seen)
-        finally:
-            self._place(sq, code)
+        out = np.zeros((1, NUM_SQUARES), dtype=np.uint8)
+        K.shift_squares(self.S, 0, sq, out)
+        return np.flatnonzero(out[0]).tolist()
 
-    def _move_options(self, sq: int) -> dict[int, tuple[int, ...]]:
-        """Legal (destination -> facings) of the tile on ``sq`` (shift, and redeploy for Water).
-
-        The mover is safe on every destination offered by the path rule (shift) or the deploy rule
-        (redeploy). Other own tiles can only suffer from the mover's lost cover (Sai, Water) or from its
-        Fire threat, so only those are checked: see ``legal_moves_reference`` in the tests for the plain
-        "apply and look at every own tile" definition this is checked against.
-        """
-        code = self.board[sq]
-        owner, kind, facing = code >> 5, (code >> 2) & 7, code & 3
-        if RANGE[kind] == 0:
-            return {}
-        dests = self.shift_squares(sq)
-        if kind == WATER:  # redeploy: the deploy rule, the Water's own threat from its origin counting
-            extra = set(self.deploy_squares(owner, WATER)) - set(dests)
-            dests = sorted(set(dests) | extra)
-        out: dict[int, tuple[int, ...]] = {}
-        if kind == FIRE:
-            self._lift(sq)  # its own threat on the own tiles goes with it
-            try:
-                fragile = self._fragile(owner)
-            finally:
-                self._place(sq, code)
-            others = tuple(f for f in range(4) if f != facing)
-            for d in dests:
-                faces = self._fire_faces(fragile, d, others if d == sq else (0, 1, 2, 3))
-                if faces:
-                    out[d] = faces
-            return out
-        if not HAS_COVER[kind]:  # Sword, Bow, Earth: nothing changes for the other own tiles
-            for d in dests:
-                out[d] = (0, 1, 2, 3) if d != sq else tuple(f for f in range(4) if f != facing)
-            return out
-        # Sai, Water: the own tiles left capturable once the mover is lifted must be covered again from d;
-        # no own tile is capturable before (see _fragile), so only those under the mover's cover can be
-        self._lift(sq)
-        try:
-            board = self.board
-            exposed = [t for t in COVER[kind][facing][sq] if board[t] >= 0 and board[t] >> 5 == owner and self.capturable(t)]
-        finally:
-            self._place(sq, code)
-        for d in dests:
-            choices: list[int] = []
-            for f in range(4):
-                if d == sq and f == facing:
-                    continue
-                if exposed:
-                    cover = COVER[kind][f][d]
-                    if any(t not in cover for t in exposed):
-                        continue
-                choices.append(f)
-            if choices:
-                out[d] = tuple(choices)
-        return out
-
-    def _compute(self) -> list[int]:
-        phase = self.phase
-        p = self.mover
-        if phase == OVER:
-            return []
-        if phase in (DRAFT, DRAW_MORE):
-            out = [TAKE + t for t in range(NUM_TYPES) if self.reserve[p][t] > 0]
-            if phase == DRAW_MORE:
-                out.append(STOP)
-            return out
-        if phase == GIFT:
-            return [GIVE + t for t in range(NUM_TYPES) if self.reserve[p][t] > 0]
-        if phase == START:
-            out = [TAKE + t for t in range(NUM_TYPES) if self.reserve[p][t] > 0]
-            out += [DEPLOY + t for t in range(NUM_TYPES) if self.hand[p][t] > 0 and self._can_deploy(t)]
-            blocked = self.rep_sq[p] if self.rep_count[p] >= MAX_REPEAT else -1
-            board = self.board
-            for sq in sorted(self.tiles[p]):
-                kind = (board[sq] >> 2) & 7
-                if sq == blocked or RANGE[kind] == 0:
-                    continue
-                # Sword, Bow, Earth, Water can always turn in place (nothing changes for the own tiles)
-                if kind in _TURN_ALWAYS or self._tile_options(sq):
-                    out.append(SQUARE + sq)
-            return out or [PASS]
-        if phase == DEPLOY_SQUARE:
-            return [SQUARE + s for s in sorted(self._type_options(self.sel_type))]
-        if phase == DEPLOY_FACING:
-            return [FACE + f for f in self._type_options(self.sel_type).get(self.sel_sq, ())]
-        if phase == SAI_SHIFT:
-            return [STAY] + [SQUARE + d for d in sorted(self._tile_options(self.sel_sq))]
-        if phase == MOVE_DEST:
-            return [SQUARE + d for d in sorted(self._tile_options(self.sel_sq))]
-        # SAI_FACING, MOVE_FACING
-        return [FACE + f for f in self._tile_options(self.sel_sq).get(self.sel_dest, ())]
-
-    def _can_deploy(self, kind: int) -> bool:
-        """Whether a ``kind`` tile from the mover's hand has a legal deploy (without listing them all)."""
-        if kind != FIRE:
-            return bool(self._type_options(kind))
-        fragile = self._fragile(self.mover)
-        return any(self._fire_faces(fragile, sq, (0, 1, 2, 3)) for sq in self._squares_for(FIRE))
-
-    def _squares_for(self, kind: int) -> list[int]:
-        """Deploy squares of the mover by the deploy rule (one list for Lotus, one for every other type)."""
-        key = -1 if kind == LOTUS else -2
-        cache = self._deploys if self._deploys is not None else {}
-        self._deploys = cache
-        if key not in cache:
-            cache[key] = self.deploy_squares(self.mover, kind)  # type: ignore[assignment]
-        return cache[key]  # type: ignore[return-value]
-
-    def _type_options(self, kind: int) -> dict[int, tuple[int, ...]]:
-        """Legal (square -> facings) of a deploy of ``kind`` by the mover (empty if none in hand)."""
-        cache = self._deploys if self._deploys is not None else {}
-        self._deploys = cache
-        if kind not in cache:
-            p = self.mover
-            if self.hand[p][kind] == 0:
-                cache[kind] = {}
-            elif kind == FIRE:
-                out = {}
-                fragile = self._fragile(p)
-                for sq in self._squares_for(FIRE):
-                    faces = self._fire_faces(fragile, sq, (0, 1, 2, 3))
-                    if faces:
-                        out[sq] = faces
-                cache[kind] = out
-            else:  # a non-Fire tile only adds own cover and threat on the opponent: never a self-capture
-                cache[kind] = dict.fromkeys(self._squares_for(kind), (0, 1, 2, 3))
-        return cache[kind]
-
-    def _tile_options(self, sq: int) -> dict[int, tuple[int, ...]]:
-        """Legal (destination -> facings) of the mover's tile on ``sq`` now (empty if it may not move)."""
-        cache = self._moves if self._moves is not None else {}
-        self._moves = cache
-        if sq not in cache:
-            p = self.mover
-            code = self.board[sq]
-            blocked = self.phase not in (SAI_SHIFT, SAI_FACING) and self.rep_sq[p] == sq and self.rep_count[p] >= MAX_REPEAT
-            cache[sq] = {} if code < 0 or code >> 5 != p or blocked else self._move_options(sq)
-        return cache[sq]
-
+    # ---- whose turn, legal actions --------------------------------------------------------------------
     def current_player(self) -> int:
-        if self.phase == OVER:
+        s = self.s  # the kernel's current_player, read here without a compiled call (the hottest query)
+        phase = s[K.PHASE]
+        if phase == OVER:
             return TERMINAL
-        if self.phase == GIFT:
-            return 1 - self.mover
-        return self.mover
+        if phase == GIFT:
+            return 1 - int(s[K.MOVER])
+        return int(s[K.MOVER])
 
     def legal_actions(self) -> list[int]:
-        if self.phase == OVER:
+        """The legal actions in increasing order, except after a Sai deploy: ``Sai stays`` first."""
+        if self.s[K.PHASE] == OVER:
             return []
-        if self._legal is None:
-            self._legal = self._compute()
-        return list(self._legal)
+        legal: list[int] = np.flatnonzero(self.legal_action_mask()).tolist()
+        if self.s[K.PHASE] == SAI_SHIFT and legal and legal[-1] == STAY:
+            legal.insert(0, legal.pop())
+        return legal
 
-    def legal_action_mask(self) -> np.ndarray:
-        mask = np.zeros(NUM_ACTIONS, dtype=bool)
-        if self.phase != OVER:
-            mask[self.legal_actions()] = True
-        return mask
-
-    def _is_legal(self, player: int, action: int) -> bool:
-        if self.phase == OVER or player < 0:
-            return False
-        if self._legal is None:
-            self._legal = self._compute()
-        return action in self._legal
-
-    # ---- playing ------------------------------------------------------------------------------------
-    def _invalidate(self) -> None:
-        self._legal = None
-
-    def _new_turn_caches(self) -> None:
-        self._legal = None
-        self._moves = None
-        self._deploys = None
-
-    def _apply(self, action: int) -> None:
-        phase = self.phase
-        p = self.mover
-        self._legal = None
-        if phase == DRAFT:
-            self.reserve[p][action - TAKE] -= 1
-            self.hand[p][action - TAKE] += 1
-            self.draft_left -= 1
-            if self.draft_left == 0:
-                self.draft_step += 1
-                if self.draft_step < len(DRAFT_SCHEDULE):
-                    self.mover, self.draft_left = DRAFT_SCHEDULE[self.draft_step]
-                else:
-                    self.mover, self.draft_left = 0, 0
-                    self.phase = START
-                    self._new_turn_caches()
-            return
-        if phase == GIFT:
-            t = action - GIVE
-            self.reserve[p][t] -= 1
-            self.hand[p][t] += 1
-            self.gifts -= 1
-            if self.gifts == 0:
-                self._finish_turn()
-            return
-        if phase in (START, DRAW_MORE):
-            if action == PASS:
-                self._reset_repeat(p)
-                self.passes += 1
-                self._finish_turn()
-                return
-            if action == STOP:
-                self._end_action()
-                return
-            if TAKE <= action < TAKE + NUM_TYPES:
-                t = action - TAKE
-                self.reserve[p][t] -= 1
-                self.hand[p][t] += 1
-                self.picks += 1
-                if phase == START:
-                    self._reset_repeat(p)
-                if self.picks == 3 or not any(self.reserve[p]):
-                    self._end_action()
-                else:
-                    self.phase = DRAW_MORE
-                return
-            if DEPLOY <= action < DEPLOY + NUM_TYPES:
-                self.sel_type = action - DEPLOY
-                self.phase = DEPLOY_SQUARE
-                return
-            self.sel_sq = action - SQUARE
-            self.phase = MOVE_DEST
-            return
-        if phase == DEPLOY_SQUARE:
-            self.sel_sq = action - SQUARE
-            self.phase = DEPLOY_FACING
-            return
-        if phase == DEPLOY_FACING:
-            kind, sq = self.sel_type, self.sel_sq
-            self.hand[p][kind] -= 1
-            self._place(sq, tile_code(p, kind, action - FACE))
-            if kind != LOTUS:
-                self.score[p] += POINTS[p][sq]
-            self._reset_repeat(p)
-            if kind == SAI:
-                self.phase = SAI_SHIFT
-                self.sel_type = -1
-                self._moves = None
-            else:
-                self._end_action()
-            return
-        if phase == SAI_SHIFT:
-            if action == STAY:
-                self._end_action()
-                return
-            self.sel_dest = action - SQUARE
-            self.phase = SAI_FACING
-            return
-        if phase == MOVE_DEST:
-            self.sel_dest = action - SQUARE
-            self.phase = MOVE_FACING
-            return
-        # SAI_FACING or MOVE_FACING: carry out the shift / redeploy
-        src, dest = self.sel_sq, self.sel_dest
-        code = self._lift(src)
-        kind = code_type(code)
-        self._place(dest, tile_code(p, kind, action - FACE))
-        if kind != LOTUS:
-            self.score[p] += POINTS[p][dest] - POINTS[p][src]
-        if phase == MOVE_FACING and self.rep_sq[p] == src:
-            self.rep_count[p] += 1
-        else:
-            self.rep_count[p] = 1
-        self.rep_sq[p] = dest
-        self._end_action()
-
-    def _reset_repeat(self, player: int) -> None:
-        self.rep_sq[player] = -1
-        self.rep_count[player] = 0
-
-    def _end_action(self) -> None:
-        """The mover's action is complete: resolve captures, then the gifts, then end the turn."""
-        p = self.mover
-        self.passes = 0
-        self.sel_type = self.sel_sq = self.sel_dest = -1
-        captured = self._resolve_captures(1 - p)
-        if captured:
-            self.last_captured = captured
-        # one gift per captured tile, skipped once the capturer's reserve is empty: only as many are owed as it holds
-        owed = min(len(captured), sum(self.reserve[p]))
-        if owed:
-            self.gifts = owed
-            self.phase = GIFT
-            self._legal = None
-            return
-        self._finish_turn()
-
-    def _resolve_captures(self, victim: int) -> list[tuple[int, int]]:
-        """Remove ``victim``'s capturable tiles: non-Fire one by one (recomputing after a tile with cover), Fire last."""
-        pending = [s for s in self.capturable_tiles(victim) if code_type(self.board[s]) != FIRE]
-        fires = {s for s in self.capturable_tiles(victim) if code_type(self.board[s]) == FIRE}
-        done: list[tuple[int, int]] = []
-        queued = set(pending)
-        while pending:
-            sq = pending.pop(0)
-            code = self._lift(sq)
-            done.append((sq, code))
-            if HAS_COVER[code_type(code)]:
-                for s in self.capturable_tiles(victim):
-                    if code_type(self.board[s]) == FIRE:
-                        fires.add(s)
-                    elif s not in queued:
-                        queued.add(s)
-                        pending.append(s)
-        for sq in sorted(fires):
-            done.append((sq, self._lift(sq)))
-        for sq, code in done:
-            if code_type(code) != LOTUS:
-                self.score[victim] -= POINTS[victim][sq]
-            self.lost[victim] += 1
-        return done
-
-    def _finish_turn(self) -> None:
-        p = self.mover
-        self.turn += 1
-        self.picks = 0
-        self.sel_type = self.sel_sq = self.sel_dest = -1
-        if self.score[p] >= WIN_POINTS or self.score[1 - p] >= WIN_POINTS:
-            self.winner = p if self.score[p] >= WIN_POINTS else 1 - p
-            self.end = "points"
-        elif min(self.lost) >= DRAW_LOST and max(self.score) <= DRAW_POINTS:
-            self.end = "exhaustion"
-        elif self.passes >= 2:
-            self.end = "passes"
-        elif self.turn >= self.game.max_turns:
-            self.end = "max_turns"
-        if self.end:
-            self.phase = OVER
-        else:
-            self.mover = 1 - p
-            self.phase = START
-        self._new_turn_caches()
-
-    def clone(self) -> PaikoState:
-        c = object.__new__(PaikoState)
-        c.__dict__.update(self.__dict__)
-        c.history = list(self.history)
-        c.board = list(self.board)
-        c.reserve = [list(r) for r in self.reserve]
-        c.hand = [list(h) for h in self.hand]
-        c.score = list(self.score)
-        c.lost = list(self.lost)
-        c.thr = [list(t) for t in self.thr]
-        c.cov = [list(t) for t in self.cov]
-        c.tiles = [set(t) for t in self.tiles]
-        c.rep_sq = list(self.rep_sq)
-        c.rep_count = list(self.rep_count)
-        c.last_captured = list(self.last_captured)
-        # the caches grow lazily: each copy gets its own dict (the values are never changed once built)
-        c._moves = dict(self._moves) if self._moves is not None else None
-        c._deploys = dict(self._deploys) if self._deploys is not None else None
-        return c
-
-    # ---- results ------------------------------------------------------------------------------------
-    def returns(self) -> np.ndarray:
-        if self.phase != OVER or self.winner < 0:
-            return np.zeros(2, dtype=np.float64)
-        return rank_returns([int(seat == self.winner) for seat in range(2)])
-
+    # ---- results (returns, observation, playout and copies: KernelState's) -----------------------------
     def scores(self) -> np.ndarray:
-        return np.asarray(self.score, dtype=np.float64)
+        return np.asarray(self.score.tolist(), dtype=np.float64)
 
-    # ---- observation and text -----------------------------------------------------------------------
-    def _observation(self, seat: int) -> np.ndarray:
-        return encode(self, seat)
-
+    # ---- text -------------------------------------------------------------------------------------------
     def action_to_string(self, action: int) -> str:
         if not 0 <= action < NUM_ACTIONS:
             return f"action {action} (out of range)"
@@ -743,4 +318,19 @@ class PaikoState(State):
         return "\n".join(lines)
 
 
-__all__ = ["END_REASONS", "PHASE_NAMES", "SQUARES", "PaikoGame", "PaikoState"]
+__all__ = [
+    "DRAFT",
+    "DRAFT_SCHEDULE",
+    "DRAW_LOST",
+    "DRAW_POINTS",
+    "END_REASONS",
+    "GIFT",
+    "MAX_REPEAT",
+    "OVER",
+    "PHASE_NAMES",
+    "SQUARES",
+    "START",
+    "WIN_POINTS",
+    "PaikoGame",
+    "PaikoState",
+]
