@@ -145,14 +145,12 @@ class RunDir:
         """The ``RunWriteError`` of a run whose files could not be written (``err``): what it keeps, how to resume."""
         reason = err.strerror or str(err) or type(err).__name__
         checkpoints = self.checkpoint_files() if self.root.is_dir() else []
-        policies = self.policy_checkpoints() if self.root.is_dir() else []
+        checkpoints = checkpoints or (self.policy_checkpoints() if self.root.is_dir() else [])
         if checkpoints:
             kept = (
                 f"the run keeps its last good checkpoint, {self.relative(checkpoints[-1])}; "
                 f"once there is room, resume with: gameshelf train --resume {self.root}"
             )
-        elif policies:
-            kept = f"the run keeps its last good checkpoint, {self.relative(policies[-1])} (it plays as rllib:PATH)"
         else:
             kept = "it had no checkpoint yet, so nothing was kept"
         failure = RunWriteError(f"training stopped: cannot write the run's files in {str(self.root)!r} ({reason}); {kept}")

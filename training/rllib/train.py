@@ -3,6 +3,7 @@
     gameshelf train level_x-v0 --backend rllib --num-env-runners 2
     gameshelf train koplus-v0 --backend rllib --players 3 --policies per_seat
     gameshelf train level_x-v0 --backend rllib --address auto        # on a running Ray cluster
+    gameshelf train --resume runs/level_x-v0/20260101-120000-s0-rllib  # continue a run (Ctrl-C says how)
 
 The settings are those of SB3 training (``training/configs/<game>.yaml``, ``--config``, the command line),
 read the same way: ``players``, ``timesteps`` (here: every seat's moves, RLlib's environment steps),
@@ -16,10 +17,17 @@ The run folder is the one every backend writes (``gameshelf.training.checkpoints
 ``state.json``, ``eval.csv`` and ``learning_curve.png`` (the learner against ``eval.opponents`` on every
 seat, through the same evaluation as SB3 runs), ``checkpoints/iter_N/`` (the last ``keep_checkpoints``) and
 ``final_policy/`` (policies saved as ``gameshelf.json`` and weights by ``gameshelf.training.model_io``,
-loaded as the agent ``rllib:PATH``); besides, ``progress.csv`` (a row per training iteration: moves,
-seconds, moves per second) and ``algorithm/``, RLlib's own checkpoint of the whole algorithm at the end
-(for continuing in Ray; it holds pickles, so only restore one you made yourself, see docs/security.md).
-An RLlib run cannot be resumed with ``--resume``.
+loaded as the agent ``rllib:PATH``), and ``progress.csv`` (a row per training iteration: moves, seconds,
+moves per second). Every checkpoint folder (``iter_N/`` and ``final_policy/``) also holds what resuming
+needs: ``algorithm/``, RLlib's own state of the whole algorithm (weights, optimizers, counters; written by
+``Algorithm.save_to_path``, it holds pickles, see docs/security.md), and ``league/snap_K.pt``, the
+league's frozen snapshots as weights.
+
+``gameshelf train --resume RUN`` continues an RLlib run from its checkpoint with the most steps: the
+algorithm's state, the snapshots, the step and iteration counts, ``progress.csv`` and ``eval.csv`` up to
+it; RLlib's options other than ``--policies`` may change (e.g. more env runners, or ``--address``).
+SIGINT or SIGTERM stops the run after the current iteration, saves ``checkpoints/iter_N/`` and
+``state.json``, prints the resume command and exits with 130 (143), as SB3 runs do.
 """
 
 from __future__ import annotations
