@@ -1,7 +1,8 @@
 """Training on Ray RLlib: the environment adapter, masking, the league, safe policy files and a short run.
 
-The fast tests need Ray importable but start no Ray cluster; ``test_rllib_training_*`` (slow) start a
-local Ray with two CPUs, train a few iterations on Level X and play the saved policy.
+The fast tests need Ray importable but start no Ray cluster; the slow ones start a local Ray with two CPUs,
+train a few iterations on Level X and play the saved policy: a whole run, a run stopped by SIGTERM and
+resumed to its end, and a run stopped by Ctrl-C (SIGINT to its process group) in a subprocess.
 """
 
 from __future__ import annotations
@@ -338,6 +339,45 @@ def test_evaluate_names_a_missing_rllib_policy(capsys):
 
 
 # ---- a short run on a local Ray ----------------------------------------------------------------------
+@pytest.mark.slow
+def test_ctrl_c_in_a_terminal_stops_an_rllib_run_with_a_checkpoint(tmp_path):
+    """SIGINT to the whole process group, as Ctrl-C in a terminal sends it (Ray's workers get it too): the run
+    stops after its iteration with a checkpoint that plays as ``rllib:PATH`` and the resume command, status 130."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import yaml
+
+    from gameshelf.training.evaluate import main as evaluate_main
+
+    config = tmp_path / "tiny.yaml"
+    config.write_text(yaml.safe_dump({**TINY, "timesteps": 10**6, "eval": {**TINY["eval"], "opponents": ["random"]}}))
+    out = tmp_path / "run"
+    argv = ["level_x-v0", "--backend", "rllib", "--num-env-runners", "1", "--num-cpus", "2", "--config", str(config)]
+    command = [sys.executable, "-m", "gameshelf.training.train", *argv, "--out", str(out), "--quiet"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 240
+        while not (out / "progress.csv").exists() and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert process.poll() is None, process.communicate()[1][-2000:]
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=180)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert process.returncode == 130, err[-2000:]
+    assert "SIGINT: stopped at" in err and f"gameshelf train --resume {out}" in err
+    state = json.loads((out / "state.json").read_text())
+    stopped = out / state["checkpoint"]
+    assert not state["finished"] and state["timesteps"] >= 500 and (stopped / "algorithm").is_dir()
+    assert sorted(p.name for p in (stopped / "league").iterdir()) == ["snap_0.pt", "snap_1.pt"]
+    assert evaluate_main(["level_x-v0", f"rllib:{stopped}", "random", "--games", "2", "--no-plot", "--quiet"]) == 0
+
+
 @pytest.fixture(scope="module")
 def local_ray():
     import ray
@@ -397,9 +437,10 @@ def test_rllib_training_command_saves_a_policy_that_loads_and_plays(local_ray, t
 
 @pytest.mark.slow
 def test_rllib_run_stopped_by_a_signal_saves_a_checkpoint_and_resumes_to_the_end(local_ray, tmp_path, capsys, monkeypatch):
-    """SIGINT after the first iteration (500 moves): a checkpoint with the algorithm and the league, the resume
-    command; ``--resume`` (on one env runner instead of none) finishes the 1,000 moves with the snapshots, the
-    counts and the evaluations carried over, and the policy plays as ``rllib:PATH``."""
+    """SIGTERM (as a job scheduler stops a job) after the first iteration (500 moves): a checkpoint with the
+    algorithm and the league, the resume command; ``--resume`` (on one env runner instead of none) finishes
+    the 1,000 moves with the snapshots, the counts and the evaluations carried over, and the policy plays as
+    ``rllib:PATH``."""
     import shutil
     import signal
 
@@ -416,14 +457,14 @@ def test_rllib_run_stopped_by_a_signal_saves_a_checkpoint_and_resumes_to_the_end
 
     def interrupted(self):
         row = train_iteration(self)
-        os.kill(os.getpid(), signal.SIGINT)  # as Ctrl-C: caught, the iteration is over, the run stops
+        os.kill(os.getpid(), signal.SIGTERM)  # caught: the iteration is over, the run stops
         return row
 
     monkeypatch.setattr(Run, "train_iteration", interrupted)
     argv = ["level_x-v0", "--backend", "rllib", "--num-env-runners", "0", "--config", str(config), "--out", str(out)]
-    assert train_main([*argv, "--quiet"]) == 128 + signal.SIGINT
+    assert train_main([*argv, "--quiet"]) == 128 + signal.SIGTERM
     err = capsys.readouterr().err
-    assert "SIGINT: stopped at" in err and f"gameshelf train --resume {out}" in err
+    assert "SIGTERM: stopped at" in err and f"gameshelf train --resume {out}" in err
     monkeypatch.undo()
     state = json.loads((out / "state.json").read_text())
     assert not state["finished"] and 500 <= state["timesteps"] < 1000

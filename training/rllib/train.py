@@ -240,7 +240,9 @@ class Run:
         for row in read_rows(self.root / "progress.csv"):
             if row.get("env_steps", 0) <= self.steps:
                 self.progress.append({k: int(v) if k in ("iteration", "env_steps") else v for k, v in row.items()})
-        self.evaluations = [r for r in self.run.read_evaluations() if r["timesteps"] <= self.steps]
+        self.evaluations = [
+            {**r, "timesteps": int(r["timesteps"])} for r in self.run.read_evaluations() if r["timesteps"] <= self.steps
+        ]
 
     def clock(self) -> float:
         return time.perf_counter() - self.start
