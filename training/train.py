@@ -319,7 +319,10 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="sb3 (default), batched (compiled kernels in one process: --opponent random or heuristic) or rllib",
     )
-    rllib = parser.add_argument_group("Ray RLlib (--backend rllib, needs the rllib extra; see docs/scaling.md)")
+    rllib = parser.add_argument_group(
+        "Ray RLlib (--backend rllib, needs the rllib extra; see docs/scaling.md)",
+        "With --resume RUN_DIR, all but --policies change how the resumed RLlib run is spread.",
+    )
     rllib.add_argument("--num-env-runners", type=int, default=None, help="sampling processes (default 1; 0: in this process)")
     rllib.add_argument("--envs-per-runner", type=int, default=None, help="games each env runner steps (default 1)")
     rllib.add_argument(
