@@ -446,8 +446,9 @@ def test_rllib_run_stopped_by_a_signal_saves_a_checkpoint_and_resumes_to_the_end
 
     import yaml
 
+    from gameshelf.training.config import resolve_config
     from gameshelf.training.evaluate import main as evaluate_main
-    from gameshelf.training.rllib.train import Run
+    from gameshelf.training.rllib.train import RLlibSettings, Run
     from gameshelf.training.train import main as train_main
 
     config = tmp_path / "tiny.yaml"
@@ -475,6 +476,18 @@ def test_rllib_run_stopped_by_a_signal_saves_a_checkpoint_and_resumes_to_the_end
     shutil.copy(stopped / "main.pt", snapshot)  # the snapshot pushed at 500 moves, before the checkpoint
     first = [torch.load(stopped / "league" / "snap_0.pt"), torch.load(snapshot)]
     assert first[0].keys() == first[1].keys() and all(torch.equal(first[0][k], first[1][k]) for k in first[0])
+    # rebuilt from the checkpoint: the learner's weights and its optimizer's state (Adam's steps) are back
+    restored = Run(
+        resolve_config("level_x-v0", TINY, seed=0), RLlibSettings(num_env_runners=0), tmp_path / "c", checkpoint=stopped
+    )
+    try:
+        learner = restored.algo.learner_group.get_state()["learner"]
+        assert all(torch.equal(torch.as_tensor(learner["rl_module"]["main"][k]), first[1][k]) for k in first[1])
+        adam = learner["optimizer"]["main_default_optimizer"]["state"]["state"]
+        assert adam and all(float(p["step"]) >= 1 for p in adam.values())
+        assert (restored.steps, restored.iteration) == (state["timesteps"], 1)
+    finally:
+        restored.stop()
 
     assert train_main(["--resume", str(out), "--num-env-runners", "1", "--quiet"]) == 0
     state = json.loads((out / "state.json").read_text())

@@ -225,7 +225,14 @@ class Run:
         from gameshelf.training.model_io import ModelLoadError, read_info, read_weights
 
         info = read_info(folder, "rllib")
-        self.algo.restore_from_path(str((folder / ALGORITHM).resolve()))
+        try:
+            self.algo.restore_from_path(str((folder / ALGORITHM).resolve()))
+        except Exception as err:  # a damaged or foreign algorithm/: one line, not Ray's traceback
+            first = str(err).strip().splitlines()[0][:160] if str(err).strip() else ""
+            raise UserError(
+                f"cannot resume from {self.run.relative(folder)}: RLlib cannot restore its {ALGORITHM}/ "
+                f"({type(err).__name__}: {first}); it still plays as rllib:PATH"
+            ) from None
         snapshots = {}
         for snap in self.league.snapshots:
             file = folder / LEAGUE / f"{snap}.pt"
