@@ -109,7 +109,7 @@ def test_train_argument_errors_are_one_line(capsys):
 
 
 def test_the_rllib_hint_says_what_the_readme_says():
-    """Ray RLlib goes into a virtualenv of its own (it pins Gymnasium): the hints say so, as the README does."""
+    """Ray RLlib goes into a virtualenv of its own (it pins Gymnasium): the hints say so, as the README and docs/scaling.md do."""
     from pathlib import Path
 
     from gameshelf.training.cli_util import RLLIB_INSTALL
@@ -119,6 +119,10 @@ def test_the_rllib_hint_says_what_the_readme_says():
     assert "virtualenv of its own" in RLLIB_INSTALL and "scripts/setup_rllib.sh" in RLLIB_INSTALL
     readme = " ".join((Path(__file__).parents[1] / "README.md").read_text().split())
     assert "virtualenv of its own" in readme and "scripts/setup_rllib.sh` makes `.venv-rllib`" in readme
+    scaling = (Path(__file__).parents[1] / "docs" / "scaling.md").read_text()
+    install = " ".join(scaling.split("## Install", 1)[1].split("\n## ", 1)[0].split())
+    assert "virtualenv of its own" in install and "bash scripts/setup_rllib.sh" in install
+    assert "\npip install" not in scaling.split("## Install", 1)[1].split("\n## ", 1)[0], "only into .venv-rllib"
     try:
         from gameshelf.training.rllib.agent import require_ray
 

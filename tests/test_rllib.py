@@ -1,7 +1,8 @@
 """Training on Ray RLlib: the environment adapter, masking, the league, safe policy files and a short run.
 
-The fast tests need Ray importable but start no Ray cluster; ``test_rllib_training_*`` (slow) start a
-local Ray with two CPUs, train a few iterations on Level X and play the saved policy.
+The fast tests need Ray importable but start no Ray cluster; the slow ones start a local Ray with two CPUs,
+train a few iterations on Level X and play the saved policy: a whole run, a run stopped by SIGTERM and
+resumed to its end, and a run stopped by Ctrl-C (SIGINT to its process group) in a subprocess.
 """
 
 from __future__ import annotations
@@ -296,7 +297,6 @@ def test_policy_of_another_game_is_refused_naming_both(tmp_path):
         (["level_x-v0", "--backend", "rllib", "--opponent", "heuristic"], "opponent=heuristic is not available"),
         (["level_x-v0", "--backend", "rllib", "--policies", "per_seat", "--opponent", "random"], "per_seat"),
         (["level_x-v0", "--backend", "rllib", "--num-env-runners", "-1"], "--num-env-runners"),
-        (["--resume", "runs/x", "--backend", "rllib"], "--resume is for SB3 runs"),
     ],
 )
 def test_train_command_refuses_bad_rllib_settings(argv, message, tmp_path, capsys):
@@ -309,6 +309,28 @@ def test_train_command_refuses_bad_rllib_settings(argv, message, tmp_path, capsy
     assert not (tmp_path / "run").exists()
 
 
+def test_resuming_an_rllib_run_keeps_its_policies_and_other_runs_take_no_rllib_options(tmp_path, capsys):
+    from gameshelf.training.checkpoints import RunDir
+    from gameshelf.training.config import resolve_config
+    from gameshelf.training.train import main
+
+    cfg = resolve_config("level_x-v0", TINY, seed=0)
+    (tmp_path / "rllib").mkdir()
+    (tmp_path / "sb3").mkdir()
+    RunDir(tmp_path / "rllib").write_config(cfg, "rllib", {"rllib": {"num_env_runners": 0, "policies": "shared"}})
+    RunDir(tmp_path / "sb3").write_config(cfg, "sb3")
+    for argv, message in [
+        (["--resume", str(tmp_path / "rllib"), "--policies", "per_seat"], "keeps its policies"),
+        (["--resume", str(tmp_path / "sb3"), "--num-env-runners", "2"], "only apply to RLlib runs"),
+        (["--resume", str(tmp_path / "rllib"), "--backend", "sb3"], "resumes with --backend rllib"),
+    ]:
+        with pytest.raises(SystemExit) as info:
+            run(main, argv)
+        assert info.value.code == 2
+        assert message in capsys.readouterr().err
+    assert sorted(p.name for p in (tmp_path / "rllib").iterdir()) == ["config.yaml"]
+
+
 def test_evaluate_names_a_missing_rllib_policy(capsys):
     from gameshelf.training.evaluate import build_agents
 
@@ -317,6 +339,45 @@ def test_evaluate_names_a_missing_rllib_policy(capsys):
 
 
 # ---- a short run on a local Ray ----------------------------------------------------------------------
+@pytest.mark.slow
+def test_ctrl_c_in_a_terminal_stops_an_rllib_run_with_a_checkpoint(tmp_path):
+    """SIGINT to the whole process group, as Ctrl-C in a terminal sends it (Ray's workers get it too): the run
+    stops after its iteration with a checkpoint that plays as ``rllib:PATH`` and the resume command, status 130."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import yaml
+
+    from gameshelf.training.evaluate import main as evaluate_main
+
+    config = tmp_path / "tiny.yaml"
+    config.write_text(yaml.safe_dump({**TINY, "timesteps": 10**6, "eval": {**TINY["eval"], "opponents": ["random"]}}))
+    out = tmp_path / "run"
+    argv = ["level_x-v0", "--backend", "rllib", "--num-env-runners", "1", "--num-cpus", "2", "--config", str(config)]
+    command = [sys.executable, "-m", "gameshelf.training.train", *argv, "--out", str(out), "--quiet"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 240
+        while not (out / "progress.csv").exists() and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert process.poll() is None, process.communicate()[1][-2000:]
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=180)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert process.returncode == 130, err[-2000:]
+    assert "SIGINT: stopped at" in err and f"gameshelf train --resume {out}" in err
+    state = json.loads((out / "state.json").read_text())
+    stopped = out / state["checkpoint"]
+    assert not state["finished"] and state["timesteps"] >= 500 and (stopped / "algorithm").is_dir()
+    assert sorted(p.name for p in (stopped / "league").iterdir()) == ["snap_0.pt", "snap_1.pt"]
+    assert evaluate_main(["level_x-v0", f"rllib:{stopped}", "random", "--games", "2", "--no-plot", "--quiet"]) == 0
+
+
 @pytest.fixture(scope="module")
 def local_ray():
     import ray
@@ -364,7 +425,7 @@ def test_rllib_training_command_saves_a_policy_that_loads_and_plays(local_ray, t
     assert len(progress) >= 3 and "env_steps_per_s" in progress[0]
     assert "win_heuristic" in (out / "eval.csv").read_text()
     assert (out / "learning_curve.png").stat().st_size > 0
-    assert (out / "algorithm").is_dir()
+    assert (out / "final_policy" / "algorithm").is_dir() and (out / "final_policy" / "league" / "snap_1.pt").is_file()
     checkpoints = sorted((out / "checkpoints").iterdir())
     assert len(checkpoints) == 1, "only keep_checkpoints are kept"
     info = json.loads((out / "final_policy" / "gameshelf.json").read_text())
@@ -372,3 +433,74 @@ def test_rllib_training_command_saves_a_policy_that_loads_and_plays(local_ray, t
     for path in (out, checkpoints[0]):
         assert evaluate_main(["level_x-v0", f"rllib:{path}", "random", "--games", "4", "--no-plot", "--quiet"]) == 0
     assert "rllib:run" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_rllib_run_stopped_by_a_signal_saves_a_checkpoint_and_resumes_to_the_end(local_ray, tmp_path, capsys, monkeypatch):
+    """SIGTERM (as a job scheduler stops a job) after the first iteration (500 moves): a checkpoint with the
+    algorithm and the league, the resume command; ``--resume`` (on one env runner instead of none) finishes
+    the 1,000 moves with the snapshots, the counts and the evaluations carried over, and the policy plays as
+    ``rllib:PATH``."""
+    import shutil
+    import signal
+
+    import yaml
+
+    from gameshelf.training.config import resolve_config
+    from gameshelf.training.evaluate import main as evaluate_main
+    from gameshelf.training.rllib.train import RLlibSettings, Run
+    from gameshelf.training.train import main as train_main
+
+    config = tmp_path / "tiny.yaml"
+    config.write_text(yaml.safe_dump(TINY))
+    out = tmp_path / "run"
+    train_iteration = Run.train_iteration
+
+    def interrupted(self):
+        row = train_iteration(self)
+        os.kill(os.getpid(), signal.SIGTERM)  # caught: the iteration is over, the run stops
+        return row
+
+    monkeypatch.setattr(Run, "train_iteration", interrupted)
+    argv = ["level_x-v0", "--backend", "rllib", "--num-env-runners", "0", "--config", str(config), "--out", str(out)]
+    assert train_main([*argv, "--quiet"]) == 128 + signal.SIGTERM
+    err = capsys.readouterr().err
+    assert "SIGTERM: stopped at" in err and f"gameshelf train --resume {out}" in err
+    monkeypatch.undo()
+    state = json.loads((out / "state.json").read_text())
+    assert not state["finished"] and 500 <= state["timesteps"] < 1000
+    stopped = out / state["checkpoint"]
+    assert stopped.parent.name == "checkpoints" and (stopped / "algorithm").is_dir()
+    assert not (out / "final_policy").exists()
+    snapshot = tmp_path / "main_at_stop.pt"
+    shutil.copy(stopped / "main.pt", snapshot)  # the snapshot pushed at 500 moves, before the checkpoint
+    first = [torch.load(stopped / "league" / "snap_0.pt"), torch.load(snapshot)]
+    assert first[0].keys() == first[1].keys() and all(torch.equal(first[0][k], first[1][k]) for k in first[0])
+    # rebuilt from the checkpoint: the learner's weights and its optimizer's state (Adam's steps) are back
+    restored = Run(
+        resolve_config("level_x-v0", TINY, seed=0), RLlibSettings(num_env_runners=0), tmp_path / "c", checkpoint=stopped
+    )
+    try:
+        learner = restored.algo.learner_group.get_state()["learner"]
+        assert all(torch.equal(torch.as_tensor(learner["rl_module"]["main"][k]), first[1][k]) for k in first[1])
+        adam = learner["optimizer"]["main_default_optimizer"]["state"]["state"]
+        assert adam and all(float(p["step"]) >= 1 for p in adam.values())
+        assert (restored.steps, restored.iteration) == (state["timesteps"], 1)
+    finally:
+        restored.stop()
+
+    assert train_main(["--resume", str(out), "--num-env-runners", "1", "--quiet"]) == 0
+    state = json.loads((out / "state.json").read_text())
+    assert state["finished"] and state["timesteps"] >= 1000 and state["checkpoint"] == "final_policy"
+    info = json.loads((out / "final_policy" / "gameshelf.json").read_text())
+    assert info["env_steps"] == state["timesteps"] and info["iteration"] == 2
+    # the league came back: the snapshot of 500 moves is now the older one, snap_1
+    older = torch.load(out / "final_policy" / "league" / "snap_1.pt")
+    assert all(torch.equal(older[k], first[1][k]) for k in older)
+    evaluations = [float(r.split(",")[0]) for r in (out / "eval.csv").read_text().splitlines()[1:]]
+    assert evaluations[0] >= 500 and evaluations[-1] >= 1000 and len(evaluations) == 2
+    progress = (out / "progress.csv").read_text().splitlines()[1:]
+    assert [int(float(r.split(",")[0])) for r in progress] == [1, 2]
+    assert yaml.safe_load((out / "config.yaml").read_text())["rllib"]["num_env_runners"] == 1
+    assert train_main(["--resume", str(out)]) == 0 and "already finished" in capsys.readouterr().out
+    assert evaluate_main(["level_x-v0", f"rllib:{out}", "random", "--games", "4", "--no-plot", "--quiet"]) == 0

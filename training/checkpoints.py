@@ -5,11 +5,11 @@
     RUN/eval.csv                 a row per evaluation of the learner against the baselines, every seat
     RUN/learning_curve.png       the evaluations drawn
     RUN/checkpoints/model_N.zip  SB3 and batched: the last ``keep_checkpoints`` (``--resume`` uses the newest sound one)
-    RUN/checkpoints/iter_N/      RLlib: the same, as policy folders
+    RUN/checkpoints/iter_N/      RLlib: the same, as policy folders, each with algorithm/ and league/ to resume from
     RUN/pool/snap_N.zip          SB3: the self-play snapshots still in the pool
     RUN/final_model.zip          SB3 and batched: the model (a ``model:PATH`` agent)
     RUN/final_policy/            RLlib: the policy (an ``rllib:PATH`` agent)
-    RUN/tb/ (SB3 and batched: TensorBoard), RUN/progress.csv and RUN/algorithm/ (RLlib: its iterations, its own checkpoint)
+    RUN/tb/ (SB3 and batched: TensorBoard), RUN/progress.csv (RLlib: its iterations)
 
 Every model and policy carries ``gameshelf.json`` beside its weights and is written by
 ``gameshelf.training.model_io``; every file is written atomically (temporary file, then rename). Paths
@@ -145,14 +145,12 @@ class RunDir:
         """The ``RunWriteError`` of a run whose files could not be written (``err``): what it keeps, how to resume."""
         reason = err.strerror or str(err) or type(err).__name__
         checkpoints = self.checkpoint_files() if self.root.is_dir() else []
-        policies = self.policy_checkpoints() if self.root.is_dir() else []
+        checkpoints = checkpoints or (self.policy_checkpoints() if self.root.is_dir() else [])
         if checkpoints:
             kept = (
                 f"the run keeps its last good checkpoint, {self.relative(checkpoints[-1])}; "
                 f"once there is room, resume with: gameshelf train --resume {self.root}"
             )
-        elif policies:
-            kept = f"the run keeps its last good checkpoint, {self.relative(policies[-1])} (it plays as rllib:PATH)"
         else:
             kept = "it had no checkpoint yet, so nothing was kept"
         failure = RunWriteError(f"training stopped: cannot write the run's files in {str(self.root)!r} ({reason}); {kept}")
@@ -301,12 +299,34 @@ class RunDir:
             return path, weights, steps
         return None
 
+    def sound_policy_checkpoint(self) -> tuple[Path, dict[str, Any], int] | None:
+        """RLlib: the policy folder with the most steps (``checkpoints/iter_N/`` or ``final_policy/``) that has its
+        ``gameshelf.json`` and RLlib's ``algorithm/`` state; damaged ones are skipped with a warning.
+        ``(folder, {}, steps)``: the state itself is read when the algorithm is rebuilt."""
+        found = []
+        for folder in [*self.policy_checkpoints(), self.final_policy]:
+            if not folder.is_dir():
+                continue
+            try:
+                steps = read_info(folder, "rllib").env_steps
+            except (ModelLoadError, OSError) as err:
+                warn(f"skipping the damaged checkpoint {self.relative(folder)}: {err}")
+                continue
+            if not (folder / "algorithm").is_dir():
+                warn(f"skipping the checkpoint {self.relative(folder)}: it has no algorithm/ state to resume from")
+                continue
+            found.append((steps, folder))
+        if not found:
+            return None
+        steps, folder = max(found, key=lambda item: item[0])
+        return folder, {}, steps
+
 
 @dataclass
 class Plan:
     """A run about to start or resume, all checked: its settings, backend and folder, the saved state and the
-    checkpoint it resumes from (SB3 and batched), ``new`` for a run that starts in an empty folder, and
-    ``rllib``, RLlib's own settings (``RLlibSettings``) for that backend."""
+    checkpoint it resumes from (``(path, weights, steps)``; RLlib: ``(policy folder, {}, steps)``), ``new`` for a
+    run that starts in an empty folder, and ``rllib``, RLlib's own settings (``RLlibSettings``) for that backend."""
 
     config: TrainConfig
     run: RunDir

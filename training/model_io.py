@@ -87,11 +87,17 @@ def save_model(model: Any, path: str | os.PathLike[str], info: ModelInfo) -> Pat
     return Path(path)
 
 
-def save_policy(folder: str | os.PathLike[str], info: PolicyInfo, weights: dict[str, dict[str, Any]]) -> Path:
+def save_policy(
+    folder: str | os.PathLike[str],
+    info: PolicyInfo,
+    weights: dict[str, dict[str, Any]],
+    extra: Callable[[Path], None] | None = None,
+) -> Path:
     """Write ``info`` and each module's weights (``{module: state_dict}``) as the folder ``folder``; returns it.
 
     The files go into a temporary folder beside it (``gameshelf.json`` last), which then replaces ``folder``:
-    a crash leaves the previous folder or the new one, never half of one."""
+    a crash leaves the previous folder or the new one, never half of one. ``extra(tmp)`` writes more files
+    into that temporary folder before ``gameshelf.json`` (a training checkpoint's algorithm state)."""
     import torch
 
     root = Path(folder)
@@ -103,6 +109,8 @@ def save_policy(folder: str | os.PathLike[str], info: PolicyInfo, weights: dict[
         buffer = io.BytesIO()
         torch.save(tensors, buffer)
         atomic_write_bytes(tmp / f"{module}.pt", buffer.getvalue())
+    if extra is not None:
+        extra(tmp)
     atomic_write_text(tmp / METADATA, info.to_json())  # last: a folder with its JSON is complete
     shutil.rmtree(root, ignore_errors=True)
     tmp.rename(root)

@@ -28,7 +28,8 @@ batched) or ``final_policy/`` (RLlib), each with its ``gameshelf.json`` beside t
 
 Every setting is checked before anything is created; a bad one prints one line and exits with status 2.
 Ctrl-C (or SIGTERM) saves a checkpoint and the run state, prints how to resume and exits with 130 (143).
-``--resume`` continues an SB3 or batched run from its newest sound checkpoint (an RLlib run starts anew).
+``--resume`` continues a run of any backend from its newest sound checkpoint (RLlib: the algorithm's state,
+the league's snapshots, the step count and the evaluations).
 A full disk stops training with one line saying so and status 1 (``RunWriteError``): every file is written
 atomically, so the run keeps its last good checkpoint and resumes from it once there is room.
 """
@@ -93,13 +94,15 @@ def train(
 
     ``config``: a YAML path replacing the game's config file, a dict of settings overriding it, or a whole
     ``TrainConfig`` (which also gives the id and the seed); ``players``, ``timesteps``, ``n_envs``,
-    ``opponent`` override single settings. ``resume``: a run folder to continue (SB3 and batched runs).
-    ``rllib``: RLlib's own settings (``gameshelf.training.rllib.train.RLlibSettings``). ``progress``: the
+    ``opponent`` override single settings. ``resume``: a run folder to continue (any backend).
+    ``rllib``: RLlib's own settings (``gameshelf.training.rllib.train.RLlibSettings``); when resuming, a dict of
+    those to change (how the run is spread: ``num_env_runners``, ``envs_per_runner``, ``address``,
+    ``num_cpus``; not ``policies``). ``progress``: the
     progress bar (default: only when standard output is a terminal); ``quiet``: no bar and no evaluation
     lines. ``callbacks``: extra SB3 callbacks, run after ours (not on RLlib).
     """
     if resume is not None:
-        planned = _plan_resume(resume, timesteps, backend)
+        planned = _plan_resume(resume, timesteps, backend, rllib)
         if isinstance(planned, TrainResult):
             return planned
         plan = planned
@@ -180,29 +183,28 @@ def _plan_new(env_id: str, backend: str, config: Any, seed: Any, out: Any, overr
     return _check_backend(Plan(cfg, RunDir(root), RunState(), backend, rllib=rllib))
 
 
-def _plan_resume(resume: Any, timesteps: int | None, backend: str | None) -> Plan | TrainResult:
+def _plan_resume(resume: Any, timesteps: int | None, backend: str | None, rllib: Any = None) -> Plan | TrainResult:
     run_dir = require_run_dir(Path(resume))
     saved = read_yaml(run_dir.config_file)
     env_id, seed = saved.pop("env_id", None), saved.pop("seed", 0)
     saved_backend = saved.pop("backend", "sb3")
-    saved.pop("rllib", None)
-    if saved_backend == "rllib":
-        raise UserError(f"{str(run_dir.root)!r} is an RLlib run, which cannot be resumed; its final_policy/ loads as rllib:PATH")
+    saved_rllib = saved.pop("rllib", None)
     if backend is not None and backend != saved_backend:
         raise UserError(f"{str(run_dir.root)!r} is a {saved_backend} run; it resumes with --backend {saved_backend}")
+    settings = _resumed_rllib_settings(run_dir, saved_backend, saved_rllib, rllib)
     if not isinstance(env_id, str):
         raise UserError(f"{str(run_dir.config_file)!r} names no env_id")
     check_env_id(env_id)
     cfg = from_dict(env_id, seed, saved)
     if timesteps is not None:
         cfg = cfg.with_timesteps(timesteps)
-    plan = _check_backend(Plan(cfg, run_dir, RunState(), str(saved_backend), new=False))
+    plan = _check_backend(Plan(cfg, run_dir, RunState(), str(saved_backend), new=False, rllib=settings))
     cfg = plan.config
     state = run_dir.read_state()
     done = _already_done(run_dir, cfg, state, timesteps, state.timesteps)
     if done is not None:
         return done
-    checkpoint = run_dir.sound_checkpoint()
+    checkpoint = run_dir.sound_policy_checkpoint() if plan.backend == "rllib" else run_dir.sound_checkpoint()
     if checkpoint is None:
         # stopped (or killed) before its first checkpoint: the run starts again from its config.yaml
         warn(f"{str(run_dir.root)!r} has no usable checkpoint; starting the run again from step 0")
@@ -213,6 +215,29 @@ def _plan_resume(resume: Any, timesteps: int | None, backend: str | None) -> Pla
     if checkpoint[2] < state.timesteps:
         warn(f"resuming from {checkpoint[2]} steps (the run state says {state.timesteps})")
     return dataclasses.replace(plan, state=state, checkpoint=checkpoint)
+
+
+def _resumed_rllib_settings(run_dir: RunDir, backend: Any, saved: Any, changes: Any) -> Any:
+    """The ``RLlibSettings`` of a resumed RLlib run: those of its ``config.yaml`` with ``changes`` (a dict or an
+    ``RLlibSettings``) applied; None for another backend, which takes no changes."""
+    if backend != "rllib":
+        if changes:
+            raise UserError(f"{str(run_dir.root)!r} is a {backend} run: RLlib's options only apply to RLlib runs")
+        return None
+    from gameshelf.training.rllib.train import RLlibSettings
+
+    fields = {f.name for f in dataclasses.fields(RLlibSettings)}
+    settings = {k: v for k, v in (saved or {}).items() if k in fields} if isinstance(saved, dict) else {}
+    if isinstance(changes, RLlibSettings):
+        changes = dataclasses.asdict(changes)
+    changes = {k: v for k, v in (changes or {}).items() if v is not None}
+    unknown = sorted(set(changes) - fields)
+    if unknown:
+        raise UserError(f"unknown RLlib setting {unknown[0]!r}; allowed: {', '.join(sorted(fields))}")
+    before = settings.get("policies", RLlibSettings.policies)
+    if changes.get("policies", before) != before:
+        raise UserError(f"{str(run_dir.root)!r} was trained with --policies {before}; a resumed run keeps its policies")
+    return RLlibSettings(**{**settings, **changes})
 
 
 def _already_done(run_dir: RunDir, cfg: TrainConfig, state: RunState, timesteps: int | None, steps: int) -> TrainResult | None:
@@ -242,16 +267,17 @@ def _already_done(run_dir: RunDir, cfg: TrainConfig, state: RunState, timesteps:
 def _create_run(plan: Plan) -> None:
     check_writable_dir(plan.run.root)
     plan.run.create(plan.backend)
-    if plan.new or plan.config.timesteps != _saved_timesteps(plan.run):
-        extra = {"rllib": dataclasses.asdict(plan.rllib)} if plan.backend == "rllib" else None
+    extra = {"rllib": dataclasses.asdict(plan.rllib)} if plan.backend == "rllib" else None
+    saved = _saved_config(plan.run)
+    if plan.new or plan.config.timesteps != saved.get("timesteps") or (extra and extra["rllib"] != saved.get("rllib")):
         plan.run.write_config(plan.config, plan.backend, extra)
 
 
-def _saved_timesteps(run: RunDir) -> Any:
+def _saved_config(run: RunDir) -> dict[str, Any]:
     try:
-        return read_yaml(run.config_file).get("timesteps")
+        return read_yaml(run.config_file)
     except UserError:
-        return None
+        return {}
 
 
 def _remove_new_run(root: Path, existed: bool) -> None:
@@ -282,7 +308,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=0, help="seed, 0..2**32-1 (default 0)")
     parser.add_argument("--config", default=None, help="YAML config (default training/configs/<game>.yaml)")
     parser.add_argument("--out", default=None, help="run directory (default runs/<env_id>/<time>-s<seed>)")
-    parser.add_argument("--resume", default=None, metavar="RUN_DIR", help="continue a run from its latest checkpoint")
+    parser.add_argument(
+        "--resume", default=None, metavar="RUN_DIR", help="continue a run (any backend) from its latest checkpoint"
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no evaluation lines")
     parser.add_argument("--verbose", type=int, default=0, help="SB3 verbosity (0, 1, 2)")
     parser.add_argument(
@@ -291,7 +319,10 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="sb3 (default), batched (compiled kernels in one process: --opponent random or heuristic) or rllib",
     )
-    rllib = parser.add_argument_group("Ray RLlib (--backend rllib, needs the rllib extra; see docs/scaling.md)")
+    rllib = parser.add_argument_group(
+        "Ray RLlib (--backend rllib, needs the rllib extra; see docs/scaling.md)",
+        "With --resume RUN_DIR, all but --policies change how the resumed RLlib run is spread.",
+    )
     rllib.add_argument("--num-env-runners", type=int, default=None, help="sampling processes (default 1; 0: in this process)")
     rllib.add_argument("--envs-per-runner", type=int, default=None, help="games each env runner steps (default 1)")
     rllib.add_argument(
@@ -333,12 +364,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if value is not None and value < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
     given = {name: getattr(args, name) for name in RLLIB_OPTIONS if getattr(args, name) is not None}
-    settings = None
-    if args.backend == "rllib":
-        if args.resume is not None:
-            raise UserError(
-                "--resume is for SB3 runs and batched runs; an RLlib run starts anew (its final_policy/ loads as rllib:PATH)"
-            )
+    settings: Any = None
+    if args.resume is not None:
+        if given and args.backend not in (None, "rllib"):
+            parser.error(f"{', '.join('--' + name.replace('_', '-') for name in given)} only apply with --backend rllib")
+        settings = given or None  # changes to the resumed RLlib run's settings, checked against its config.yaml
+    elif args.backend == "rllib":
         from gameshelf.training.rllib.train import RLlibSettings
 
         settings = RLlibSettings(**given)

@@ -4,7 +4,7 @@
 * ``module``: PPO's default network with the illegal actions' logits masked; a masked random module.
 * ``league``: one shared policy (self-play against frozen snapshots) or one policy per seat.
 * ``train``: the ``rllib`` backend of ``gameshelf train <id> --backend rllib`` (local Ray or a cluster with
-  ``--address``).
+  ``--address``; Ctrl-C saves a checkpoint, ``--resume`` continues the run).
 * ``agent``: trained policies (saved as JSON and weights by ``gameshelf.training.model_io``) loaded as the
   agent ``rllib:PATH``.
 

@@ -108,8 +108,16 @@ class Snapshots:
         sources = ["main", *snaps[:-1]]
         state = learner_module_states(algo, sources)
         new = {snap: state[src] for snap, src in zip(snaps, sources, strict=True)}
-        algo.learner_group.set_state({"learner": {"rl_module": new}})
-        algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group, policies=snaps, inference_only=True)
+        self.load(algo, new)
+
+    def load(self, algo: Any, weights: dict[str, dict[str, Any]]) -> None:
+        """Set the snapshot modules to ``weights`` (``{snap_K: state_dict}``), then sync them to the env runners."""
+        if not weights:
+            return
+        algo.learner_group.set_state({"learner": {"rl_module": weights}})
+        algo.env_runner_group.sync_weights(
+            from_worker_or_learner_group=algo.learner_group, policies=list(weights), inference_only=True
+        )
 
 
 def learner_module_states(algo: Any, module_ids: list[str]) -> dict[str, dict[str, Any]]:

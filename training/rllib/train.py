@@ -3,6 +3,7 @@
     gameshelf train level_x-v0 --backend rllib --num-env-runners 2
     gameshelf train koplus-v0 --backend rllib --players 3 --policies per_seat
     gameshelf train level_x-v0 --backend rllib --address auto        # on a running Ray cluster
+    gameshelf train --resume runs/level_x-v0/20260101-120000-s0-rllib  # continue a run (Ctrl-C says how)
 
 The settings are those of SB3 training (``training/configs/<game>.yaml``, ``--config``, the command line),
 read the same way: ``players``, ``timesteps`` (here: every seat's moves, RLlib's environment steps),
@@ -16,10 +17,17 @@ The run folder is the one every backend writes (``gameshelf.training.checkpoints
 ``state.json``, ``eval.csv`` and ``learning_curve.png`` (the learner against ``eval.opponents`` on every
 seat, through the same evaluation as SB3 runs), ``checkpoints/iter_N/`` (the last ``keep_checkpoints``) and
 ``final_policy/`` (policies saved as ``gameshelf.json`` and weights by ``gameshelf.training.model_io``,
-loaded as the agent ``rllib:PATH``); besides, ``progress.csv`` (a row per training iteration: moves,
-seconds, moves per second) and ``algorithm/``, RLlib's own checkpoint of the whole algorithm at the end
-(for continuing in Ray; it holds pickles, so only restore one you made yourself, see docs/security.md).
-An RLlib run cannot be resumed with ``--resume``.
+loaded as the agent ``rllib:PATH``), and ``progress.csv`` (a row per training iteration: moves, seconds,
+moves per second). Every checkpoint folder (``iter_N/`` and ``final_policy/``) also holds what resuming
+needs: ``algorithm/``, RLlib's own state of the whole algorithm (weights, optimizers, counters; written by
+``Algorithm.save_to_path``, it holds pickles, see docs/security.md), and ``league/snap_K.pt``, the
+league's frozen snapshots as weights.
+
+``gameshelf train --resume RUN`` continues an RLlib run from its checkpoint with the most steps: the
+algorithm's state, the snapshots, the step and iteration counts, ``progress.csv`` and ``eval.csv`` up to
+it; RLlib's options other than ``--policies`` may change (e.g. more env runners, or ``--address``).
+SIGINT or SIGTERM stops the run after the current iteration, saves ``checkpoints/iter_N/`` and
+``state.json``, prints the resume command and exits with 130 (143), as SB3 runs do.
 """
 
 from __future__ import annotations
@@ -32,13 +40,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gameshelf.training.checkpoints import Plan, RunDir, RunState, TrainResult, write_rows
+from gameshelf.training.checkpoints import Plan, RunDir, RunState, TrainResult, read_rows, write_rows
 from gameshelf.training.cli_util import UserError
 from gameshelf.training.config import TrainConfig
 from gameshelf.training.model_io import PolicyInfo
 from gameshelf.training.rllib.league import POLICIES, RLLIB_OPPONENTS, League
 
 ENV_NAME = "gameshelf_rllib"
+ALGORITHM = "algorithm"
+"""In every checkpoint folder: RLlib's own state of the whole algorithm (weights, optimizers, counters)."""
+LEAGUE = "league"
+"""In every checkpoint folder: the league's frozen snapshots, ``snap_K.pt`` (weights only)."""
 
 
 @dataclass(frozen=True)
@@ -170,7 +182,17 @@ def start_ray(settings: RLlibSettings) -> bool:
 class Run:
     """One RLlib training run: the algorithm, its run folder and the periodic jobs (snapshots, evaluation, checkpoints)."""
 
-    def __init__(self, cfg: TrainConfig, settings: RLlibSettings, root: Path, say: Any = print) -> None:
+    def __init__(
+        self,
+        cfg: TrainConfig,
+        settings: RLlibSettings,
+        root: Path,
+        say: Any = print,
+        checkpoint: Path | None = None,
+        wall_s: float = 0.0,
+    ) -> None:
+        """A new run, or (``checkpoint``: a policy folder with ``algorithm/`` and ``league/``) one resumed from it,
+        ``wall_s`` seconds already spent."""
         from ray.tune.registry import register_env
 
         from gameshelf.training.rllib.env import make_rllib_env
@@ -182,12 +204,52 @@ class Run:
         register_env(ENV_NAME, make_rllib_env)
         self.algo = algorithm_config(cfg, settings, self.league).build_algo()
         self.snapshots = Snapshots(self.league)
-        self.snapshots.push(self.algo)  # every snapshot starts as the initial policy
         self.steps = self.iteration = 0
-        self.start = time.perf_counter()
+        self.start = time.perf_counter() - wall_s
         self.progress: list[dict[str, Any]] = []
         self.evaluations: list[dict[str, Any]] = []
-        self.next = {"snapshot": cfg.selfplay.snapshot_every, "eval": cfg.eval.every, "checkpoint": cfg.checkpoint_every}
+        if checkpoint is None:
+            self.snapshots.push(self.algo)  # every snapshot starts as the initial policy
+        else:
+            self.restore(checkpoint)
+        self.next = {job: (self.steps // every + 1) * every for job, every in self.every.items()}
+
+    @property
+    def every(self) -> dict[str, int]:
+        cfg = self.cfg
+        return {"snapshot": cfg.selfplay.snapshot_every, "eval": cfg.eval.every, "checkpoint": cfg.checkpoint_every}
+
+    def restore(self, folder: Path) -> None:
+        """Continue from the checkpoint ``folder``: RLlib's state of the algorithm, the league's snapshots (read as
+        weights only), the step and iteration counts, and the rows of ``progress.csv`` and ``eval.csv`` up to it."""
+        from gameshelf.training.model_io import ModelLoadError, read_info, read_weights
+
+        info = read_info(folder, "rllib")
+        try:
+            self.algo.restore_from_path(str((folder / ALGORITHM).resolve()))
+        except Exception as err:  # a damaged or foreign algorithm/: one line, not Ray's traceback
+            first = str(err).strip().splitlines()[0][:160] if str(err).strip() else ""
+            raise UserError(
+                f"cannot resume from {self.run.relative(folder)}: RLlib cannot restore its {ALGORITHM}/ "
+                f"({type(err).__name__}: {first}); it still plays as rllib:PATH"
+            ) from None
+        snapshots = {}
+        for snap in self.league.snapshots:
+            file = folder / LEAGUE / f"{snap}.pt"
+            try:
+                if not file.is_file():
+                    raise ModelLoadError(f"{str(file)!r} is missing")
+                snapshots[snap] = read_weights(file, repr(str(file)))
+            except ModelLoadError as err:
+                raise UserError(f"cannot resume from {self.run.relative(folder)}: {err}") from None
+        self.snapshots.load(self.algo, snapshots)
+        self.steps, self.iteration = int(info.env_steps), int(info.iteration)
+        for row in read_rows(self.root / "progress.csv"):
+            if row.get("env_steps", 0) <= self.steps:
+                self.progress.append({k: int(v) if k in ("iteration", "env_steps") else v for k, v in row.items()})
+        self.evaluations = [
+            {**r, "timesteps": int(r["timesteps"])} for r in self.run.read_evaluations() if r["timesteps"] <= self.steps
+        ]
 
     def clock(self) -> float:
         return time.perf_counter() - self.start
@@ -222,23 +284,36 @@ class Run:
         return row
 
     def _due(self, job: str) -> bool:
-        every = {
-            "snapshot": self.cfg.selfplay.snapshot_every,
-            "eval": self.cfg.eval.every,
-            "checkpoint": self.cfg.checkpoint_every,
-        }[job]
+        every = self.every[job]
         if self.steps < self.next[job]:
             return False
         self.next[job] = (self.steps // every + 1) * every
         return True
 
     def checkpoint(self, folder: Path, finished: bool) -> Path:
-        """The policy saved as ``folder``, then ``state.json`` naming it; older checkpoints pruned."""
-        self.save_policy(folder)
+        """The policy saved as ``folder`` with what resuming needs (``algorithm/``, ``league/``), then ``state.json``
+        naming it; older checkpoints pruned."""
+        self.save_policy(folder, resumable=True)
         state = RunState(self.steps, self.clock(), finished, checkpoint=self.run.relative(folder))
         self.run.write_state(state)
-        self.run.prune_checkpoints(self.cfg.keep_checkpoints)
+        self.run.prune_checkpoints(self.cfg.keep_checkpoints, protect=folder)
         return folder
+
+    def save_state(self, folder: Path) -> None:
+        """RLlib's state of the algorithm as ``folder/algorithm/``, the league's snapshots as ``folder/league/``."""
+        import io
+
+        import torch
+
+        from gameshelf.training.model_io import atomic_write_bytes
+        from gameshelf.training.rllib.league import learner_module_states
+
+        self.algo.save_to_path(str((folder / ALGORITHM).resolve()))
+        (folder / LEAGUE).mkdir(exist_ok=True)
+        for snap, weights in learner_module_states(self.algo, self.league.snapshots).items():
+            buffer = io.BytesIO()
+            torch.save({k: torch.as_tensor(v).detach().cpu().clone() for k, v in weights.items()}, buffer)
+            atomic_write_bytes(folder / LEAGUE / f"{snap}.pt", buffer.getvalue())
 
     def modules(self) -> tuple[Any, dict[str, Any]]:
         """``(info, {module: weights})`` of the trained modules as the learner holds them now."""
@@ -247,11 +322,12 @@ class Run:
         info = policy_info(self.cfg, self.league, self.steps, self.iteration)
         return info, learner_module_states(self.algo, self.league.trained)
 
-    def save_policy(self, folder: Path) -> Path:
+    def save_policy(self, folder: Path, resumable: bool = False) -> Path:
+        """The trained modules as the policy folder ``folder`` (``resumable``: with ``save_state``'s files)."""
         from gameshelf.training.model_io import save_policy
 
         info, weights = self.modules()
-        return save_policy(folder, info, weights)
+        return save_policy(folder, info, weights, extra=self.save_state if resumable else None)
 
     def learner_agent(self) -> Any:
         """The trained policy as an agent (a copy of the weights, for evaluation)."""
@@ -285,12 +361,14 @@ class Run:
         self.say(evaluation_line(row, result, "moves"))
 
     def finish(self) -> Path:
-        """The last evaluation, ``final_policy/`` (and the run state naming it), RLlib's checkpoint of the algorithm."""
+        """The last evaluation, then ``final_policy/`` (resumable, to train further) and the run state naming it."""
         if not self.evaluations or self.evaluations[-1]["timesteps"] != self.steps:
             self.evaluate()
-        final = self.checkpoint(self.run.final_policy, finished=self.steps >= self.cfg.timesteps)
-        self.algo.save_to_path(str((self.root / "algorithm").resolve()))
-        return final
+        return self.checkpoint(self.run.final_policy, finished=self.steps >= self.cfg.timesteps)
+
+    def interrupted(self) -> Path:
+        """A checkpoint of where the run stopped (``checkpoints/iter_N/``), to resume from."""
+        return self.checkpoint(self.run.checkpoints / f"iter_{self.iteration:06d}", finished=False)
 
     def stop(self) -> None:
         self.algo.stop()
@@ -310,10 +388,16 @@ def check(plan: Plan) -> Plan:
 
 
 def learn(plan: Plan, *, progress: bool = False, quiet: bool = False) -> TrainResult:
-    """Train the planned run on RLlib (its folder already holds ``config.yaml``); ``model_path`` is ``final_policy/``."""
+    """Train the planned run on RLlib (its folder already holds ``config.yaml``), from ``plan.checkpoint`` when
+    resuming; ``model_path`` is ``final_policy/``, or the checkpoint written when a signal stopped the run.
+
+    SIGINT and SIGTERM are caught from the building of the algorithm on: training stops after the current
+    iteration, a checkpoint and the run state are saved and the resume command printed.
+    """
     from gameshelf.training.callbacks import StopOnSignal
 
     cfg, settings, root = plan.config, plan.rllib, plan.run.root
+    checkpoint = plan.checkpoint[0] if plan.checkpoint is not None else None
 
     def say(message: str) -> None:
         if not quiet:
@@ -323,23 +407,28 @@ def learn(plan: Plan, *, progress: bool = False, quiet: bool = False) -> TrainRe
     run = None
     bar = None
     try:
-        run = Run(cfg, settings, root, say)
-        if progress and not quiet:
-            from tqdm.auto import tqdm
-
-            bar = tqdm(total=cfg.timesteps, desc=f"train {cfg.env_id} (rllib)", unit="move")
         with StopOnSignal() as stop:
+            run = Run(cfg, settings, root, say, checkpoint=checkpoint, wall_s=plan.state.wall_s)
+            if progress and not quiet:
+                from tqdm.auto import tqdm
+
+                initial = min(run.steps, cfg.timesteps)
+                bar = tqdm(total=cfg.timesteps, initial=initial, desc=f"train {cfg.env_id} (rllib)", unit="move")
             while run.steps < cfg.timesteps and stop.received is None:
                 run.train_iteration()
                 if bar is not None:
                     bar.update(min(run.steps, cfg.timesteps) - bar.n)
         if bar is not None:
             bar.close()
-        final = run.finish()
-        if stop.received is not None:
-            message = f"{stop.signal_name}: stopped after {run.steps} moves; saved {final} (an RLlib run cannot be resumed)"
+        if stop.received is not None and run.steps < cfg.timesteps:
+            path = run.interrupted()
+            message = (
+                f"{stop.signal_name}: stopped at {run.steps} moves; saved {plan.run.relative(path)} and state.json in "
+                f"{str(root)!r}. Resume with: gameshelf train --resume {root}"
+            )
             print(message, file=sys.stderr, flush=True)
-            return TrainResult(root, final, run.evaluations, run.clock(), run.steps, "interrupted", message, stop.signal_name)
+            return TrainResult(root, path, run.evaluations, run.clock(), run.steps, "interrupted", message, stop.signal_name)
+        final = run.finish()
         message = f"trained {run.steps} moves ({run.iteration} iterations) in {run.clock():.0f} s on RLlib"
         return TrainResult(root, final, run.evaluations, run.clock(), run.steps, "finished", message)
     finally:
