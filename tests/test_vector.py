@@ -25,6 +25,10 @@ CASES = [
     ("olenon-v0", {"first_player_rule": "winner", "open_team_info": True}),
     ("olenon-v0", {"first_player_rule": "loser_team"}),
     ("olenon-v0", {"first_player_rule": "random"}),
+    ("catsle_builders-v0", {}),
+    ("catsle_builders-v0", {"num_players": 3}),
+    ("catsle_builders-v0", {"num_players": 3, "column_limits": (2, 2, 3, 3)}),
+    ("catsle_builders-v0", {"num_players": 5, "column_limits": (0, 3, 3, 4)}),
 ]
 
 
@@ -321,3 +325,26 @@ def test_olenon_kernel_deals_by_the_copies_left():
     rngs = seed_generators(8, 1)
     counts = np.bincount([kernel.sample_chance(state.S, 0, rngs) for _ in range(32000)], minlength=7)
     assert np.allclose(counts / 32000, np.array(kernel.DECK) / 32, atol=0.01)
+
+
+def test_catsle_builders_batch_observes_only_the_acting_seats_hand():
+    from gameshelf.envs.catsle_builders import kernel
+    from gameshelf.envs.catsle_builders.observation import LAYOUT as OBSERVATION
+
+    env = vector.make("catsle_builders-v0", num_envs=8, seed=4, num_players=5)
+    out = env.reset()
+    rngs = seed_generators(2, 8)
+    hidden = 0
+    for _ in range(300):
+        for i in range(8):
+            seat = out.current_player[i]
+            where = env.states[i, kernel.LOC : kernel.LOC + kernel.NC]
+            obs = out.observation[i]
+            assert np.array_equal(OBSERVATION.view(obs, "hand"), (where == kernel.IN_HAND + seat).astype(np.float32))
+            others = (where >= kernel.IN_HAND) & (where < kernel.IN_HAND + 5) & (where != kernel.IN_HAND + seat)
+            hidden += int(others.sum())
+            for piece in ("played", "trick_left", "discards", "pending"):  # no card piece names another seat's cards
+                assert not OBSERVATION.view(obs, piece)[others].any()
+            assert not OBSERVATION.view(obs, "trick")[:, others].any()
+        out = env.step(env.random_actions(rngs))
+    assert hidden > 0
