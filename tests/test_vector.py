@@ -67,6 +67,10 @@ CASES = [
     ("paiko-v0", {"max_turns": 40}),
     ("paiko-v0", {"num_players": 2, "max_turns": 1}),
     ("paiko-v0", {"max_turns": 12}),
+    ("catsle_builders-v0", {}),
+    ("catsle_builders-v0", {"num_players": 3}),
+    ("catsle_builders-v0", {"num_players": 3, "column_limits": (2, 2, 3, 3)}),
+    ("catsle_builders-v0", {"num_players": 5, "column_limits": (0, 3, 3, 4)}),
 ]
 REPLAY_STEPS = {"tsukuru_ten_ten-v0": 2400}
 """Batch steps of the replay test for ids whose random games run much longer than its 400 steps."""
@@ -484,3 +488,26 @@ def test_tsukuru_ten_ten_batch_observes_only_the_acting_seats_hand():
             kernel.observation(row.reshape(1, -1), 0, seat, obs)
             assert np.array_equal(obs[0], out.observation[i])
         out = env.step(env.random_actions(rngs))
+
+
+def test_catsle_builders_batch_observes_only_the_acting_seats_hand():
+    from gameshelf.envs.catsle_builders import kernel
+    from gameshelf.envs.catsle_builders.observation import LAYOUT as OBSERVATION
+
+    env = vector.make("catsle_builders-v0", num_envs=8, seed=4, num_players=5)
+    out = env.reset()
+    rngs = seed_generators(2, 8)
+    hidden = 0
+    for _ in range(300):
+        for i in range(8):
+            seat = out.current_player[i]
+            where = env.states[i, kernel.LOC : kernel.LOC + kernel.NC]
+            obs = out.observation[i]
+            assert np.array_equal(OBSERVATION.view(obs, "hand"), (where == kernel.IN_HAND + seat).astype(np.float32))
+            others = (where >= kernel.IN_HAND) & (where < kernel.IN_HAND + 5) & (where != kernel.IN_HAND + seat)
+            hidden += int(others.sum())
+            for piece in ("played", "trick_left", "discards", "pending"):  # no card piece names another seat's cards
+                assert not OBSERVATION.view(obs, piece)[others].any()
+            assert not OBSERVATION.view(obs, "trick")[:, others].any()
+        out = env.step(env.random_actions(rngs))
+    assert hidden > 0

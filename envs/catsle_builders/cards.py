@@ -1,5 +1,7 @@
 """CATsle Builders' cards and round scoring: constants and small pure helpers (no state; actions are ``actions``).
 
+The rule steps are the kernels' (``kernel.py``); these helpers serve names, text, pictures, positions and agents.
+
 A card is an integer ``suit * 12 + (value - 1)``: suits 0..4 (Walls, Gables, Gates, Bridges, Moats),
 values 1..12. Sets of cards (hands, discards) are bit masks: bit ``c`` set when card ``c`` is in the set.
 """

@@ -19,6 +19,7 @@ from gameshelf.envs.catsle_builders.cards import (
     card_name,
     cards_of,
     parse_card,
+    rating,
 )
 from gameshelf.envs.catsle_builders.rules import CatsleGame, CatsleState
 
@@ -97,8 +98,79 @@ def _cards(value: Any, where: str, deck: int) -> list[int]:
     return out
 
 
+class _Draft:
+    """A position being read: the fields of a ``CatsleState`` as plain ints and lists, checked before they are
+    written into a state's row (``CatsleState.load``)."""
+
+    def __init__(self, game: CatsleGame) -> None:
+        n = game.num_players
+        self.game = game
+        self.phase = FIRST
+        self.round_index = 0
+        self.round_first = -1
+        self.totals = [0] * n
+        self.round_scores: list[list[int]] = []
+        self.last_perfect = [0] * n
+        self.turn = -1
+        self.hands = [0] * n
+        self.hand_sizes = [0] * n
+        self.undealt = game.deck
+        self.dealt = 0
+        self.leader = -1
+        self.trick: list[int] = []
+        self.trick_left = 0
+        self.queue: list[int] = []
+        self.take_pos = 0
+        self.pending = -1
+        self.col_suit = [[-1] * game.num_columns for _ in range(n)]
+        self.cols: list[list[list[int]]] = [[[] for _ in range(game.num_columns)] for _ in range(n)]
+        self.discards = 0
+        self.played = 0
+        self.voids = [0] * n
+
+    def trick_seat(self, i: int) -> int:
+        return (self.leader + i) % self.game.num_players
+
+    def trick_rating(self) -> list[int]:
+        return [self.trick_seat(i) for i in rating(self.trick)]
+
+    def columns_for(self, seat: int, c: int) -> list[int]:
+        suits = self.col_suit[seat]
+        suit = c // NUM_VALUES
+        if suit in suits:
+            return [suits.index(suit)]
+        return [k for k, s in enumerate(suits) if s < 0]
+
+
 def build_state(game: CatsleGame, position: Mapping[str, Any]) -> CatsleState:
     """A validated state from a position dict (see ``KEYS``); ``ValueError`` names the problem."""
+    draft = _read(game, position)
+    state = CatsleState(game)
+    state.load(
+        phase=draft.phase,
+        round_index=draft.round_index,
+        round_first=draft.round_first,
+        totals=draft.totals,
+        round_scores=draft.round_scores,
+        last_perfect=draft.last_perfect,
+        hands=draft.hands,
+        cols=draft.cols,
+        discards=draft.discards,
+        trick=draft.trick,
+        voids=draft.voids,
+        leader=draft.leader,
+        dealt=draft.dealt,
+        turn=draft.turn,
+        trick_left=draft.trick_left,
+        queue=draft.queue,
+        take_pos=draft.take_pos,
+        pending=draft.pending,
+    )
+    return state
+
+
+def _read(game: CatsleGame, position: Mapping[str, Any]) -> _Draft:
+    """The checked fields of a position dict (see ``build_state``)."""
     if not isinstance(position, Mapping):
         raise ValueError("a position is a dict")
     missing = [k for k in KEYS if k not in position]
@@ -115,7 +187,7 @@ def build_state(game: CatsleGame, position: Mapping[str, Any]) -> CatsleState:
     if position["phase"] not in PHASE_NAMES:
         raise ValueError(f"unknown phase {position['phase']!r}; phases: {list(PHASE_NAMES)}")
     phase = PHASE_NAMES.index(position["phase"])
-    state = CatsleState(game)
+    state = _Draft(game)
     deck = game.deck
     rnd = _int(position, "round", 1, NUM_ROUNDS)
     state.round_index = rnd - 1
@@ -219,7 +291,6 @@ def build_state(game: CatsleGame, position: Mapping[str, Any]) -> CatsleState:
         state.dealt = dealt
         state.undealt = deck & ~seen
         state.turn = -1
-        state.deal_start = -1
         _check_none(position, "trick_left", "pending")
         return state
     if state.leader < 0:

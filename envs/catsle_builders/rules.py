@@ -1,7 +1,10 @@
 """CATsle Builders rules engine: ``CatsleGame`` and ``CatsleState``.
 
-See the package docstring (``envs/catsle_builders/__init__.py``) for the rules as implemented, the
-action encoding, the observation layout, the position keys and the readings taken.
+The rules are compiled kernels (``kernel.py``) over one ``int16`` state row; ``CatsleState`` is a view over
+that row and keeps in Python only what is not a rule step: chance outcomes, text, move names, the fields
+read as ints and lists, and ``resample_hidden``. See the package docstring (``envs/catsle_builders/__init__.py``)
+for the rules as implemented, the action encoding, the observation layout, the position keys and the
+readings taken.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from gameshelf.envs.catsle_builders import kernel as K
 from gameshelf.envs.catsle_builders import observation as obs_mod
 from gameshelf.envs.catsle_builders.actions import (
     DEAL,
@@ -25,7 +29,9 @@ from gameshelf.envs.catsle_builders.actions import (
 from gameshelf.envs.catsle_builders.cards import (
     DEFAULT_LIMITS,
     HAND_SIZE,
+    MAX_COLUMNS,
     MAX_LIMIT,
+    MAX_PLAYERS,
     NUM_CARDS,
     NUM_ROUNDS,
     NUM_SUITS,
@@ -39,9 +45,9 @@ from gameshelf.envs.catsle_builders.cards import (
     deck_mask,
     hand_text,
     rating,
-    round_score,
 )
-from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameFacts, Option, State, rank_returns
+from gameshelf.envs.core.game import CHANCE, TERMINAL, GameFacts, Option
+from gameshelf.envs.core.kernel import IntView, KernelGame, KernelState, int_field
 
 
 def _limits_ok(value: Any) -> bool:
@@ -52,10 +58,12 @@ def _limits_ok(value: Any) -> bool:
     )
 
 
-class CatsleGame(Game):
+class CatsleGame(KernelGame):
     """CATsle Builders for 3 to 5 players."""
 
     name = "catsle_builders"
+    kernel = K
+    """The compiled rules (``kernel.py``): the state wraps its row, ``gameshelf.vector`` batches it."""
     OPTIONS: ClassVar[dict[str, Option]] = {
         "num_players": Option(4, choices=(4, 3, 5), doc="number of players"),
         "column_limits": Option(
@@ -83,6 +91,7 @@ class CatsleGame(Game):
         self.deck_size = bin(self.deck).count("1")
         self.max_total = float(NUM_ROUNDS * (sum(self.options["column_limits"]) + PERFECT_BONUS[-1]))
         """Upper bound of a total score (observation scale)."""
+        self.initial = K.initial_state(n, self.limits)
 
     def _facts(self) -> GameFacts:
         n = self.options["num_players"]
@@ -99,61 +108,189 @@ class CatsleGame(Game):
         return CatsleState(self)
 
 
-class CatsleState(State):
-    """A position of a CATsle Builders game (see the environment card for the rules)."""
+POW2 = np.left_shift(np.int64(1), np.arange(NUM_CARDS, dtype=np.int64))
+"""Bit ``c`` of a card mask, per card."""
+
+
+def _seat_ints(start: int, doc: str) -> Any:
+    """A per-seat list-like attribute (one int per player) at ``start`` of the row."""
+
+    def get(state: CatsleState) -> IntView:
+        return IntView(state.s, start, state.game.num_players)
+
+    def put(state: CatsleState, values: Any) -> None:
+        IntView(state.s, start, state.game.num_players).assign(values)
+
+    return property(get, put, doc=doc)
+
+
+class CatsleState(KernelState):
+    """A position of a CATsle Builders game (see the environment card for the rules): a view over one kernel
+    state row (``kernel.py``), which the rules act on. Card sets (hands, discards, ...) read as bit masks
+    (bit ``c`` set when card ``c`` is in the set), the other fields as ints and lists."""
 
     game: CatsleGame
+    EXTRA = ("deal_start",)
 
     def __init__(self, game: CatsleGame) -> None:
         super().__init__(game)
-        n = game.num_players
-        self.phase = FIRST
-        self.round_index = 0
-        self.round_first = -1
-        """Seat that leads the round's first trick."""
-        self.totals = [0] * n
-        self.round_scores: list[list[int]] = []
-        """Score of every seat in each finished round."""
-        self.last_perfect = [0] * n
-        """Perfect columns of every seat in the latest round scoring (the tie-break after round 3)."""
         self.deal_start = -1
         """Index in ``history`` of this round's first dealt card (-1: the deal is not in the history)."""
-        self.turn = -1
-        self._new_round()
 
-    def _new_round(self) -> None:
-        game = self.game
-        n = game.num_players
-        self.hands = [0] * n
-        self.hand_sizes = [0] * n
-        self.undealt = game.deck
+    phase = int_field(K.PHASE, "FIRST, DEAL, PLAY, TAKE, PLACE or OVER")
+    round_index = int_field(K.ROUND, "0-based round")
+    round_first = int_field(K.ROUND_FIRST, "seat that leads the round's first trick")
+    leader = int_field(K.LEADER, "seat that leads the current trick")
+    turn = int_field(K.TURN, "seat to act (-1 at chance and terminal nodes)")
+    dealt = int_field(K.DEALT, "cards dealt this round")
+    pending = int_field(K.PENDING, "taken card waiting for its column (place decision), -1: none")
+    take_pos = int_field(K.TAKE_POS, "entries of ``queue`` done")
+    totals = _seat_ints(K.TOTALS, "total score per seat")
+    last_perfect = _seat_ints(K.LAST_PERFECT, "perfect columns of every seat in the latest round scoring (the tie-break)")
+    hand_sizes = _seat_ints(K.SIZES, "cards in each hand")
+    voids = _seat_ints(K.VOIDS, "per seat, bit mask of suits it showed it lacks this round")
+
+    # ---- card sets and lists, read from the row ------------------------------------------------
+    def _cards_where(self, code: int) -> int:
+        return int(POW2[self.s[K.LOC : K.LOC + NUM_CARDS] == code].sum())
+
+    @property
+    def hands(self) -> list[int]:
+        """Per seat, its hand as a card mask."""
+        loc = self.s[K.LOC : K.LOC + NUM_CARDS]
+        return [int(POW2[loc == K.IN_HAND + s].sum()) for s in range(self.game.num_players)]
+
+    @property
+    def undealt(self) -> int:
         """Cards not dealt yet (after the deal: the cards out of the round)."""
-        self.dealt = 0
-        self.leader = self.round_first
-        """Seat that leads the current trick."""
-        self.trick: list[int] = []
-        """Cards of the current trick in play order (the leader's first)."""
-        self.trick_left = 0
+        return self._cards_where(K.UNDEALT)
+
+    @property
+    def played(self) -> int:
+        """Cards played this round (on boards, discarded, in the trick or waiting for a column)."""
+        return int(POW2[self.s[K.LOC : K.LOC + NUM_CARDS] >= K.PLAYED_ANON].sum())
+
+    @property
+    def played_by(self) -> list[int]:
+        """Per seat, the cards it played this round (as far as recorded: not before a built position)."""
+        return [self._cards_where(K.PLAYED + s) for s in range(self.game.num_players)]
+
+    @property
+    def discards(self) -> int:
+        """Cards discarded this round (left in a trick, not taken)."""
+        return int(POW2[self.s[K.DISC : K.DISC + NUM_CARDS] != 0].sum())
+
+    @property
+    def trick_left(self) -> int:
         """Cards still in the trick while it is being taken."""
-        self.queue: list[int] = []
+        return int(POW2[self.s[K.LEFT : K.LEFT + NUM_CARDS] != 0].sum())
+
+    @property
+    def trick(self) -> list[int]:
+        """Cards of the current trick in play order (the leader's first)."""
+        return self.s[K.TRICK : K.TRICK + self.s[K.TRICK_N]].tolist()  # type: ignore[no-any-return]
+
+    @property
+    def queue(self) -> list[int]:
         """Seats taking from the current trick, one entry per card, in rating order."""
-        self.take_pos = 0
-        self.pending = -1
-        """Taken card waiting for its column (place decision)."""
-        self.col_suit = [[-1] * game.num_columns for _ in range(n)]
-        self.cols: list[list[list[int]]] = [[[] for _ in range(game.num_columns)] for _ in range(n)]
-        self.discards = 0
-        self.played = 0
-        """Cards played this round (on boards, discarded or in the trick)."""
-        self.played_by = [0] * n
-        self.voids = [0] * n
-        """Per seat, bit mask of suits it showed it lacks this round."""
+        return self.s[K.QUEUE : K.QUEUE + self.s[K.QUEUE_N]].tolist()  # type: ignore[no-any-return]
+
+    @property
+    def round_scores(self) -> list[list[int]]:
+        """Score of every seat in each finished round."""
+        n = self.game.num_players
+        start = K.ROUND_SCORES
+        return [self.s[start + MAX_PLAYERS * r : start + MAX_PLAYERS * r + n].tolist() for r in range(self.s[K.SCORED])]
+
+    @property
+    def col_suit(self) -> list[list[int]]:
+        """Per seat and column, the suit it holds (-1: empty)."""
+        k = self.game.num_columns
+        base = K.COL_SUIT
+        return [self.s[base + MAX_COLUMNS * s : base + MAX_COLUMNS * s + k].tolist() for s in range(self.game.num_players)]
+
+    @property
+    def cols(self) -> list[list[list[int]]]:
+        """Per seat and column, its cards in the order they were placed."""
+        s_ = self.s
+        out = []
+        for s in range(self.game.num_players):
+            board = []
+            for k in range(self.game.num_columns):
+                at = MAX_COLUMNS * s + k
+                start = K.COLS + K.MAX_COL_CARDS * at
+                board.append(s_[start : start + s_[K.COL_LEN + at]].tolist())
+            out.append(board)
+        return out
+
+    def board_counts(self, seat: int) -> list[int]:
+        start = K.COL_LEN + MAX_COLUMNS * seat
+        return self.s[start : start + self.game.num_columns].tolist()  # type: ignore[no-any-return]
+
+    def load(
+        self,
+        *,
+        phase: int,
+        round_index: int,
+        round_first: int,
+        totals: list[int],
+        round_scores: list[list[int]],
+        last_perfect: list[int],
+        hands: list[int],
+        cols: list[list[list[int]]],
+        discards: int,
+        trick: list[int],
+        voids: list[int],
+        leader: int,
+        dealt: int,
+        turn: int,
+        trick_left: int,
+        queue: list[int],
+        take_pos: int,
+        pending: int,
+    ) -> None:
+        """Write a whole position into the row (the position builder's last step, after its checks). Cards
+        on boards, discarded or in the trick are played (by a seat not recorded); the others not in a hand
+        are undealt."""
+        s = self.s
+        n = self.game.num_players
+        s[:] = self.game.initial
+        self.phase, self.round_index, self.round_first = phase, round_index, round_first
+        self.totals, self.last_perfect, self.voids = totals, last_perfect, voids
+        s[K.SCORED] = len(round_scores)
+        for r, scores in enumerate(round_scores):
+            s[K.ROUND_SCORES + MAX_PLAYERS * r : K.ROUND_SCORES + MAX_PLAYERS * r + n] = scores
+        loc = s[K.LOC : K.LOC + NUM_CARDS]
+        for seat, hand in enumerate(hands):
+            loc[cards_of(hand)] = K.IN_HAND + seat
+            s[K.SIZES + seat] = len(cards_of(hand))
+        for seat, board in enumerate(cols):
+            for k, col in enumerate(board):
+                at = MAX_COLUMNS * seat + k
+                if col:
+                    s[K.COL_SUIT + at] = col[0] // NUM_VALUES
+                s[K.COL_LEN + at] = len(col)
+                s[K.COLS + K.MAX_COL_CARDS * at : K.COLS + K.MAX_COL_CARDS * at + len(col)] = col
+                loc[col] = K.PLAYED_ANON
+        s[K.DISC : K.DISC + NUM_CARDS] = POW2 & discards != 0
+        loc[cards_of(discards)] = K.PLAYED_ANON
+        s[K.TRICK_N] = len(trick)
+        s[K.TRICK : K.TRICK + len(trick)] = trick
+        loc[trick] = K.PLAYED_ANON
+        s[K.LEFT : K.LEFT + NUM_CARDS] = POW2 & trick_left != 0
+        s[K.LEFT_N] = len(cards_of(trick_left))
+        s[K.QUEUE_N] = len(queue)
+        s[K.QUEUE : K.QUEUE + len(queue)] = queue
+        self.leader, self.dealt, self.turn = leader, dealt, turn
+        self.take_pos, self.pending = take_pos, pending
+        self.deal_start = -1
 
     # ---- whose turn ---------------------------------------------------------------------------
     def current_player(self) -> int:
-        phase = self.phase
-        if phase in (PLAY, TAKE, PLACE):
-            return self.turn
+        s = self.s  # the kernel's current_player, read here without a compiled call (the hottest query)
+        phase = s[K.PHASE]
+        if PLAY <= phase <= PLACE:  # the decision phases
+            return int(s[K.TURN])
         if phase == OVER:
             return TERMINAL
         return CHANCE
@@ -177,105 +314,20 @@ class CatsleState(State):
             return cards[int(rng.integers(len(cards)))]
         raise ValueError("not a chance node")
 
-    # ---- actions ------------------------------------------------------------------------------
+    # ---- actions (mask, legality, playout: KernelState's) -------------------------------------
     def playable(self) -> int:
         """Bit mask of the cards the player to act may play (follow the led suit if able)."""
-        hand = self.hands[self.turn]
-        if self.trick:
-            follow = hand & SUIT_MASK[self.trick[0] // NUM_VALUES]
-            if follow:
-                return follow
-        return hand
+        return int(POW2[self.legal_action_mask()[:NUM_CARDS]].sum())
 
     def columns_for(self, seat: int, c: int) -> list[int]:
         """Columns of ``seat``'s board that may receive card ``c``: the one holding its suit, else every empty one."""
-        suits = self.col_suit[seat]
-        suit = c // NUM_VALUES
-        if suit in suits:
-            return [suits.index(suit)]
-        return [k for k, s in enumerate(suits) if s < 0]
-
-    def legal_action_mask(self) -> np.ndarray:
-        mask = np.zeros(NUM_ACTIONS, dtype=bool)
-        phase = self.phase
-        if phase == PLAY:
-            mask[cards_of(self.playable())] = True
-        elif phase == TAKE:
-            mask[[TAKE_BASE + c for c in cards_of(self.trick_left)]] = True
-        elif phase == PLACE:
-            mask[[PLACE_BASE + k for k in self.columns_for(self.turn, self.pending)]] = True
-        return mask
-
-    def legal_actions(self) -> list[int]:
-        phase = self.phase
-        if phase == PLAY:
-            return cards_of(self.playable())
-        if phase == TAKE:
-            return [TAKE_BASE + c for c in cards_of(self.trick_left)]
-        if phase == PLACE:
-            return [PLACE_BASE + k for k in self.columns_for(self.turn, self.pending)]
-        return []
-
-    def _is_legal(self, player: int, action: int) -> bool:
-        phase = self.phase
-        if phase == FIRST:
-            return 0 <= action < self.game.num_players
-        if phase == DEAL:
-            return 0 <= action < NUM_CARDS and bool(self.undealt >> action & 1)
-        if phase == PLAY:
-            return 0 <= action < NUM_CARDS and bool(self.playable() >> action & 1)
-        if phase == TAKE:
-            return TAKE_BASE <= action < PLACE_BASE and bool(self.trick_left >> (action - TAKE_BASE) & 1)
-        if phase == PLACE:
-            return action - PLACE_BASE in self.columns_for(self.turn, self.pending) and action >= PLACE_BASE
-        return False
+        mask = int(K.columns_mask(self.S, 0, seat, c))
+        return [k for k in range(self.game.num_columns) if mask >> k & 1]
 
     def _apply(self, action: int) -> None:
-        phase = self.phase
-        game = self.game
-        n = game.num_players
-        if phase == FIRST:
-            self.round_first = self.leader = action
-            self.phase = DEAL
-            return
-        if phase == DEAL:
-            if self.dealt == 0:
-                self.deal_start = len(self.history)
-            seat = self.dealt % n
-            self.hands[seat] |= 1 << action
-            self.hand_sizes[seat] += 1
-            self.undealt &= ~(1 << action)
-            self.dealt += 1
-            if self.dealt == n * game.hand_size:
-                self.phase = PLAY
-                self.turn = self.leader
-            return
-        if phase == PLAY:
-            seat = self.turn
-            bit = 1 << action
-            self.hands[seat] &= ~bit
-            self.hand_sizes[seat] -= 1
-            self.played |= bit
-            self.played_by[seat] |= bit
-            trick = self.trick
-            if trick and action // NUM_VALUES != trick[0] // NUM_VALUES:
-                self.voids[seat] |= 1 << (trick[0] // NUM_VALUES)
-            trick.append(action)
-            if len(trick) < n:
-                self.turn = (seat + 1) % n
-                return
-            self._start_taking()
-            return
-        if phase == TAKE:
-            seat = self.turn
-            self.take_pos += 1
-            if not self._take(seat, action - TAKE_BASE):
-                self._advance()
-            return
-        # PLACE
-        self._place(self.turn, self.pending, action - PLACE_BASE)
-        self.pending = -1
-        self._advance()
+        if self.s[K.PHASE] == DEAL and self.s[K.DEALT] == 0:
+            self.deal_start = len(self.history)
+        K.apply(self.S, 0, action)
 
     def trick_seat(self, i: int) -> int:
         """The seat that played the ``i``-th card of the current trick."""
@@ -285,97 +337,15 @@ class CatsleState(State):
         """Seats of a complete trick from the 1st rated to the last."""
         return [self.trick_seat(i) for i in rating(self.trick)]
 
-    def _start_taking(self) -> None:
-        ranked = self.trick_rating()
-        self.queue = [seat for seat, k in zip(ranked, self.game.takes, strict=False) for _ in range(k)]
-        self.take_pos = 0
-        for c in self.trick:
-            self.trick_left |= 1 << c
-        self._advance()
-
-    def _take(self, seat: int, c: int) -> bool:
-        """``seat`` takes card ``c`` from the trick and places it; True when he must choose its column."""
-        self.trick_left &= ~(1 << c)
-        columns = self.columns_for(seat, c)
-        if len(columns) == 1:
-            self._place(seat, c, columns[0])
-            return False
-        self.pending = c
-        self.phase = PLACE
-        self.turn = seat
-        return True
-
-    def _place(self, seat: int, c: int, column: int) -> None:
-        self.col_suit[seat][column] = c // NUM_VALUES
-        self.cols[seat][column].append(c)
-
-    def _advance(self) -> None:
-        """Go on taking from the trick: ask the next taker, or take for him when he has no choice."""
-        queue = self.queue
-        while self.take_pos < len(queue):
-            seat = queue[self.take_pos]
-            left = len(queue) - self.take_pos
-            if bin(self.trick_left).count("1") == left and all(s == seat for s in queue[self.take_pos :]):
-                # he takes every card still in the trick: no choice of cards
-                self.take_pos += 1
-                if self._take(seat, cards_of(self.trick_left)[0]):
-                    return
-                continue
-            self.phase = TAKE
-            self.turn = seat
-            return
-        self.discards |= self.trick_left
-        self.trick_left = 0
-        self.leader = queue[-1]
-        self.trick = []
-        self.queue = []
-        self.take_pos = 0
-        if not any(self.hand_sizes):
-            self._end_round()
-        else:
-            self.phase = PLAY
-            self.turn = self.leader
-
-    def board_counts(self, seat: int) -> list[int]:
-        return [len(col) for col in self.cols[seat]]
-
-    def _end_round(self) -> None:
-        game = self.game
-        n = game.num_players
-        scores = []
-        for s in range(n):
-            score, perfect = round_score(game.limits, self.board_counts(s))
-            scores.append(score)
-            self.totals[s] += score
-            self.last_perfect[s] = perfect
-        self.round_scores.append(scores)
-        if self.round_index == NUM_ROUNDS - 1:
-            self.phase = OVER  # the last boards stay for display
-            self.turn = -1
-            return
-        self.round_index += 1
-        self.round_first = (self.round_first + 1) % n
-        self._new_round()
-        self.phase = DEAL
-        self.turn = -1
-
-    # ---- results ------------------------------------------------------------------------------
+    # ---- results (returns, observation: KernelState's) ----------------------------------------
     def final_keys(self) -> list[tuple[int, int]]:
         """Ranking key of every seat: total score, then perfect columns in the last round's scoring."""
         return [(self.totals[s], self.last_perfect[s]) for s in range(self.game.num_players)]
 
-    def returns(self) -> np.ndarray:
-        if self.phase != OVER:
-            return np.zeros(self.game.num_players, dtype=np.float64)
-        return rank_returns(self.final_keys())
-
     def scores(self) -> np.ndarray:
-        return np.array(self.totals, dtype=np.float64)
+        return np.array(self.totals.tolist(), dtype=np.float64)
 
-    # ---- observation and text -----------------------------------------------------------------
-    def _observation(self, seat: int) -> np.ndarray:
-        return obs_mod.encode(self, seat)
-
+    # ---- text -------------------------------------------------------------------------------
     def action_to_string(self, action: int) -> str:
         phase = self.phase
         if phase == FIRST:
@@ -468,52 +438,24 @@ class CatsleState(State):
         new = self.clone()
         n = self.game.num_players
         others = [s for s in range(n) if s != seat]
-        pool = 0
+        hands = self.hands
+        undealt = self.undealt
+        pool = undealt
         for s in others:
-            pool |= self.hands[s]
-        pool |= self.undealt
+            pool |= hands[s]
         cards = cards_of(pool)
-        caps = [self.hand_sizes[s] for s in others] + [bin(self.undealt).count("1")]
+        caps = [self.hand_sizes[s] for s in others] + [bin(undealt).count("1")]
         banned = [self.voids[s] for s in others] + [0]
-        hands = _constrained_deal(cards, caps, banned, rng)
+        dealt = _constrained_deal(cards, caps, banned, rng)
+        loc = new.s[K.LOC : K.LOC + NUM_CARDS]
         for i, s in enumerate(others):
-            new.hands[s] = hands[i]
-        new.undealt = hands[-1]
+            loc[cards_of(dealt[i])] = K.IN_HAND + s
+        loc[cards_of(dealt[-1])] = K.UNDEALT
         if self.deal_start >= 0 and self.dealt:
-            initial = [sorted(cards_of(new.hands[s] | self.played_by[s])) for s in range(n)]
+            new_hands, played_by = new.hands, self.played_by
+            initial = [sorted(cards_of(new_hands[s] | played_by[s])) for s in range(n)]
             deal = [initial[k % n][k // n] for k in range(self.dealt)]
             new.history[self.deal_start : self.deal_start + self.dealt] = deal
-        return new
-
-    # ---- copying ------------------------------------------------------------------------------
-    def clone(self) -> CatsleState:
-        new = CatsleState.__new__(CatsleState)
-        new.game = self.game
-        new.history = list(self.history)
-        new.phase = self.phase
-        new.round_index = self.round_index
-        new.round_first = self.round_first
-        new.totals = list(self.totals)
-        new.round_scores = [list(r) for r in self.round_scores]
-        new.last_perfect = list(self.last_perfect)
-        new.deal_start = self.deal_start
-        new.turn = self.turn
-        new.hands = list(self.hands)
-        new.hand_sizes = list(self.hand_sizes)
-        new.undealt = self.undealt
-        new.dealt = self.dealt
-        new.leader = self.leader
-        new.trick = list(self.trick)
-        new.trick_left = self.trick_left
-        new.queue = list(self.queue)
-        new.take_pos = self.take_pos
-        new.pending = self.pending
-        new.col_suit = [list(c) for c in self.col_suit]
-        new.cols = [[list(col) for col in board] for board in self.cols]
-        new.discards = self.discards
-        new.played = self.played
-        new.played_by = list(self.played_by)
-        new.voids = list(self.voids)
         return new
 
 
