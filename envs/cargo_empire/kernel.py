@@ -41,7 +41,7 @@ from gameshelf.envs.cargo_empire.observation import HAND_LEVELS, LAYOUT, POSTS_S
 from gameshelf.envs.cargo_empire.routes import ALL_PAYMENTS, legal_payments
 from gameshelf.envs.cargo_empire.scoring import MAX_VP
 from gameshelf.envs.core.game import CHANCE, TERMINAL
-from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit, jit_helper
+from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit, jit_helper, shared_place_return
 
 C = D.NUM_CITIES
 MP = D.MAX_PLAYERS
@@ -780,10 +780,7 @@ def returns(S: np.ndarray, i: int, out: np.ndarray) -> None:
                 ahead += 1
             elif x == a and y == b:
                 tied += 1
-        shared = 0.0
-        for pos in range(ahead, ahead + tied):
-            shared += 1.0 - 2.0 * pos / (n - 1)
-        out[p] = shared / tied
+        out[p] = shared_place_return(ahead, tied, n)
 
 
 # ---- observation ---------------------------------------------------------------------------------------

@@ -52,7 +52,7 @@ from gameshelf.envs.catsle_builders.cards import (
 )
 from gameshelf.envs.catsle_builders.observation import LAYOUT, MAX_HAND, MAX_TAKEN
 from gameshelf.envs.core.game import CHANCE, TERMINAL
-from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit, jit_helper
+from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit, jit_helper, shared_place_return
 
 MP, MC, NC, NV = MAX_PLAYERS, MAX_COLUMNS, NUM_CARDS, NUM_VALUES
 MAX_COL_CARDS = NUM_VALUES
@@ -511,10 +511,7 @@ def returns(S: np.ndarray, i: int, out: np.ndarray) -> None:
                 better += 1
             elif other_key == key:
                 equal += 1
-        acc = 0.0  # the mean of the shared places' values, summed in order as rank_returns does
-        for place in range(better, better + equal):
-            acc += 1.0 - 2.0 * place / (n - 1)
-        out[seat] = acc / equal
+        out[seat] = shared_place_return(better, equal, n)
 
 
 @jit

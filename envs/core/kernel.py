@@ -141,6 +141,17 @@ def next_u32(rngs: np.ndarray, i: int) -> int:
 
 
 @jit_helper
+def shared_place_return(better: int, equal: int, n: int) -> float:
+    """The return of a seat ranked behind ``better`` seats and tied with ``equal`` (itself included) among ``n``:
+    the mean of the shared places' values ``1 - 2 * place / (n - 1)``, summed in order as ``rank_returns``
+    sums them, so the kernels' returns are bit-identical to it."""
+    acc = 0.0
+    for place in range(better, better + equal):
+        acc += 1.0 - 2.0 * place / (n - 1)
+    return acc / equal
+
+
+@jit_helper
 def below(rngs: np.ndarray, i: int, k: int) -> int:
     """A uniform integer in ``[0, k)`` (``k`` < 2**31) from generator ``i`` of ``rngs``."""
     return (next_u32(rngs, i) * k) >> 32

@@ -36,7 +36,7 @@ import itertools
 import numpy as np
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL
-from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit, jit_helper
+from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit, jit_helper, shared_place_return
 from gameshelf.envs.range_ta_ludotheque.actions import BOX, MAT, PASS
 from gameshelf.envs.range_ta_ludotheque.board import PERMS, ROLL_INDEX, ROLL_TRIPLES, ROLLS, ROUNDS, SHAPES
 from gameshelf.envs.range_ta_ludotheque.observation import CAT0, JOIN_DOWN, JOIN_RIGHT, LAYOUT, MAX_PLAYERS, MECH0, SHEET_CHANNELS
@@ -665,10 +665,7 @@ def returns(S: np.ndarray, i: int, out: np.ndarray) -> None:
                 better += 1
             elif other_key == key:
                 equal += 1
-        acc = 0.0
-        for place in range(better, better + equal):
-            acc += 1.0 - 2.0 * place / (n - 1)
-        out[seat] = acc / equal
+        out[seat] = shared_place_return(better, equal, n)
 
 
 # ---- observation ----------------------------------------------------------------------------------

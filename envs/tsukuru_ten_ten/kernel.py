@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL
-from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit, jit_helper
+from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit, jit_helper, shared_place_return
 from gameshelf.envs.tsukuru_ten_ten import actions as act
 from gameshelf.envs.tsukuru_ten_ten.actions import (
     DEAL,
@@ -723,10 +723,7 @@ def returns(S: np.ndarray, i: int, out: np.ndarray) -> None:
                 better += 1
             elif other_key == key:
                 equal += 1
-        acc = 0.0  # the mean of the shared places' values, summed in order as rank_returns does
-        for place in range(better, better + equal):
-            acc += 1.0 - 2.0 * place / (n - 1)
-        out[seat] = acc / equal
+        out[seat] = shared_place_return(better, equal, n)
 
 
 @jit
