@@ -390,7 +390,8 @@ def make_mcts_agent(name: str, env_id: str, trust_model: bool = False, **kwargs:
     unless ``trust_model``). ``:reference`` is the game's shipped network (``training.agents.net``).
     """
     parsed = parse_mcts_name(name)
-    rollout = prior = None
+    rollout: Agent | None = None
+    prior: Any = None  # anything with action_probabilities(state, seat)
     if parsed["heuristic"]:
         rollout = heuristic_agent(env_id)
     if parsed["reference"]:
