@@ -313,3 +313,20 @@ def test_a_reference_opponent_plays_in_the_training_environment(reference_dir):
         if terminated or truncated:
             break
     assert terminated or truncated
+
+
+def test_play_takes_reference_opponents(reference_dir, capsys):
+    from gameshelf.cli import main as cli
+    from gameshelf.play import play
+
+    assert cli(["play", "amoriax-v0", "--opponents", "reference"]) == 2
+    assert "no reference network for 'amoriax-v0'" in capsys.readouterr().err
+    reference_dir.add("level_x-v0")
+    out: list[str] = []
+
+    def read(_prompt: str) -> str:  # the first listed legal move
+        start = max(i for i, line in enumerate(out) if line.startswith("Your move"))
+        return out[start + 1].split(":")[0].strip()
+
+    final = play("level_x-v0", 1, ["reference"], seed=1, read=read, write=lambda t: out.extend(t.splitlines()))
+    assert final.is_terminal() and "seats: player_0 reference, player_1 you" in out
