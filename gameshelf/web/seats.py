@@ -231,7 +231,7 @@ class Players:
 
         try:
             return reference_agent(env_id)
-        except ValueError as err:
+        except (ValueError, OSError) as err:
             message = str(err).replace(str(reference_path(env_id)), f"the reference network of {env_id}")
             raise WebError(message) from None
 

@@ -44,7 +44,8 @@ def make_agent(name: str, env_id: str, **kwargs: Any) -> Agent:
         from gameshelf.training.agents.net import reference_agent
 
         kwargs.pop("trust_model", None)
-        return reference_agent(env_id, name=name, **kwargs)
+        kwargs.setdefault("name", name)
+        return reference_agent(env_id, **kwargs)
     if name.startswith("model:"):
         path = name.removeprefix("model:")
         from gameshelf.training.net import is_net_file
@@ -53,7 +54,8 @@ def make_agent(name: str, env_id: str, **kwargs: Any) -> Agent:
             from gameshelf.training.agents.net import NetAgent
 
             kwargs.pop("trust_model", None)  # a network file is arrays only, never unpickled
-            return NetAgent(path, env_id, name=name, **kwargs)
+            kwargs.setdefault("name", name)
+            return NetAgent(path, env_id, **kwargs)
         from gameshelf.training.agents.learned import LearnedAgent
 
         return LearnedAgent(path, env_id, **kwargs)

@@ -55,7 +55,10 @@ def load_net(path: str | os.PathLike[str]) -> NetPolicy:
     key = (str(resolved), stat.st_mtime_ns, stat.st_size)
     net = _CACHE.get(key)
     if net is None:
-        net = read_net(p)
+        try:
+            net = read_net(p)
+        except OSError as err:  # unreadable (permissions, a folder): one message, as for a bad file
+            raise NetLoadError(f"{p}: cannot be read ({err.strerror or type(err).__name__})") from None
         if len(_CACHE) > 32:
             _CACHE.clear()
         _CACHE[key] = net
