@@ -88,6 +88,15 @@ def test_shipped_reference_guides_mcts_in_a_legal_game(env_id):
     play_against_random(agent, env_id)
 
 
+def test_every_game_ships_a_small_reference_network():
+    """A network for every registered game, a few megabytes at most in all (the package carries them)."""
+    missing = [i for i in ALL_IDS if not reference_path(i).is_file()]
+    assert not missing, f"no reference network shipped for {missing}"
+    total = sum(reference_path(i).stat().st_size for i in ALL_IDS)
+    assert total <= 10 * 2**20, f"the reference networks take {total} bytes"
+    assert netagent.reference_ids() == envs.registered_ids()
+
+
 # ---- network files and reference agents (random weights) --------------------------------------------------
 def test_reference_networks_are_package_data():
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
