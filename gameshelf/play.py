@@ -110,7 +110,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=["heuristic"],
         metavar="AGENT",
         help="one agent per other seat, in seat order, or one for all (default heuristic): "
-        "random | heuristic | model:PATH | rllib:PATH | mcts:N | mcts:Ts",
+        "random | heuristic | reference | model:PATH (PATH.npz: a network file) | rllib:PATH | mcts:N | mcts:Ts | "
+        "mcts:N:heuristic | mcts:N:reference | mcts:N:model:PATH",
     )
     parser.add_argument("--seed", type=int, default=None, help="seed of the chance draws (default: a fresh one)")
     parser.add_argument(

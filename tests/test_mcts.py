@@ -168,9 +168,16 @@ def test_three_players():
 
 
 def test_names_and_budgets():
-    assert parse_mcts_name("mcts:200") == {"heuristic": False, "model": None, "simulations": 200}
-    assert parse_mcts_name("mcts:0.5s:heuristic") == {"heuristic": True, "model": None, "simulations": None, "seconds": 0.5}
+    assert parse_mcts_name("mcts:200") == {"heuristic": False, "reference": False, "model": None, "simulations": 200}
+    assert parse_mcts_name("mcts:0.5s:heuristic") == {
+        "heuristic": True,
+        "reference": False,
+        "model": None,
+        "simulations": None,
+        "seconds": 0.5,
+    }
     assert parse_mcts_name("mcts:9:model:a:b.zip")["model"] == "a:b.zip"
+    assert parse_mcts_name("mcts:9:reference") == {"heuristic": False, "reference": True, "model": None, "simulations": 9}
     agent = make_agent("mcts:3:heuristic", "koplus-v0")
     assert isinstance(agent, MCTSAgent) and agent.rollout_agent is not None and agent.name == "mcts:3:heuristic"
     for bad in (
@@ -182,6 +189,7 @@ def test_names_and_budgets():
         "mcts:1:foo",
         "mcts:0s",
         "mcts:1:heuristic:2",
+        "mcts:1:reference:2",
         "mcts:5:model:",
         "mcts:5:modelx",
     ):

@@ -32,6 +32,7 @@ with warnings.catch_warnings():  # newer Starlette asks for httpx2 instead of ht
 
 from gameshelf.web.app import create_app  # noqa: E402
 from gameshelf.web.session import LogEntry, Session, log_entry, make_game  # noqa: E402
+from tests.toy_nets import BAD_FILES, BAD_WORDS, bad_net, write_net  # noqa: E402
 
 HIDDEN = [i for i in envs.registered_ids() if envs.make_game(i).info.has_hidden_info]
 
@@ -61,6 +62,15 @@ def settled(client: TestClient, token: str, view: dict | None = None, seconds: f
         time.sleep(0.02)
         view = client.get(f"/api/play/{token}").json()
     return view
+
+
+def play_a_move(client: TestClient, token: str, view: dict | None = None) -> dict:
+    """The view once the seat has played its first legal move and the agents have answered."""
+    view = settled(client, token, view)
+    move = {"action": view["moves"][0]["action"], "version": view["version"]}
+    response = client.post(f"/api/play/{token}/move", json=move)
+    assert response.status_code == 200, response.text
+    return settled(client, token, response.json())
 
 
 def play_out(client: TestClient, token: str, pick=lambda moves: moves[0]) -> dict:
@@ -643,6 +653,10 @@ def test_token_mode(tmp_path) -> None:
         "model:../../etc/hosts",
         "mcts:10:model:/etc/passwd",
         "mcts:10:model:/no/such/model.zip",
+        "model:/no/such/net.npz",
+        "mcts:10:model:/no/such/net.npz",
+        "reference:/no/such/net.npz",
+        "mcts:10:reference:/no/such/net.npz",
         "rllib:/etc",
         "rllib:/no/such/run",
     ],
@@ -727,6 +741,96 @@ def test_models_named_at_start_are_offered(tmp_path) -> None:
             served_models([bad])
     with pytest.raises(ValueError, match="twice"):
         served_models([f"a={path}", f"a={path}"])
+
+
+# ---- reference networks and network files ------------------------------------------------------------
+@pytest.fixture
+def reference_dir(tmp_path, monkeypatch):
+    """A temporary folder in place of the package's ``training/reference``, with a random network for Level X."""
+    import gameshelf.training.agents.net as netagent
+
+    folder = tmp_path / "reference"
+    folder.mkdir()
+    monkeypatch.setattr(netagent, "REFERENCE_DIR", folder)
+    monkeypatch.setattr(netagent, "_CACHE", {})
+    write_net(netagent.reference_path("level_x-v0"), "level_x-v0")
+    return folder
+
+
+def test_reference_seats_play_the_package_network(reference_dir, no_tracebacks) -> None:
+    client = TestClient(create_app(), base_url=BASE)  # made after the folder: the catalogue is read once
+    games = client.get("/api/games").json()
+    assert {g["id"]: g["reference"] for g in games} == {i: i == "level_x-v0" for i in envs.registered_ids()}
+    assert "reference" in client.get("/api/agents").json()["forms"]
+    for seat in ("reference", "mcts:10:reference"):
+        token = start(client, "level_x-v0", ["human", seat], seed=1)["seats"]["0"]
+        view = settled(client, token)
+        hint = client.post(f"/api/play/{token}/hint", json={"agent": seat})
+        assert hint.status_code == 200 and hint.json()["action"] in [m["action"] for m in view["moves"]]
+        if seat == "reference":  # a whole game; the search (slower) plays a few moves
+            view = play_out(client, token)
+            assert view["over"] and len(view["result"]["returns"]) == 2
+        else:
+            view = play_a_move(client, token, view)
+            assert any(line.startswith("player_1:") for line in view["log"])
+    watch = start(client, "level_x-v0", ["reference", "mcts:5:reference"], seed=2)["watch"]
+    view = client.get(f"/api/play/{watch}").json()
+    for _ in range(6):
+        view = settled(client, watch, client.post(f"/api/play/{watch}/step", json={"version": view["version"]}).json())
+    assert any(line.startswith("player_0:") for line in view["log"]) and any(line.startswith("player_1:") for line in view["log"])
+    for env_id in ("amoriax-v0", "olenon-v0"):
+        seats = ["human"] + ["mcts:5:reference"] * (envs.spec(env_id).player_counts[0] - 1)
+        response = client.post("/api/games", json={"env_id": env_id, "seats": seats})
+        error = response.json()["error"]
+        assert response.status_code == 400 and f"no reference network for '{env_id}'" in error and "level_x-v0" in error
+        assert str(reference_dir) not in error
+
+
+def test_a_served_network_file_is_a_model_seat(tmp_path, no_tracebacks) -> None:
+    from gameshelf.web.seats import served_models
+
+    path = write_net(tmp_path / "net.npz", "level_x-v0")
+    models = served_models([f"net={path}"])
+    assert models["net"].env_id == "level_x-v0"  # read from the file's header
+    for trust in (False, True):  # --trust-model changes nothing for a network file
+        client = TestClient(create_app(trust, models=models), base_url=BASE)
+        assert client.get("/api/agents").json()["models"] == [{"name": "net", "env_id": "level_x-v0"}]
+        for seat in ("model:net", "mcts:10:model:net"):
+            token = start(client, "level_x-v0", ["human", seat], seed=3)["seats"]["0"]
+            if seat == "model:net" and not trust:
+                assert play_out(client, token)["over"]
+            else:
+                assert any(line.startswith("player_1:") for line in play_a_move(client, token)["log"])
+        other = client.post("/api/games", json={"env_id": "amoriax-v0", "seats": ["human", "model:net"]})
+        assert other.status_code == 400 and "model 'net' plays level_x-v0, not amoriax-v0" in other.json()["error"]
+        by_path = client.post("/api/games", json={"env_id": "level_x-v0", "seats": ["human", f"model:{path}"]})
+        assert by_path.status_code == 400 and "unknown model" in by_path.json()["error"]
+
+
+@pytest.mark.parametrize("kind", BAD_FILES)
+def test_bad_network_files_are_400s_that_name_no_file(kind, tmp_path, reference_dir, no_tracebacks) -> None:
+    """A served network file or the package's reference that does not load: one 400, the file not named."""
+    from gameshelf.training.agents.net import reference_path
+    from gameshelf.web.seats import served_models
+
+    path = bad_net(tmp_path, kind)
+    words = "amoriax-v0" if kind == "another game" else BAD_WORDS[kind]
+    client = TestClient(create_app(True, models=served_models([f"bad={path}"])), base_url=BASE)
+    for seat in ("model:bad", "mcts:5:model:bad"):
+        response = client.post("/api/games", json={"env_id": "level_x-v0", "seats": ["human", seat]})
+        error = response.json()["error"]
+        assert response.status_code == 400 and words in error and str(tmp_path) not in error, error
+    with open(reference_path("level_x-v0"), "wb") as shipped:
+        if kind == "oversize":
+            shipped.truncate(path.stat().st_size)
+        else:
+            shipped.write(path.read_bytes())
+    for seat in ("reference", "mcts:5:reference"):
+        response = client.post("/api/games", json={"env_id": "level_x-v0", "seats": ["human", seat]})
+        error = response.json()["error"]
+        assert response.status_code == 400 and words in error and str(tmp_path) not in error, error
+        assert "the reference network of level_x-v0" in error
+    assert held(client) == 0 and not (tmp_path / "ran").exists()
 
 
 # ---- what the server holds ----------------------------------------------------------------------------

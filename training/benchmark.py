@@ -647,7 +647,9 @@ def build_parser() -> ArgumentParser:
     parser.add_argument("--players", type=int, default=None, help="player count (default: the protocol's count of each id)")
     parser.add_argument("--workers", type=int, default=1, help="games played in parallel processes (default 1)")
     parser.add_argument("--out", default=None, help="output folder (default runs/benchmark/<agent>)")
-    parser.add_argument("--model", default=None, help="a saved model (PATH) to add to the ladder as model:PATH")
+    parser.add_argument(
+        "--model", default=None, help="a saved model or network file (PATH, PATH.npz) to add to the ladder as model:PATH"
+    )
     parser.add_argument("--ladder", nargs="+", default=None, help="replace the ladder by these agents (studies, tests)")
     parser.add_argument(
         "--unpaired", action="store_true", help="independent chance in every game (to measure what pairing gains)"

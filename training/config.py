@@ -19,11 +19,12 @@ from typing import Any
 from gameshelf.training.cli_util import UserError
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
-OPPONENTS = ("random", "heuristic", "self")
-MIX_KINDS = ("snapshots", "heuristic", "random")
+OPPONENTS = ("random", "heuristic", "reference", "self")
+MIX_KINDS = ("snapshots", "heuristic", "reference", "random")
 """Besides these, ``opponent``, the self-play mix and ``eval.opponents`` take MCTS agent names (``mcts:N``,
-``mcts:Ts``, ``mcts:N:heuristic``, ``mcts:N:model:PATH``; see ``training.agents.mcts``)."""
-MCTS_FORMS = "an MCTS agent name (mcts:N, mcts:Ts, mcts:N:heuristic or mcts:N:model:PATH)"
+``mcts:Ts``, ``mcts:N:heuristic``, ``mcts:N:reference``, ``mcts:N:model:PATH``; see ``training.agents.mcts``).
+``reference`` (the network shipped for the game, ``training.agents.net``) must exist for the run's game."""
+MCTS_FORMS = "an MCTS agent name (mcts:N, mcts:Ts, mcts:N:heuristic, mcts:N:reference or mcts:N:model:PATH)"
 MAX_SEED = 2**32 - 1
 
 DEFAULTS: dict[str, Any] = {
@@ -221,9 +222,11 @@ def from_dict(env_id: str, seed: Any, data: dict[str, Any]) -> TrainConfig:
         _positive_int(d[key], key)
     opponent = d["opponent"]
     if _is_mcts(opponent):
-        _mcts_name(opponent, "opponent")
+        _mcts_name(opponent, "opponent", env_id)
     elif not isinstance(opponent, str) or opponent not in OPPONENTS:
         raise UserError(f"opponent={_short(opponent)} is not allowed; allowed values: {', '.join(OPPONENTS)}, {MCTS_FORMS}")
+    elif opponent == "reference":
+        _reference(env_id, "opponent")
     choices = {
         "vec_env": ("dummy", "subproc"),
         "reward": ("outcome", "score"),
@@ -239,7 +242,7 @@ def from_dict(env_id: str, seed: Any, data: dict[str, Any]) -> TrainConfig:
     selfplay = SelfPlayConfig(
         snapshot_every=_positive_int(sp["snapshot_every"], "selfplay.snapshot_every"),
         pool_size=_positive_int(sp["pool_size"], "selfplay.pool_size"),
-        mix=_mix(sp["mix"]),
+        mix=_mix(sp["mix"], env_id),
     )
     p = d["ppo"]
     ppo = PPOConfig(
@@ -257,13 +260,18 @@ def from_dict(env_id: str, seed: Any, data: dict[str, Any]) -> TrainConfig:
     )
     e = d["eval"]
     opponents = e["opponents"]
-    if not isinstance(opponents, list) or any(o not in ("random", "heuristic") and not _is_mcts(o) for o in opponents):
+    if not isinstance(opponents, list) or any(
+        o not in ("random", "heuristic", "reference") and not _is_mcts(o) for o in opponents
+    ):
         raise UserError(
-            f"eval.opponents={_short(opponents)} is not allowed; allowed values: a list of random, heuristic, {MCTS_FORMS}"
+            f"eval.opponents={_short(opponents)} is not allowed; allowed values: a list of random, heuristic, reference, "
+            f"{MCTS_FORMS}"
         )
     for name in opponents:
         if _is_mcts(name):
-            _mcts_name(name, "eval.opponents")
+            _mcts_name(name, "eval.opponents", env_id)
+        elif name == "reference":
+            _reference(env_id, "eval.opponents")
     evaluation = EvalConfig(
         every=_positive_int(e["every"], "eval.every"),
         games=_positive_int(e["games"], "eval.games"),
@@ -338,17 +346,19 @@ def _net_arch(value: Any) -> list[int]:
     return list(value)
 
 
-def _mix(value: Any) -> dict[str, float]:
+def _mix(value: Any, env_id: str | None = None) -> dict[str, float]:
     allowed = f"a mapping of {', '.join(MIX_KINDS)} to weights >= 0, not all 0"
     if not isinstance(value, dict):
         raise UserError(f"selfplay.mix={_short(value)} is not allowed; allowed values: {allowed}")
     out: dict[str, float] = {}
     for key, weight in value.items():
         if _is_mcts(key):
-            _mcts_name(key, "selfplay.mix")
+            _mcts_name(key, "selfplay.mix", env_id)
         elif key not in MIX_KINDS:
             raise UserError(f"selfplay.mix: unknown opponent kind {key!r}; allowed: {', '.join(MIX_KINDS)}, {MCTS_FORMS}")
         out[key] = _number(weight, f"selfplay.mix.{key}", "a number >= 0", lambda x: x >= 0)
+        if key == "reference" and out[key] > 0 and env_id is not None:
+            _reference(env_id, "selfplay.mix")
     if not any(w > 0 for w in out.values()):
         raise UserError(f"selfplay.mix={_short(value)} is not allowed; allowed values: {allowed}")
     return out
@@ -358,8 +368,9 @@ def _is_mcts(value: Any) -> bool:
     return isinstance(value, str) and (value == "mcts" or value.startswith("mcts:"))
 
 
-def _mcts_name(value: str, name: str) -> str:
-    """Check an MCTS agent name (its budget, and that a ``:model:PATH`` file exists) without building it."""
+def _mcts_name(value: str, name: str, env_id: str | None = None) -> str:
+    """Check an MCTS agent name (its budget, that a ``:model:PATH`` file exists and, with ``env_id``, that a
+    ``:reference`` network is shipped for the game) without building it."""
     from gameshelf.training.agents.mcts import parse_mcts_name
 
     try:
@@ -368,7 +379,19 @@ def _mcts_name(value: str, name: str) -> str:
         raise UserError(f"{name}: {err}") from None
     if parsed["model"] is not None and not Path(parsed["model"]).is_file():
         raise UserError(f"{name}: {value!r} names a model file that does not exist: {parsed['model']}")
+    if parsed["reference"] and env_id is not None:
+        _reference(env_id, name)
     return value
+
+
+def _reference(env_id: str, name: str) -> None:
+    """``UserError`` unless a reference network is shipped for ``env_id`` (the file is read when played)."""
+    from gameshelf.training.agents.net import reference_file
+
+    try:
+        reference_file(env_id)
+    except ValueError as err:
+        raise UserError(f"{name}: {err}") from None
 
 
 def _game_options(env_id: str, players: int, options: Any) -> dict[str, Any]:

@@ -41,6 +41,7 @@ from gameshelf.envs.core.game import Game
 from gameshelf.training.agents import Agent, make_agent
 from gameshelf.training.cli_util import ArgumentParser, UserError, check_env_id, check_writable_file, run, show_progress
 from gameshelf.training.model_io import atomic_write_bytes, atomic_write_text
+from gameshelf.training.net import is_net_file
 from gameshelf.training.ratings import Rating, elo_anchor, elo_ratings, openskill_ratings
 
 Z95 = 1.959963984540054
@@ -330,9 +331,11 @@ def agent_labels(agents: Sequence[Agent]) -> list[str]:
 
 
 def build_agents(specs: Sequence[str | Agent], env_id: str, deterministic: bool = True, trust_model: bool = False) -> list[Agent]:
-    """Agents from names (``random``, ``heuristic``, ``model:PATH``, ``rllib:PATH``, ``mcts:...``) or agent objects.
+    """Agents from names (``random``, ``heuristic``, ``reference``, ``model:PATH``, ``rllib:PATH``, ``mcts:...``) or
+    agent objects (see ``make_agent``).
 
-    ``trust_model``: load models not saved by gameshelf with a full (unpickling) load; see docs/security.md.
+    ``trust_model``: load models not saved by gameshelf with a full (unpickling) load; see docs/security.md
+    (network files, ``.npz``, are never unpickled).
     """
     out: list[Agent] = []
     for spec in specs:
@@ -343,7 +346,7 @@ def build_agents(specs: Sequence[str | Agent], env_id: str, deterministic: bool 
             kwargs: dict[str, bool] = {}
             if spec.startswith("model:"):
                 kwargs = {"deterministic": deterministic, "trust_model": trust_model}
-            elif spec.startswith("rllib:"):
+            elif spec.startswith("rllib:") or spec == "reference":
                 kwargs = {"deterministic": deterministic}
             elif spec.startswith("mcts:") and ":model:" in spec:
                 kwargs = {"trust_model": trust_model}
@@ -497,7 +500,10 @@ def build_parser() -> ArgumentParser:
     )
     parser.add_argument("env_id", help="environment id, e.g. level_x-v0")
     parser.add_argument(
-        "agents", nargs="+", help="agents: random, heuristic, model:PATH, rllib:PATH, mcts:N[:heuristic], mcts:Ts (at least two)"
+        "agents",
+        nargs="+",
+        help="agents: random, heuristic, reference, model:PATH (PATH.npz: a network file), rllib:PATH, "
+        "mcts:N[:heuristic|:reference|:model:PATH], mcts:Ts (at least two)",
     )
     parser.add_argument("--games", type=int, default=100, help="games per pairing (default 100)")
     parser.add_argument("--players", type=int, default=None, help="number of players (default: the id's first count)")
@@ -528,7 +534,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise UserError(f"--seed must be 0 or more, not {args.seed}")
     agents = build_agents(args.agents, args.env_id, deterministic=not args.stochastic, trust_model=args.trust_model)
     for spec, agent in zip(args.agents, agents, strict=True):
-        if spec.startswith("model:"):
+        if spec.startswith("model:") and not is_net_file(spec.removeprefix("model:")):  # a network is loaded when made
             try:
                 _ = agent.model  # type: ignore[attr-defined]
             except Exception as err:

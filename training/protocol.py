@@ -186,8 +186,9 @@ BUILTIN_PREFIXES = ("model", "rllib", "mcts")
 _FACTORY = re.compile(r"^(?P<module>[A-Za-z_][\w.]*|.+\.py):(?P<attr>[A-Za-z_]\w*)$")
 
 AGENT_FORMS = (
-    "'random', 'heuristic', 'mcts:N' (N simulations per move, optionally ':heuristic' or ':model:PATH'), "
-    "'model:PATH', 'rllib:PATH', or your own 'package.module:factory' / 'path/to/file.py:factory'"
+    "'random', 'heuristic', 'reference' (the game's shipped network), "
+    "'mcts:N' (N simulations per move, optionally ':heuristic', ':reference' or ':model:PATH'), "
+    "'model:PATH' (PATH.npz: a network file), 'rllib:PATH', or your own 'package.module:factory' / 'path/to/file.py:factory'"
 )
 
 
@@ -232,13 +233,18 @@ def check_spec(spec: str) -> None:
 
         if parse_mcts_name(spec)["simulations"] is None:
             raise ValueError("the protocol decides at simulation budgets ('mcts:N'), never time budgets, so results repeat")
-    elif spec not in ("random", "heuristic") and head not in BUILTIN_PREFIXES and not is_factory_spec(spec):
+    elif spec not in ("random", "heuristic", "reference") and head not in BUILTIN_PREFIXES and not is_factory_spec(spec):
         raise ValueError(f"unknown agent; use {AGENT_FORMS}")
 
 
-def _model_file(spec: str) -> Path | None:
-    """The saved-model file a spec reads (``model:PATH``, ``mcts:N:model:PATH``), if it names one that exists."""
-    if spec.startswith("model:"):
+def _model_file(spec: str, env_id: str | None = None) -> Path | None:
+    """The saved-model file a spec reads (``model:PATH``, ``mcts:N:model:PATH``; with ``env_id``, the shipped
+    network of ``reference`` and ``mcts:N:reference``), if it names one that exists."""
+    if env_id is not None and (spec == "reference" or (spec.startswith("mcts:") and spec.split(":", 2)[2:] == ["reference"])):
+        from gameshelf.training.agents.net import reference_path
+
+        path = str(reference_path(env_id))
+    elif spec.startswith("model:"):
         path = spec.removeprefix("model:")
     elif spec.startswith("mcts:") and ":model:" in spec:
         path = spec.split(":model:", 1)[1]
@@ -261,10 +267,11 @@ def _file_digest(path: str, mtime: float, size: int) -> str:
     return digest.hexdigest()[:12]
 
 
-def spec_identity(spec: str) -> str:
+def spec_identity(spec: str, env_id: str | None = None) -> str:
     """``spec`` as results files key it: a spec that reads a saved model gets the file's digest appended
-    (``model:run/final_model#3f2a...``), so a rerun after the file changed does not reuse old games."""
-    path = _model_file(spec)
+    (``model:run/final_model#3f2a...``), so a rerun after the file changed does not reuse old games; with
+    ``env_id``, so do ``reference`` and ``mcts:N:reference`` (the network shipped for that game)."""
+    path = _model_file(spec, env_id)
     if path is None:
         return spec
     stat = path.stat()
@@ -284,7 +291,7 @@ def build_agent(spec: str, env_id: str) -> Agent:
     not give an agent for ``env_id``."""
     check_spec(spec)
     head = spec.partition(":")[0]
-    if head in ("model", "rllib"):
+    if head in ("model", "rllib", "reference"):
         return _shared_agent(spec, env_id)
     if head == "mcts" or spec in ("random", "heuristic"):
         return make_agent(spec, env_id)
@@ -389,7 +396,7 @@ class GameTask:
     def key(self) -> str:
         """What identifies the game in a results file (with the protocol version)."""
         mode = "" if self.paired else "|unpaired"
-        lineup = "|".join(spec_identity(spec) for spec in self.lineup)
+        lineup = "|".join(spec_identity(spec, self.env_id) for spec in self.lineup)
         return f"{PROTOCOL}|{self.env_id}|{self.num_players}|{self.deal}|{lineup}{mode}"
 
     @property

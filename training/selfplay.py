@@ -3,7 +3,8 @@
 ``OpponentPool`` keeps the newest ``size`` snapshot files and turns a mix such as
 ``{"snapshots": 0.6, "heuristic": 0.2, "random": 0.2}`` into the weighted opponent list handed to every
 ``SingleSeatEnv`` (``set_opponents``). Any other key of the mix is an agent name the environments build
-with ``make_agent``: MCTS (``"mcts:50"``, ``"mcts:50:heuristic"``, ``"mcts:50:model:PATH"``). Snapshots
+with ``make_agent``: ``"reference"`` (the game's shipped network) and MCTS (``"mcts:50"``,
+``"mcts:50:heuristic"``, ``"mcts:50:reference"``, ``"mcts:50:model:PATH"``). Snapshots
 play stochastically (sampling from their policy), so the learner meets varied play; the newest snapshot
 gets half the snapshot share, the older ones share the rest.
 
@@ -31,10 +32,11 @@ class OpponentPool:
         snapshots: list[str] | None = None,
         root: str | Path = ".",
     ) -> None:
-        unknown = {k for k in mix if k not in ("snapshots", "heuristic", "random") and not k.startswith("mcts:")}
+        unknown = {k for k in mix if k not in ("snapshots", "heuristic", "reference", "random") and not k.startswith("mcts:")}
         if unknown:
             raise ValueError(
-                f"unknown opponent kinds {sorted(unknown)} in the self-play mix; use snapshots, heuristic, random or mcts:..."
+                f"unknown opponent kinds {sorted(unknown)} in the self-play mix; use snapshots, heuristic, reference, random "
+                "or mcts:..."
             )
         self.env_id = env_id
         self.mix = {k: float(v) for k, v in mix.items() if float(v) > 0}
@@ -61,7 +63,7 @@ class OpponentPool:
             weights = [share] if not older else [share / 2] + [share / 2 / len(older)] * len(older)
             for (_, agent), w in zip([newest, *older], weights, strict=True):
                 out.append((agent, w))
-        for kind in ("heuristic", "random"):
+        for kind in ("heuristic", "reference", "random"):
             if self.mix.get(kind, 0.0) > 0:
                 out.append((kind, self.mix[kind]))
         out += [(kind, w) for kind, w in self.mix.items() if kind.startswith("mcts:")]

@@ -303,7 +303,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--opponent",
         default=None,
-        help=f"opponents: {', '.join(OPPONENTS)} or an MCTS agent such as mcts:50 (default: the game's config, usually self)",
+        help=f"opponents: {', '.join(OPPONENTS)} or an MCTS agent such as mcts:50 or mcts:50:reference "
+        "(default: the game's config, usually self)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed, 0..2**32-1 (default 0)")
     parser.add_argument("--config", default=None, help="YAML config (default training/configs/<game>.yaml)")

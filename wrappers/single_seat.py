@@ -75,7 +75,8 @@ class SingleSeatEnv(gym.Env):  # type: ignore[type-arg]
         opponents: one opponent, a list of them (drawn uniformly), ``{opponent: weight}`` or a list of
             ``(opponent, weight)``; an opponent is an agent object or a name: ``"random"``,
             ``"heuristic"`` (the game's own heuristic, from its registration), or any name
-            ``agent_factory`` knows (``gameshelf.training.agents.make_agent`` knows ``"model:PATH"``).
+            ``agent_factory`` knows (``gameshelf.training.agents.make_agent`` knows ``"reference"``,
+            ``"model:PATH"`` and ``"mcts:..."``).
             Each episode draws one opponent per other seat.
         agent_factory: ``factory(name, env_id) -> agent`` for other names.
         seat: the learner's seat; ``None`` (default) draws it uniformly each episode. ``reset(options=

@@ -272,7 +272,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="append",
         default=[],
         metavar="NAME=PATH",
-        help="offer a saved model as the seat model:NAME (repeatable); pages can use no other model file",
+        help="offer a saved model (or a PATH.npz network file) as the seat model:NAME (repeatable); pages can use no "
+        "other model file",
     )
     parser.add_argument(
         "--trust-model",

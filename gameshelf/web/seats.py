@@ -2,15 +2,18 @@
 
 A request names a player by a short name, never by a file:
 
-    human  random  heuristic
+    human  random  heuristic  reference
     mcts:N  mcts:Ts  mcts:N:heuristic  mcts:Ts:heuristic        N <= MAX_SIMULATIONS, T <= MAX_SECONDS
+    mcts:N:reference  mcts:Ts:reference
     model:NAME  mcts:N:model:NAME  mcts:Ts:model:NAME           NAME: a model named when the server started
 
-Models are the ones the person who started the server named (``gameshelf serve --model NAME=PATH``);
-``--trust-model`` applies to those only. Any other name is refused with the same message whether or not
-some file of that name exists. Every MCTS agent made here also gets a hard cap of ``MAX_SECONDS`` per
-move (``MCTSAgent(max_seconds=...)``), so a simulation budget cannot outlast it either, however slow a
-game's rollouts are.
+``reference`` is the network shipped in the package for the game (``training.agents.net``; the package's
+file only, never a path from the request). Models are the ones the person who started the server named
+(``gameshelf serve --model NAME=PATH``; a ``PATH.npz`` is a network file, loaded as arrays only);
+``--trust-model`` applies to those only (and never to network files, which are not unpickled). Any other
+name is refused with the same message whether or not some file of that name exists. Every MCTS agent made
+here also gets a hard cap of ``MAX_SECONDS`` per move (``MCTSAgent(max_seconds=...)``), so a simulation
+budget cannot outlast it either, however slow a game's rollouts are.
 """
 
 from __future__ import annotations
@@ -25,11 +28,13 @@ from typing import Any
 
 from gameshelf import envs
 from gameshelf.training.agents.base import Agent, RandomAgent, heuristic_agent
+from gameshelf.training.net import is_net_file
 from gameshelf.web.errors import WebError
 
 logger = logging.getLogger("gameshelf.web")
 
 HUMAN = "human"
+REFERENCE = "reference"
 MAX_SIMULATIONS = 5000
 """The most MCTS simulations per move a seat or a hint may ask for."""
 MAX_SECONDS = 5.0
@@ -42,7 +47,8 @@ _SECONDS = re.compile(r"(?:[0-9]{1,40}(?:\.[0-9]{0,40})?|\.[0-9]{1,40})s")
 
 FORMS = (
     f"human, random, heuristic, mcts:N (N simulations per move, at most {MAX_SIMULATIONS}), mcts:Ts (T seconds per move, "
-    f"at most {MAX_SECONDS:g}), mcts:N:heuristic or mcts:Ts:heuristic (heuristic rollouts), model:NAME or "
+    f"at most {MAX_SECONDS:g}), mcts:N:heuristic or mcts:Ts:heuristic (heuristic rollouts), reference (the game's "
+    "reference network), mcts:N:reference or mcts:Ts:reference (search guided by it), model:NAME or "
     "mcts:N:model:NAME (a model this server offers)"
 )
 
@@ -78,11 +84,16 @@ def served_models(pairs: Iterable[str]) -> dict[str, ServedModel]:
 
 
 def _model_env(path: Path) -> str | None:
-    """The environment id a model's ``gameshelf.json`` names (read as plain JSON), or None."""
+    """The environment id a model's ``gameshelf.json`` (read as plain JSON) or a network file's header names, or None."""
     try:
-        from gameshelf.training.model_io import read_info
+        if is_net_file(path):
+            from gameshelf.training.agents.net import load_net
 
-        env_id = read_info(path, legacy=True).env_id
+            env_id = load_net(path).env_id
+        else:
+            from gameshelf.training.model_io import read_info
+
+            env_id = read_info(path, legacy=True).env_id
     except Exception:  # any unreadable file: its game is learned when it is loaded
         return None
     return env_id if env_id in envs.registered_ids() else None
@@ -90,7 +101,7 @@ def _model_env(path: Path) -> str | None:
 
 @dataclass(frozen=True)
 class Seat:
-    """A parsed player name: ``kind`` is human, random, heuristic, model or mcts."""
+    """A parsed player name: ``kind`` is human, random, heuristic, reference, model or mcts."""
 
     name: str
     kind: str
@@ -98,6 +109,7 @@ class Seat:
     seconds: float | None = None
     heuristic_rollouts: bool = False
     model: ServedModel | None = None
+    reference_prior: bool = False
 
     @property
     def slow(self) -> bool:
@@ -133,7 +145,7 @@ class Players:
             if not human:
                 raise WebError("choose an agent here, not 'human'")
             return Seat(name, HUMAN)
-        if name in ("random", "heuristic"):
+        if name in ("random", "heuristic", REFERENCE):
             return Seat(name, name)
         if name.startswith("model:"):
             return Seat(name, "model", model=self._model(name.removeprefix("model:"), name))
@@ -153,7 +165,7 @@ class Players:
     def _mcts(self, name: str) -> Seat:
         _, budget, *rest = name.split(":", 2)
         tail = rest[0] if rest else None
-        if tail is not None and tail != "heuristic" and not tail.startswith("model:"):
+        if tail is not None and tail not in ("heuristic", REFERENCE) and not tail.startswith("model:"):
             raise WebError(f"unknown agent {name!r}; use {FORMS}")
         simulations = seconds = None
         if _SIMULATIONS.fullmatch(budget):
@@ -166,8 +178,8 @@ class Players:
                 raise WebError(f"{name!r}: a time budget is above 0 and at most {MAX_SECONDS:g} seconds per move on this server")
         else:
             raise WebError(f"bad MCTS budget {budget[:20]!r} in {name!r}; use {FORMS}")
-        model = None if tail is None or tail == "heuristic" else self._model(tail.removeprefix("model:"), name)
-        return Seat(name, "mcts", simulations, seconds, tail == "heuristic", model)
+        model = None if tail is None or tail in ("heuristic", REFERENCE) else self._model(tail.removeprefix("model:"), name)
+        return Seat(name, "mcts", simulations, seconds, tail == "heuristic", model, tail == REFERENCE)
 
     # ---- agents -----------------------------------------------------------------------------------------
     def build(self, seat: Seat, env_id: str) -> Agent:
@@ -176,6 +188,8 @@ class Players:
             return RandomAgent()
         if seat.kind == "heuristic":
             return self._heuristic(env_id)
+        if seat.kind == REFERENCE:
+            return self._reference(env_id)
         if seat.kind == "model":
             assert seat.model is not None
             return self._learned(seat.model, env_id)
@@ -183,7 +197,9 @@ class Players:
             from gameshelf.training.agents.mcts import MCTSAgent
 
             rollout = self._heuristic(env_id) if seat.heuristic_rollouts else None
-            prior = None if seat.model is None else self._learned(seat.model, env_id)
+            prior = self._reference(env_id) if seat.reference_prior else None
+            if seat.model is not None:
+                prior = self._learned(seat.model, env_id)
             return MCTSAgent(
                 simulations=seat.simulations,
                 seconds=seat.seconds,
@@ -207,9 +223,28 @@ class Players:
         except ValueError as err:
             raise WebError(str(err)) from None
 
+    @staticmethod
+    def _reference(env_id: str) -> Agent:
+        """The game's shipped network (``reference_agent``); a game without one, or a file that does not load,
+        is a ``WebError`` (400) that names no file."""
+        from gameshelf.training.agents.net import reference_agent, reference_path
+
+        try:
+            return reference_agent(env_id)
+        except (ValueError, OSError) as err:
+            message = str(err).replace(str(reference_path(env_id)), f"the reference network of {env_id}")
+            raise WebError(message) from None
+
     def _learned(self, model: ServedModel, env_id: str) -> Agent:
         if model.env_id is not None and model.env_id != env_id:
             raise WebError(f"model {model.name!r} plays {model.env_id}, not {env_id}")
+        if is_net_file(model.path):  # a network file: arrays only, whatever --trust-model says
+            from gameshelf.training.agents.net import NetAgent
+
+            try:
+                return NetAgent(model.path, env_id, name=f"model:{model.name}")
+            except (ValueError, OSError) as err:
+                raise WebError(self._scrub(str(err), model)) from None
         try:
             from gameshelf.training.agents.learned import LearnedAgent
 

@@ -1,9 +1,11 @@
 """Baseline agents behind one interface (``training.agents.base.Agent``).
 
 ``make_agent(name, env_id)`` builds ``"random"``, ``"heuristic"`` (the game's own heuristic, table
-named in the id's registration), a saved model (``"model:PATH"``), a policy trained with RLlib
-(``"rllib:PATH"``, needs the rllib extra) or Monte Carlo tree search
-(``"mcts:N"``, ``"mcts:N:heuristic"``, ``"mcts:Ts"``: see ``training.agents.mcts``).
+named in the id's registration), ``"reference"`` (the small network shipped for the game, see
+``training.agents.net``), a saved model (``"model:PATH"``: a network file when PATH ends in ``.npz``, else
+a MaskablePPO model), a policy trained with RLlib (``"rllib:PATH"``, needs the rllib extra) or Monte Carlo
+tree search (``"mcts:N"``, ``"mcts:N:heuristic"``, ``"mcts:N:reference"``, ``"mcts:N:model:PATH"``,
+``"mcts:Ts"``: see ``training.agents.mcts``).
 """
 
 from __future__ import annotations
@@ -12,17 +14,51 @@ from typing import Any
 
 from gameshelf.training.agents.base import Agent, RandomAgent, heuristic_agent
 
+FORMS = (
+    "'random', 'heuristic', 'reference', 'model:PATH' (PATH.npz: a network file), 'rllib:PATH', 'mcts:N', "
+    "'mcts:N:heuristic', 'mcts:N:reference', 'mcts:N:model:PATH' or 'mcts:Ts'"
+)
+"""The agent names ``make_agent`` takes, for error messages."""
+
 
 def make_agent(name: str, env_id: str, **kwargs: Any) -> Agent:
-    """Build an agent by name: ``random``, ``heuristic``, ``model:PATH`` (a saved MaskablePPO model) or ``mcts:...``."""
+    """Build an agent by name; the agent's ``name`` is ``name``.
+
+    * ``random``; ``heuristic``: the game's own heuristic;
+    * ``reference``: the network shipped in the package for the game (``training/reference/<game>.npz``): a
+      small policy-and-value network (architecture in ``training.net``) trained by ``gameshelf train ID
+      --backend expert``, loaded weights-only; a game without one is a ``ValueError`` listing those with one;
+    * ``model:PATH``: a network file when PATH ends in ``.npz`` (``NetAgent``, always weights-only:
+      ``trust_model`` does not apply), else a saved MaskablePPO model (``LearnedAgent``);
+    * ``rllib:PATH``: an RLlib policy (the rllib extra);
+    * ``mcts:...``: Monte Carlo tree search (``mcts:N``, ``mcts:Ts``, ``mcts:N:heuristic``,
+      ``mcts:N:reference``, ``mcts:N:model:PATH``; see ``training.agents.mcts``).
+
+    ``kwargs`` go to the agent (``deterministic`` for learned agents, ``trust_model`` for SB3 models).
+    """
     if name == "random":
         return RandomAgent()
     if name == "heuristic":
         return heuristic_agent(env_id, **kwargs)
+    if name == "reference":
+        from gameshelf.training.agents.net import reference_agent
+
+        kwargs.pop("trust_model", None)
+        kwargs.setdefault("name", name)
+        return reference_agent(env_id, **kwargs)
     if name.startswith("model:"):
+        path = name.removeprefix("model:")
+        from gameshelf.training.net import is_net_file
+
+        if is_net_file(path):
+            from gameshelf.training.agents.net import NetAgent
+
+            kwargs.pop("trust_model", None)  # a network file is arrays only, never unpickled
+            kwargs.setdefault("name", name)
+            return NetAgent(path, env_id, **kwargs)
         from gameshelf.training.agents.learned import LearnedAgent
 
-        return LearnedAgent(name.removeprefix("model:"), env_id, **kwargs)
+        return LearnedAgent(path, env_id, **kwargs)
     if name.startswith("rllib:"):
         from gameshelf.training.rllib.agent import RLlibAgent
 
@@ -31,8 +67,7 @@ def make_agent(name: str, env_id: str, **kwargs: Any) -> Agent:
         from gameshelf.training.agents.mcts import make_mcts_agent
 
         return make_mcts_agent(name, env_id, **kwargs)
-    forms = "'random', 'heuristic', 'model:PATH', 'rllib:PATH', 'mcts:N', 'mcts:N:heuristic' or 'mcts:Ts'"
-    raise ValueError(f"unknown agent {name!r}; use {forms}")
+    raise ValueError(f"unknown agent {name!r}; use {FORMS}")
 
 
-__all__ = ["Agent", "RandomAgent", "make_agent"]
+__all__ = ["FORMS", "Agent", "RandomAgent", "make_agent"]

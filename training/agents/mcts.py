@@ -342,23 +342,30 @@ class MCTSAgent:
 
 
 def parse_mcts_name(name: str) -> dict[str, Any]:
-    """``mcts:BUDGET`` with an optional ``:heuristic`` or ``:model:PATH`` -> budget, rollouts and prior.
+    """``mcts:BUDGET`` with an optional ``:heuristic``, ``:reference`` or ``:model:PATH`` -> budget, rollouts and prior.
 
-    BUDGET is ``N`` (simulations per move) or ``Ts`` (seconds per move, e.g. ``0.5s``).
+    BUDGET is ``N`` (simulations per move) or ``Ts`` (seconds per move, e.g. ``0.5s``). ``:reference`` and
+    ``:model:PATH`` give PUCT with a policy as prior: the game's shipped network (``training.agents.net``), or
+    a saved model (a network file when PATH ends in ``.npz``, else a MaskablePPO model).
     """
     forms = (
         "'mcts:N' (N simulations per move), 'mcts:Ts' (T seconds per move, e.g. 'mcts:0.5s'), "
-        "each optionally followed by ':heuristic' (heuristic rollouts) or ':model:PATH' (PUCT with a saved policy as prior)"
+        "each optionally followed by ':heuristic' (heuristic rollouts), ':reference' (PUCT with the game's "
+        "reference network as prior) or ':model:PATH' (PUCT with a saved policy, or a PATH.npz network, as prior)"
     )
     parts = name.split(":", 2)
     rest = parts[2] if len(parts) == 3 else None
-    if parts[0] != "mcts" or len(parts) < 2 or (rest is not None and rest != "heuristic" and not rest.startswith("model:")):
+    if (
+        parts[0] != "mcts"
+        or len(parts) < 2
+        or (rest is not None and rest not in ("heuristic", "reference") and not rest.startswith("model:"))
+    ):
         raise ValueError(f"bad MCTS agent name {name!r}; accepted forms: {forms}")
     model = rest.removeprefix("model:") if rest is not None and rest.startswith("model:") else None
     if model == "":
         raise ValueError(f"no model path in {name!r}; accepted forms: {forms}")
     budget = parts[1]
-    out: dict[str, Any] = {"heuristic": rest == "heuristic", "model": model}
+    out: dict[str, Any] = {"heuristic": rest == "heuristic", "reference": rest == "reference", "model": model}
     try:
         if budget.endswith("s"):
             seconds = float(budget[:-1])
@@ -378,16 +385,30 @@ def parse_mcts_name(name: str) -> dict[str, Any]:
 def make_mcts_agent(name: str, env_id: str, trust_model: bool = False, **kwargs: Any) -> MCTSAgent:
     """The agent named ``name`` (see ``parse_mcts_name``) for ``env_id``; ``kwargs`` go to ``MCTSAgent``.
 
-    A ``:model:PATH`` prior is loaded as ``LearnedAgent`` loads it (weights only unless ``trust_model``).
+    A ``:model:PATH`` prior is loaded as ``model:PATH`` agents load it: a ``.npz`` network file as arrays
+    (``NetAgent``; ``trust_model`` does not apply), any other file as ``LearnedAgent`` loads it (weights only
+    unless ``trust_model``). ``:reference`` is the game's shipped network (``training.agents.net``).
     """
     parsed = parse_mcts_name(name)
-    rollout = prior = None
+    rollout: Agent | None = None
+    prior: Any = None  # anything with action_probabilities(state, seat)
     if parsed["heuristic"]:
         rollout = heuristic_agent(env_id)
-    if parsed["model"] is not None:
-        from gameshelf.training.agents.learned import LearnedAgent
+    if parsed["reference"]:
+        from gameshelf.training.agents.net import reference_agent
 
-        prior = LearnedAgent(parsed["model"], env_id, trust_model=trust_model)
+        prior = reference_agent(env_id)
+    if parsed["model"] is not None:
+        from gameshelf.training.net import is_net_file
+
+        if is_net_file(parsed["model"]):
+            from gameshelf.training.agents.net import NetAgent
+
+            prior = NetAgent(parsed["model"], env_id)
+        else:
+            from gameshelf.training.agents.learned import LearnedAgent
+
+            prior = LearnedAgent(parsed["model"], env_id, trust_model=trust_model)
     kwargs.pop("deterministic", None)  # what callers pass to learned agents; the search is deterministic under its rng
     return MCTSAgent(
         simulations=parsed["simulations"], seconds=parsed.get("seconds"), rollout=rollout, prior=prior, name=name, **kwargs

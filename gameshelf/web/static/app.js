@@ -134,7 +134,7 @@ async function openReplay(event) {
 
 function fillAgents(agents) {
   // the names a seat or a hint may use: the built-in agents and the models this server offers
-  const names = ["human", "random", "heuristic", "mcts:200", "mcts:200:heuristic", "mcts:1s"];
+  const names = ["human", "random", "heuristic", "reference", "mcts:200", "mcts:200:heuristic", "mcts:200:reference", "mcts:1s"];
   for (const m of agents.models) names.push(`model:${m.name}`, `mcts:200:model:${m.name}`);
   $("agent-names").replaceChildren(...names.map((n) => el("option", null, { value: n })));
   $("agent-help").textContent = "A seat is " + agents.forms + ". Models on this server: " +
