@@ -297,6 +297,12 @@ def test_policy_of_another_game_is_refused_naming_both(tmp_path):
         (["level_x-v0", "--backend", "rllib", "--opponent", "heuristic"], "opponent=heuristic is not available"),
         (["level_x-v0", "--backend", "rllib", "--policies", "per_seat", "--opponent", "random"], "per_seat"),
         (["level_x-v0", "--backend", "rllib", "--num-env-runners", "-1"], "--num-env-runners"),
+        (["level_x-v0", "--runner-resources", "worker=1"], "only apply with --backend rllib"),
+        (["level_x-v0", "--backend", "rllib", "--runner-resources", "worker"], "NAME=AMOUNT"),
+        (["level_x-v0", "--backend", "rllib", "--runner-resources", "worker=none"], "must be a number"),
+        (["level_x-v0", "--backend", "rllib", "--runner-resources", "worker=0"], "above 0"),
+        (["level_x-v0", "--backend", "rllib", "--runner-resources", "CPU=2"], "Ray's own resources"),
+        (["level_x-v0", "--backend", "rllib", "--num-env-runners", "0", "--runner-resources", "worker=1"], "1 or more"),
     ],
 )
 def test_train_command_refuses_bad_rllib_settings(argv, message, tmp_path, capsys):
@@ -376,6 +382,57 @@ def test_ctrl_c_in_a_terminal_stops_an_rllib_run_with_a_checkpoint(tmp_path):
     assert not state["finished"] and state["timesteps"] >= 500 and (stopped / "algorithm").is_dir()
     assert sorted(p.name for p in (stopped / "league").iterdir()) == ["snap_0.pt", "snap_1.pt"]
     assert evaluate_main(["level_x-v0", f"rllib:{stopped}", "random", "--games", "2", "--no-plot", "--quiet"]) == 0
+
+
+@pytest.fixture
+def two_node_cluster():
+    """A Ray cluster of two nodes on this machine: a head with one CPU and a worker node with one CPU and the
+    custom resource ``worker`` (which the head lacks); shut down, with every process it started, afterwards."""
+    import ray
+    from ray.cluster_utils import Cluster
+
+    assert not ray.is_initialized(), "this test needs a process without Ray (it runs before the local_ray tests)"
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+    try:
+        worker = cluster.add_node(num_cpus=1, resources={"worker": 1})
+        cluster.wait_for_nodes()
+        yield cluster, worker
+    finally:
+        if ray.is_initialized():
+            ray.shutdown()
+        cluster.shutdown()
+
+
+@pytest.mark.slow
+def test_a_run_on_a_two_node_cluster_samples_on_the_worker_node_and_plays_as_rllib_path(two_node_cluster, tmp_path, capsys):
+    """The command line against a running multi-node cluster (``--address``): ``--runner-resources worker=1``
+    puts the env runners on the node that has ``worker``, they report that node, and the run's policy plays."""
+    import yaml
+
+    from gameshelf.training.evaluate import main as evaluate_main
+    from gameshelf.training.train import main as train_main
+
+    cluster, worker = two_node_cluster
+    head = cluster.head_node
+    config = tmp_path / "tiny.yaml"
+    config.write_text(yaml.safe_dump({**TINY, "eval": {**TINY["eval"], "opponents": ["random"]}}))
+    out = tmp_path / "run"
+    argv = ["level_x-v0", "--backend", "rllib", "--address", cluster.address, "--num-env-runners", "1"]
+    argv += ["--runner-resources", "worker=1", "--config", str(config), "--out", str(out)]
+    assert train_main(argv) == 0
+    said = capsys.readouterr().out
+    placement = json.loads((out / "env_runners.json").read_text())
+    runners = placement["env_runners"]
+    assert [r["runner"] for r in runners] == [1]
+    assert {r["node_id"] for r in runners} == {worker.node_id} != {head.node_id}
+    assert placement["driver"]["node_id"] == head.node_id, "the driver joined the cluster through its head"
+    assert f"env runners: 1 on 1 node: {runners[0]['node_ip']}" in said and "(this node)" not in said
+    assert yaml.safe_load((out / "config.yaml").read_text())["rllib"]["runner_resources"] == {"worker": 1.0}
+    state = json.loads((out / "state.json").read_text())
+    assert state["finished"] and state["timesteps"] >= 1000
+    # the cluster outlives the run; the policy plays as rllib:PATH
+    assert len([n for n in cluster.list_all_nodes() if n.remaining_processes_alive()]) == 2
+    assert evaluate_main(["level_x-v0", f"rllib:{out}", "random", "--games", "2", "--no-plot", "--quiet"]) == 0
 
 
 @pytest.fixture(scope="module")

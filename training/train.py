@@ -66,7 +66,7 @@ from gameshelf.training.environments import heuristic_available, make_vec_env
 __all__ = ["BACKENDS", "RunWriteError", "TrainConfig", "TrainResult", "heuristic_available", "read_evaluations", "train"]
 
 BACKENDS = ("sb3", "batched", "rllib")
-RLLIB_OPTIONS = ("num_env_runners", "envs_per_runner", "address", "num_cpus", "policies")
+RLLIB_OPTIONS = ("num_env_runners", "envs_per_runner", "address", "num_cpus", "policies", "runner_resources")
 
 
 # ---- the front door -----------------------------------------------------------------------------------------
@@ -96,7 +96,7 @@ def train(
     ``TrainConfig`` (which also gives the id and the seed); ``players``, ``timesteps``, ``n_envs``,
     ``opponent`` override single settings. ``resume``: a run folder to continue (any backend).
     ``rllib``: RLlib's own settings (``gameshelf.training.rllib.train.RLlibSettings``); when resuming, a dict of
-    those to change (how the run is spread: ``num_env_runners``, ``envs_per_runner``, ``address``,
+    those to change (how the run is spread: ``num_env_runners``, ``envs_per_runner``, ``runner_resources``, ``address``,
     ``num_cpus``; not ``policies``). ``progress``: the
     progress bar (default: only when standard output is a terminal); ``quiet``: no bar and no evaluation
     lines. ``callbacks``: extra SB3 callbacks, run after ours (not on RLlib).
@@ -330,6 +330,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rllib.add_argument("--num-cpus", type=int, default=None, help="CPUs of the local Ray (default: all)")
     rllib.add_argument(
+        "--runner-resources",
+        metavar="NAME=AMOUNT[,...]",
+        default=None,
+        help="custom Ray resources each env runner asks for, to place them on the nodes that have them (worker=1)",
+    )
+    rllib.add_argument(
         "--policies", choices=("shared", "per_seat"), default=None, help="one policy for all seats (default) or one per seat"
     )
     return parser
@@ -364,6 +370,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if value is not None and value < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
     given = {name: getattr(args, name) for name in RLLIB_OPTIONS if getattr(args, name) is not None}
+    if "runner_resources" in given:
+        from gameshelf.training.rllib.train import parse_resources
+
+        try:
+            given["runner_resources"] = parse_resources(given["runner_resources"])
+        except UserError as err:
+            parser.error(str(err))
     settings: Any = None
     if args.resume is not None:
         if given and args.backend not in (None, "rllib"):

@@ -60,6 +60,8 @@ class RLlibSettings:
     ``num_env_runners``: sampling processes (0: sample in the driver process). ``envs_per_runner``: games
     each runner steps. ``address``: a running Ray cluster (``auto``, ``ray://host:10001``, ...); None starts
     Ray on this machine with ``num_cpus`` (default: all cores). ``policies``: ``shared`` or ``per_seat``.
+    ``runner_resources``: custom Ray resources each env runner asks for besides its CPU (``{"worker": 1}``
+    places the runners on the nodes started with ``--resources '{"worker": N}'``), None for none.
     """
 
     num_env_runners: int = 1
@@ -67,6 +69,7 @@ class RLlibSettings:
     address: str | None = None
     num_cpus: int | None = None
     policies: str = "shared"
+    runner_resources: dict[str, float] | None = None
 
     def check(self) -> RLlibSettings:
         if self.num_env_runners < 0:
@@ -77,7 +80,48 @@ class RLlibSettings:
             raise UserError(f"--num-cpus must be at least 1, not {self.num_cpus}")
         if self.policies not in POLICIES:
             raise UserError(f"--policies must be one of {', '.join(POLICIES)}, not {self.policies!r}")
+        if self.runner_resources:
+            if self.num_env_runners == 0:
+                raise UserError("--runner-resources places env runners: give --num-env-runners 1 or more")
+            return dataclasses.replace(self, runner_resources=check_resources(self.runner_resources))
         return self
+
+
+RESERVED_RESOURCES = ("CPU", "GPU", "memory", "object_store_memory")
+
+
+def check_resources(resources: Any) -> dict[str, float]:
+    """``resources`` (a dict of custom Ray resource names and amounts) checked; amounts as floats."""
+    if not isinstance(resources, dict):
+        raise UserError(f"--runner-resources must map resource names to amounts, not {resources!r}")
+    out = {}
+    for name, amount in resources.items():
+        if not isinstance(name, str) or not name.strip():
+            raise UserError(f"--runner-resources: {name!r} is not a resource name")
+        if name in RESERVED_RESOURCES:
+            raise UserError(
+                f"--runner-resources: {name!r} is one of Ray's own resources; name a custom resource the chosen nodes "
+                "were started with (ray start --resources '{\"worker\": 4}')"
+            )
+        try:
+            value = float(amount)
+        except (TypeError, ValueError):
+            raise UserError(f"--runner-resources: the amount of {name!r} must be a number, not {amount!r}") from None
+        if not value > 0 or value != value or value == float("inf"):
+            raise UserError(f"--runner-resources: the amount of {name!r} must be above 0, not {amount!r}")
+        out[name] = value
+    return out
+
+
+def parse_resources(text: str) -> dict[str, float]:
+    """``"worker=1,ssd=0.5"`` as ``{"worker": 1.0, "ssd": 0.5}`` (``--runner-resources``)."""
+    out: dict[str, Any] = {}
+    for part in text.split(","):
+        name, sep, amount = part.partition("=")
+        if not sep or not name.strip():
+            raise UserError(f"--runner-resources takes NAME=AMOUNT[,NAME=AMOUNT...], not {text!r}")
+        out[name.strip()] = amount.strip()
+    return check_resources(out)
 
 
 def make_league(cfg: TrainConfig, settings: RLlibSettings) -> League:
@@ -116,6 +160,7 @@ def algorithm_config(cfg: TrainConfig, settings: RLlibSettings, league: League) 
         .env_runners(
             num_env_runners=settings.num_env_runners,
             num_envs_per_env_runner=settings.envs_per_runner,
+            custom_resources_per_env_runner=dict(settings.runner_resources or {}),
             rollout_fragment_length="auto",
         )
         .multi_agent(policies=set(specs), policy_mapping_fn=league, policies_to_train=league.trained)
@@ -154,6 +199,57 @@ def policy_info(cfg: TrainConfig, league: League, env_steps: int = 0, iteration:
         iteration=int(iteration),
         game_options=dict(cfg.game_options),
     )
+
+
+# ---- where the games are played ----------------------------------------------------------------------------
+PLACEMENT = "env_runners.json"
+"""In the run folder: where the env runners of the run's latest start play (node, address, host, process)."""
+
+
+def where_runner_is(runner: Any) -> dict[str, Any]:
+    """Asked of each env runner, in its own process: where it runs and how many games it steps."""
+    import socket
+
+    import ray
+
+    return {
+        "runner": int(getattr(runner, "worker_index", 0)),
+        "node_id": ray.get_runtime_context().get_node_id(),
+        "node_ip": ray.util.get_node_ip_address(),
+        "hostname": socket.gethostname(),
+        "pid": os.getpid(),
+        "games": int(getattr(runner, "num_envs", 0) or 0),
+    }
+
+
+def runner_placement(algo: Any, num_env_runners: int) -> dict[str, Any]:
+    """Where the driver (learning, evaluation, the run folder) and each env runner (sampling) run, as the runners
+    report it."""
+    import ray
+
+    runners = algo.env_runner_group.foreach_env_runner(where_runner_is, local_env_runner=num_env_runners == 0)
+    return {
+        "driver": {"node_id": ray.get_runtime_context().get_node_id(), "node_ip": ray.util.get_node_ip_address()},
+        "env_runners": sorted(runners, key=lambda r: r["runner"]),
+    }
+
+
+def write_placement(path: Path, placement: dict[str, Any]) -> None:
+    import json
+
+    from gameshelf.training.model_io import atomic_write_bytes
+
+    atomic_write_bytes(path, (json.dumps(placement, indent=1) + "\n").encode())
+
+
+def placement_line(placement: dict[str, Any]) -> str:
+    """``env runners: 2 on 1 node (10.0.0.5)``, or ``sampling in this process`` without runners."""
+    runners = placement["env_runners"]
+    if all(r["runner"] == 0 for r in runners):
+        return "env runners: none, sampling in this process"
+    nodes = sorted({r["node_ip"] for r in runners})
+    here = " (this node)" if {r["node_id"] for r in runners} == {placement["driver"]["node_id"]} else ""
+    return f"env runners: {len(runners)} on {len(nodes)} node{'s' * (len(nodes) > 1)}: {', '.join(nodes)}{here}"
 
 
 # ---- the run --------------------------------------------------------------------------------------------
@@ -203,6 +299,9 @@ class Run:
         self.league = make_league(cfg, settings)
         register_env(ENV_NAME, make_rllib_env)
         self.algo = algorithm_config(cfg, settings, self.league).build_algo()
+        self.placement = runner_placement(self.algo, settings.num_env_runners)
+        write_placement(root / PLACEMENT, self.placement)
+        say(placement_line(self.placement))
         self.snapshots = Snapshots(self.league)
         self.steps = self.iteration = 0
         self.start = time.perf_counter() - wall_s
