@@ -47,6 +47,7 @@ from gameshelf.training.model_io import PolicyInfo
 from gameshelf.training.rllib.league import POLICIES, RLLIB_OPPONENTS, League
 
 ENV_NAME = "gameshelf_rllib"
+BATCHED_ENV_NAME = "gameshelf_rllib_batched"
 ALGORITHM = "algorithm"
 """In every checkpoint folder: RLlib's own state of the whole algorithm (weights, optimizers, counters)."""
 LEAGUE = "league"
@@ -62,6 +63,11 @@ class RLlibSettings:
     Ray on this machine with ``num_cpus`` (default: all cores). ``policies``: ``shared`` or ``per_seat``.
     ``runner_resources``: custom Ray resources each env runner asks for besides its CPU (``{"worker": 1}``
     places the runners on the nodes started with ``--resources '{"worker": N}'``), None for none.
+    ``runner_env``: ``batched`` (each runner steps its ``envs_per_runner`` games on compiled kernels in one
+    call, the learner on one seat and fixed opponents inside the batch: ``BatchedSeatVectorEnv``), ``aec``
+    (each game a PettingZoo AEC environment through RLlib's ``PettingZooEnv``, every seat an RLlib agent: the
+    league of snapshots, ``per_seat``), or ``auto``: ``batched`` when the game has kernels and the run can
+    use them (``batched_reason``), else ``aec``. A planned run records which one it resolved to.
     """
 
     num_env_runners: int = 1
@@ -70,6 +76,7 @@ class RLlibSettings:
     num_cpus: int | None = None
     policies: str = "shared"
     runner_resources: dict[str, float] | None = None
+    runner_env: str = "auto"
 
     def check(self) -> RLlibSettings:
         if self.num_env_runners < 0:
@@ -80,11 +87,46 @@ class RLlibSettings:
             raise UserError(f"--num-cpus must be at least 1, not {self.num_cpus}")
         if self.policies not in POLICIES:
             raise UserError(f"--policies must be one of {', '.join(POLICIES)}, not {self.policies!r}")
+        if self.runner_env not in RUNNER_ENVS:
+            raise UserError(f"--runner-env must be one of {', '.join(RUNNER_ENVS)}, not {self.runner_env!r}")
         if self.runner_resources:
             if self.num_env_runners == 0:
                 raise UserError("--runner-resources places env runners: give --num-env-runners 1 or more")
             return dataclasses.replace(self, runner_resources=check_resources(self.runner_resources))
         return self
+
+
+RUNNER_ENVS = ("auto", "batched", "aec")
+BATCHED_OPPONENTS = ("random", "heuristic")
+
+
+def batched_reason(cfg: TrainConfig, settings: RLlibSettings) -> str | None:
+    """Why the run cannot use batched runners, or None when it can."""
+    from gameshelf.envs import batched_ids, spec
+
+    if not spec(cfg.env_id).batched:
+        return f"{cfg.env_id} has no compiled kernels (batched ids: {', '.join(batched_ids())})"
+    if cfg.opponent not in BATCHED_OPPONENTS:
+        return (
+            f"batched runners play fixed opponents inside the batch (--opponent {' or '.join(BATCHED_OPPONENTS)}), "
+            f"not opponent={cfg.opponent} (the league of snapshots runs on --runner-env aec)"
+        )
+    if settings.policies != "shared":
+        return "batched runners train one shared policy on one seat per game, not --policies per_seat"
+    if cfg.reward != "outcome":
+        return f"batched runners give the outcome reward only, not reward={cfg.reward}"
+    return None
+
+
+def resolve_runner_env(cfg: TrainConfig, settings: RLlibSettings) -> RLlibSettings:
+    """``settings`` with ``runner_env`` ``batched`` or ``aec`` (``auto`` resolved); ``UserError`` when ``batched``
+    was asked for and the run cannot use it."""
+    reason = batched_reason(cfg, settings)
+    if settings.runner_env == "batched" and reason is not None:
+        raise UserError(f"--runner-env batched is not available: {reason}")
+    if settings.runner_env == "auto":
+        return dataclasses.replace(settings, runner_env="aec" if reason else "batched")
+    return settings
 
 
 RESERVED_RESOURCES = ("CPU", "GPU", "memory", "object_store_memory")
@@ -125,18 +167,29 @@ def parse_resources(text: str) -> dict[str, float]:
 
 
 def make_league(cfg: TrainConfig, settings: RLlibSettings) -> League:
+    if settings.runner_env == "batched":  # one learner, the opponents inside the batch: nothing to map
+        return League(cfg.players, "shared", "random", {}, 0)
     if cfg.opponent not in RLLIB_OPPONENTS:
         raise UserError(
-            f"opponent={cfg.opponent} is not available with --backend rllib (RLlib modules see observations, not "
-            f"the game state a heuristic needs); use --opponent {' or '.join(RLLIB_OPPONENTS)}"
+            f"opponent={cfg.opponent} is not available with --backend rllib on AEC runners (RLlib modules see "
+            f"observations, not the game state a heuristic needs); use --opponent {' or '.join(RLLIB_OPPONENTS)}, or "
+            "batched runners (a game with compiled kernels, --runner-env batched), where the heuristic plays inside "
+            "the batch"
         )
     if settings.policies == "per_seat" and cfg.opponent != "self":
         raise UserError("--policies per_seat trains every seat against the others: use it with --opponent self")
     return League(cfg.players, settings.policies, cfg.opponent, cfg.selfplay.mix, cfg.selfplay.pool_size)
 
 
-def env_config(cfg: TrainConfig) -> dict[str, Any]:
-    return {"env_id": cfg.env_id, "players": cfg.players, "reward": cfg.reward, "game_options": dict(cfg.game_options)}
+def env_name(settings: RLlibSettings) -> str:
+    return BATCHED_ENV_NAME if settings.runner_env == "batched" else ENV_NAME
+
+
+def env_config(cfg: TrainConfig, settings: RLlibSettings | None = None) -> dict[str, Any]:
+    out = {"env_id": cfg.env_id, "players": cfg.players, "reward": cfg.reward, "game_options": dict(cfg.game_options)}
+    if settings is not None and settings.runner_env == "batched":
+        out["opponent"] = cfg.opponent
+    return out
 
 
 def algorithm_config(cfg: TrainConfig, settings: RLlibSettings, league: League) -> Any:
@@ -149,35 +202,37 @@ def algorithm_config(cfg: TrainConfig, settings: RLlibSettings, league: League) 
 
     info = policy_info(cfg, league)
     masked = module_spec(info)
-    specs = {m: masked for m in league.trained + league.snapshots}
-    if "random" in league.frozen:
-        specs["random"] = RLModuleSpec(module_class=MaskedRandomModule)
     batch = cfg.ppo.n_steps * cfg.n_envs
     ppo = cfg.ppo
-    return (
+    config = (
         PPOConfig()
-        .environment(ENV_NAME, env_config=env_config(cfg), disable_env_checking=True)
+        .environment(env_name(settings), env_config=env_config(cfg, settings), disable_env_checking=True)
         .env_runners(
             num_env_runners=settings.num_env_runners,
             num_envs_per_env_runner=settings.envs_per_runner,
             custom_resources_per_env_runner=dict(settings.runner_resources or {}),
             rollout_fragment_length="auto",
         )
-        .multi_agent(policies=set(specs), policy_mapping_fn=league, policies_to_train=league.trained)
-        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
-        .training(
-            train_batch_size_per_learner=batch,
-            minibatch_size=min(ppo.batch_size, batch),
-            num_epochs=ppo.n_epochs,
-            lr=ppo.learning_rate,
-            gamma=ppo.gamma,
-            lambda_=ppo.gae_lambda,
-            entropy_coeff=ppo.ent_coef,
-            clip_param=ppo.clip_range,
-            vf_loss_coeff=ppo.vf_coef,
-        )
-        .debugging(seed=cfg.seed, log_level="ERROR")
     )
+    if settings.runner_env == "batched":  # one module (RLlib's default_policy): RLlib's single-agent path
+        config = config.env_runners(gym_env_vectorize_mode="vector_entry_point").rl_module(rl_module_spec=masked)
+    else:
+        specs = {m: masked for m in league.trained + league.snapshots}
+        if "random" in league.frozen:
+            specs["random"] = RLModuleSpec(module_class=MaskedRandomModule)
+        config = config.multi_agent(policies=set(specs), policy_mapping_fn=league, policies_to_train=league.trained)
+        config = config.rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+    return config.training(
+        train_batch_size_per_learner=batch,
+        minibatch_size=min(ppo.batch_size, batch),
+        num_epochs=ppo.n_epochs,
+        lr=ppo.learning_rate,
+        gamma=ppo.gamma,
+        lambda_=ppo.gae_lambda,
+        entropy_coeff=ppo.ent_coef,
+        clip_param=ppo.clip_range,
+        vf_loss_coeff=ppo.vf_coef,
+    ).debugging(seed=cfg.seed, log_level="ERROR")
 
 
 def policy_info(cfg: TrainConfig, league: League, env_steps: int = 0, iteration: int = 0) -> PolicyInfo:
@@ -239,6 +294,7 @@ def write_placement(path: Path, placement: dict[str, Any]) -> None:
 
     from gameshelf.training.model_io import atomic_write_bytes
 
+    path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(path, (json.dumps(placement, indent=1) + "\n").encode())
 
 
@@ -291,17 +347,21 @@ class Run:
         ``wall_s`` seconds already spent."""
         from ray.tune.registry import register_env
 
+        from gameshelf.training.rllib.batched_env import make_batched_env
         from gameshelf.training.rllib.env import make_rllib_env
         from gameshelf.training.rllib.league import Snapshots
 
+        settings = resolve_runner_env(cfg, settings)
         self.cfg, self.settings, self.root, self.say = cfg, settings, root, say
         self.run = RunDir(root)
         self.league = make_league(cfg, settings)
         register_env(ENV_NAME, make_rllib_env)
+        register_env(BATCHED_ENV_NAME, make_batched_env)
         self.algo = algorithm_config(cfg, settings, self.league).build_algo()
         self.placement = runner_placement(self.algo, settings.num_env_runners)
         write_placement(root / PLACEMENT, self.placement)
-        say(placement_line(self.placement))
+        kind = "batched on compiled kernels" if settings.runner_env == "batched" else "PettingZoo AEC"
+        say(f"{placement_line(self.placement)}; {settings.envs_per_runner} game(s) per runner, {kind}")
         self.snapshots = Snapshots(self.league)
         self.steps = self.iteration = 0
         self.start = time.perf_counter() - wall_s
@@ -363,7 +423,12 @@ class Run:
         before = self.steps
         self.steps = int(result[ENV_RUNNER_RESULTS].get(NUM_ENV_STEPS_SAMPLED_LIFETIME, before))
         self.iteration += 1
-        returns = result[ENV_RUNNER_RESULTS].get("module_episode_returns_mean", {})
+        runners = result[ENV_RUNNER_RESULTS]  # Ray 2.60 logs module_episode_return_mean, not its constant's name
+        returns = dict(runners.get("module_episode_return_mean") or runners.get("module_episode_returns_mean") or {})
+        if self.settings.runner_env == "batched":  # the one module is RLlib's default_policy, "main" here
+            from ray.rllib.core import DEFAULT_MODULE_ID
+
+            returns = {"main": returns[DEFAULT_MODULE_ID]} if DEFAULT_MODULE_ID in returns else {}
         row = {
             "iteration": self.iteration,
             "env_steps": self.steps,
@@ -419,6 +484,10 @@ class Run:
         from gameshelf.training.rllib.league import learner_module_states
 
         info = policy_info(self.cfg, self.league, self.steps, self.iteration)
+        if self.settings.runner_env == "batched":  # RLlib's one module of a single-agent run is "main" here
+            from ray.rllib.core import DEFAULT_MODULE_ID
+
+            return info, {"main": learner_module_states(self.algo, [DEFAULT_MODULE_ID])[DEFAULT_MODULE_ID]}
         return info, learner_module_states(self.algo, self.league.trained)
 
     def save_policy(self, folder: Path, resumable: bool = False) -> Path:
@@ -477,7 +546,7 @@ def check(plan: Plan) -> Plan:
     """Every RLlib setting checked, and Ray present, before anything is created; the plan with its settings."""
     from gameshelf.training.rllib.agent import require_ray
 
-    settings = (plan.rllib or RLlibSettings()).check()
+    settings = resolve_runner_env(plan.config, (plan.rllib or RLlibSettings()).check())
     make_league(plan.config, settings)
     try:
         require_ray("--backend rllib")
@@ -502,6 +571,9 @@ def learn(plan: Plan, *, progress: bool = False, quiet: bool = False) -> TrainRe
         if not quiet:
             print(message, flush=True)
 
+    import torch
+
+    torch.set_num_threads(cfg.torch_threads)  # the learner, in this process (as SB3's); each env runner has one CPU
     started = start_ray(settings)
     run = None
     bar = None
