@@ -1,6 +1,7 @@
 """The ``rllib`` backend: PPO on Ray RLlib (new API stack), driven by ``gameshelf train <id> --backend rllib``.
 
     gameshelf train level_x-v0 --backend rllib --num-env-runners 2
+    gameshelf train level_x-v0 --backend rllib --opponent random --envs-per-runner 64   # batched runners
     gameshelf train koplus-v0 --backend rllib --players 3 --policies per_seat
     gameshelf train level_x-v0 --backend rllib --address auto        # on a running Ray cluster
     gameshelf train --resume runs/level_x-v0/20260101-120000-s0-rllib  # continue a run (Ctrl-C says how)
@@ -14,8 +15,9 @@ read the same way: ``players``, ``timesteps`` (here: every seat's moves, RLlib's
 
 The run folder is the one every backend writes (``gameshelf.training.checkpoints``; default
 ``runs/<env_id>/<time>-s<seed>-rllib``): ``config.yaml`` (with ``backend: rllib`` and ``RLlibSettings``),
-``state.json``, ``eval.csv`` and ``learning_curve.png`` (the learner against ``eval.opponents`` on every
-seat, through the same evaluation as SB3 runs), ``checkpoints/iter_N/`` (the last ``keep_checkpoints``) and
+``state.json``, ``env_runners.json`` (where the env runners run), ``eval.csv`` and ``learning_curve.png``
+(the learner against ``eval.opponents`` on every seat, through the same evaluation as SB3 runs),
+``checkpoints/iter_N/`` (the last ``keep_checkpoints``) and
 ``final_policy/`` (policies saved as ``gameshelf.json`` and weights by ``gameshelf.training.model_io``,
 loaded as the agent ``rllib:PATH``), and ``progress.csv`` (a row per training iteration: moves, seconds,
 moves per second). Every checkpoint folder (``iter_N/`` and ``final_policy/``) also holds what resuming
