@@ -301,13 +301,15 @@ def write_placement(path: Path, placement: dict[str, Any]) -> None:
 
 
 def placement_line(placement: dict[str, Any]) -> str:
-    """``env runners: 2 on 1 node (10.0.0.5)``, or ``sampling in this process`` without runners."""
+    """``env runners: 2 on 1 node: 10.0.0.5 (this node)`` (the nodes' addresses), or ``env runners: none,
+    sampling in this process``."""
     runners = placement["env_runners"]
     if all(r["runner"] == 0 for r in runners):
         return "env runners: none, sampling in this process"
-    nodes = sorted({r["node_ip"] for r in runners})
-    here = " (this node)" if {r["node_id"] for r in runners} == {placement["driver"]["node_id"]} else ""
-    return f"env runners: {len(runners)} on {len(nodes)} node{'s' * (len(nodes) > 1)}: {', '.join(nodes)}{here}"
+    nodes = {r["node_id"] for r in runners}  # several nodes may share an address (e.g. on one machine)
+    addresses = ", ".join(sorted({r["node_ip"] for r in runners}))
+    here = " (this node)" if nodes == {placement["driver"]["node_id"]} else ""
+    return f"env runners: {len(runners)} on {len(nodes)} node{'s' * (len(nodes) > 1)}: {addresses}{here}"
 
 
 # ---- the run --------------------------------------------------------------------------------------------
