@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Create .venv-rllib (Python >= 3.11) with gameshelf and the rllib extra, for `gameshelf train --backend rllib`.
-# Ray 2.60 pins gymnasium==1.2.2, so RLlib gets a virtualenv of its own and .venv keeps the newest Gymnasium.
+# Create .venv-rllib (Python >= 3.11) with gameshelf and every extra, for `gameshelf train --backend rllib`.
+# Ray 2.60 pins gymnasium==1.2.2 (which gameshelf supports: the whole suite runs here too); a virtualenv of its
+# own lets .venv keep the newest Gymnasium beside it.
 # torch is pinned to the CPU wheel 2.13.0 and installed first, so nothing pulls a CUDA build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,4 +11,4 @@ if [ ! -x .venv-rllib/bin/python ]; then
   "$PYTHON" -m venv .venv-rllib
 fi
 .venv-rllib/bin/python -m pip install --quiet --disable-pip-version-check "torch==2.13.0"
-.venv-rllib/bin/python -m pip install --quiet --disable-pip-version-check -e ".[rllib,dev]"
+.venv-rllib/bin/python -m pip install --quiet --disable-pip-version-check -e ".[rllib,dev,web,bench,notebooks]"

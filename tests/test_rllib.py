@@ -1,12 +1,14 @@
 """Training on Ray RLlib: the environment adapter, masking, the league, safe policy files and a short run.
 
-The fast tests need Ray importable but start no Ray cluster; the slow ones start a local Ray with two CPUs,
-train a few iterations on Level X and play the saved policy: a whole run, a run stopped by SIGTERM and
-resumed to its end, and a run stopped by Ctrl-C (SIGINT to its process group) in a subprocess.
+The fast tests need Ray importable; one of them (about 20 s) starts a two-node Ray cluster on this machine and
+trains on it with the env runner on the worker node. The slow ones start a local Ray with two CPUs, train a
+few iterations on Level X and play the saved policy: a whole run, a run stopped by SIGTERM and resumed to its
+end, a run stopped by Ctrl-C (SIGINT to its process group) in a subprocess, and a run on batched runners.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -222,6 +224,71 @@ def test_league_per_seat_and_random_opponents():
         League(2, "everyone", "self", {}, 2)
 
 
+# ---- batched runners: many games per call on compiled kernels ------------------------------------------
+def test_batched_vector_env_steps_every_game_at_once_with_next_step_resets():
+    from gameshelf.training.rllib.batched_env import BatchedSeatVectorEnv
+
+    n = 16
+    env = BatchedSeatVectorEnv("level_x-v0", n, "random")
+    obs, _ = env.reset(seed=5)
+    assert env.observation_space.contains(obs) and obs[OBS_KEY].shape == (n, 212)
+    rng = np.random.default_rng(0)
+    returns, running, resets = [], np.zeros(n), np.zeros(n, dtype=bool)
+    for _ in range(400):
+        mask = obs[MASK_KEY].astype(bool)
+        assert mask.any(axis=1).all(), "every game waits for the learner"
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+        actions[resets] = 10**6  # ignored: those games were just redealt (gymnasium's next-step autoreset)
+        obs, rewards, terminated, truncated, _ = env.step(actions)
+        assert not rewards[resets].any() and not (terminated | truncated)[resets].any()
+        running += rewards
+        for i in np.flatnonzero(terminated | truncated):
+            returns.append(running[i])
+            running[i] = 0.0
+        resets = terminated | truncated
+    assert len(returns) > 20 and set(returns) <= {-1.0, 1.0}, "the learner gets the game's outcome, whoever ends it"
+    assert 0.3 < np.mean(np.array(returns) > 0) < 0.7, "random against random"
+
+
+def test_batched_vector_env_with_heuristic_opponents_loses_more():
+    from gameshelf.training.rllib.batched_env import BatchedSeatVectorEnv
+
+    env = BatchedSeatVectorEnv("level_x-v0", 8, "heuristic", num_players=2)
+    obs, _ = env.reset(seed=1)
+    rng = np.random.default_rng(1)
+    wins, games, resets = 0, 0, np.zeros(8, dtype=bool)
+    while games < 40:
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in obs[MASK_KEY].astype(bool)])
+        obs, rewards, terminated, truncated, _ = env.step(actions)
+        done = (terminated | truncated) & ~resets
+        games += int(done.sum())
+        wins += int((rewards[done] > 0).sum())
+        resets = terminated | truncated
+    assert wins / games < 0.3
+
+
+def test_runner_env_auto_is_batched_for_kernel_games_with_fixed_opponents(tmp_path):
+    from gameshelf.training.config import resolve_config
+    from gameshelf.training.rllib.train import RLlibSettings, resolve_runner_env
+
+    auto = RLlibSettings()
+    for opponent, expected in [("random", "batched"), ("heuristic", "batched"), ("self", "aec")]:
+        cfg = resolve_config("level_x-v0", {**TINY, "opponent": opponent}, seed=0)
+        assert resolve_runner_env(cfg, auto).runner_env == expected
+    cfg = resolve_config("level_x-v0", {**TINY, "opponent": "random"}, seed=0)
+    assert resolve_runner_env(cfg, RLlibSettings(policies="per_seat")).runner_env == "aec"
+    assert resolve_runner_env(cfg, RLlibSettings(runner_env="aec")).runner_env == "aec"
+    from tests.toy_nim import register_nim, unregister_nim
+
+    nim = dataclasses.replace(cfg, env_id=register_nim())
+    try:
+        assert resolve_runner_env(nim, auto).runner_env == "aec"
+        with pytest.raises(UserError, match="no compiled kernels"):
+            resolve_runner_env(nim, RLlibSettings(runner_env="batched"))
+    finally:
+        unregister_nim()
+
+
 # ---- policy files: weights only, checked against the game --------------------------------------------
 def saved_policy(tmp_path: Path, seats=("main", "main")) -> Path:
     info = level_x_info(seats)
@@ -294,9 +361,20 @@ def test_policy_of_another_game_is_refused_naming_both(tmp_path):
     ("argv", "message"),
     [
         (["level_x-v0", "--num-env-runners", "2"], "only apply with --backend rllib"),
-        (["level_x-v0", "--backend", "rllib", "--opponent", "heuristic"], "opponent=heuristic is not available"),
+        (["level_x-v0", "--backend", "rllib", "--runner-env", "aec", "--opponent", "heuristic"], "opponent=heuristic is not"),
+        (["level_x-v0", "--backend", "rllib", "--runner-env", "batched"], "fixed opponents inside the batch"),
+        (
+            ["level_x-v0", "--backend", "rllib", "--runner-env", "batched", "--opponent", "random", "--policies", "per_seat"],
+            "per_seat",
+        ),
         (["level_x-v0", "--backend", "rllib", "--policies", "per_seat", "--opponent", "random"], "per_seat"),
         (["level_x-v0", "--backend", "rllib", "--num-env-runners", "-1"], "--num-env-runners"),
+        (["level_x-v0", "--runner-resources", "worker=1"], "only apply with --backend rllib"),
+        (["level_x-v0", "--backend", "rllib", "--runner-resources", "worker"], "NAME=AMOUNT"),
+        (["level_x-v0", "--backend", "rllib", "--runner-resources", "worker=none"], "must be a number"),
+        (["level_x-v0", "--backend", "rllib", "--runner-resources", "worker=0"], "above 0"),
+        (["level_x-v0", "--backend", "rllib", "--runner-resources", "CPU=2"], "Ray's own resources"),
+        (["level_x-v0", "--backend", "rllib", "--num-env-runners", "0", "--runner-resources", "worker=1"], "1 or more"),
     ],
 )
 def test_train_command_refuses_bad_rllib_settings(argv, message, tmp_path, capsys):
@@ -323,6 +401,7 @@ def test_resuming_an_rllib_run_keeps_its_policies_and_other_runs_take_no_rllib_o
         (["--resume", str(tmp_path / "rllib"), "--policies", "per_seat"], "keeps its policies"),
         (["--resume", str(tmp_path / "sb3"), "--num-env-runners", "2"], "only apply to RLlib runs"),
         (["--resume", str(tmp_path / "rllib"), "--backend", "sb3"], "resumes with --backend rllib"),
+        (["--resume", str(tmp_path / "rllib"), "--runner-env", "batched"], "keeps its runner environment"),
     ]:
         with pytest.raises(SystemExit) as info:
             run(main, argv)
@@ -376,6 +455,56 @@ def test_ctrl_c_in_a_terminal_stops_an_rllib_run_with_a_checkpoint(tmp_path):
     assert not state["finished"] and state["timesteps"] >= 500 and (stopped / "algorithm").is_dir()
     assert sorted(p.name for p in (stopped / "league").iterdir()) == ["snap_0.pt", "snap_1.pt"]
     assert evaluate_main(["level_x-v0", f"rllib:{stopped}", "random", "--games", "2", "--no-plot", "--quiet"]) == 0
+
+
+@pytest.fixture
+def two_node_cluster():
+    """A Ray cluster of two nodes on this machine: a head with one CPU and a worker node with one CPU and the
+    custom resource ``worker`` (which the head lacks); shut down, with every process it started, afterwards."""
+    import ray
+    from ray.cluster_utils import Cluster
+
+    assert not ray.is_initialized(), "this test needs a process without Ray (it runs before the local_ray tests)"
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+    try:
+        worker = cluster.add_node(num_cpus=1, resources={"worker": 1})
+        cluster.wait_for_nodes()
+        yield cluster, worker
+    finally:
+        if ray.is_initialized():
+            ray.shutdown()
+        cluster.shutdown()
+
+
+def test_a_run_on_a_two_node_cluster_samples_on_the_worker_node_and_plays_as_rllib_path(two_node_cluster, tmp_path, capsys):
+    """The command line against a running multi-node cluster (``--address``): ``--runner-resources worker=1``
+    puts the env runners on the node that has ``worker``, they report that node, and the run's policy plays."""
+    import yaml
+
+    from gameshelf.training.evaluate import main as evaluate_main
+    from gameshelf.training.train import main as train_main
+
+    cluster, worker = two_node_cluster
+    head = cluster.head_node
+    config = tmp_path / "tiny.yaml"
+    config.write_text(yaml.safe_dump({**TINY, "eval": {**TINY["eval"], "opponents": ["random"]}}))
+    out = tmp_path / "run"
+    argv = ["level_x-v0", "--backend", "rllib", "--address", cluster.address, "--num-env-runners", "1"]
+    argv += ["--runner-resources", "worker=1", "--config", str(config), "--out", str(out)]
+    assert train_main(argv) == 0
+    said = capsys.readouterr().out
+    placement = json.loads((out / "env_runners.json").read_text())
+    runners = placement["env_runners"]
+    assert [r["runner"] for r in runners] == [1]
+    assert {r["node_id"] for r in runners} == {worker.node_id} != {head.node_id}
+    assert placement["driver"]["node_id"] == head.node_id, "the driver joined the cluster through its head"
+    assert f"env runners: 1 on 1 node: {runners[0]['node_ip']}" in said and "(this node)" not in said
+    assert yaml.safe_load((out / "config.yaml").read_text())["rllib"]["runner_resources"] == {"worker": 1.0}
+    state = json.loads((out / "state.json").read_text())
+    assert state["finished"] and state["timesteps"] >= 1000
+    # the cluster outlives the run; the policy plays as rllib:PATH
+    assert len([n for n in cluster.list_all_nodes() if n.remaining_processes_alive()]) == 2
+    assert evaluate_main(["level_x-v0", f"rllib:{out}", "random", "--games", "2", "--no-plot", "--quiet"]) == 0
 
 
 @pytest.fixture(scope="module")
@@ -504,3 +633,30 @@ def test_rllib_run_stopped_by_a_signal_saves_a_checkpoint_and_resumes_to_the_end
     assert yaml.safe_load((out / "config.yaml").read_text())["rllib"]["num_env_runners"] == 1
     assert train_main(["--resume", str(out)]) == 0 and "already finished" in capsys.readouterr().out
     assert evaluate_main(["level_x-v0", f"rllib:{out}", "random", "--games", "4", "--no-plot", "--quiet"]) == 0
+
+
+@pytest.mark.slow
+def test_a_batched_run_steps_its_games_in_one_call_per_runner_and_plays_as_rllib_path(tmp_path, capsys):
+    """``--opponent random`` on a game with kernels: batched runners (auto), 8 games per runner stepped by the
+    kernels, which refuse any illegal action, so a finished run sampled legal moves only; the policy plays."""
+    import yaml
+
+    from gameshelf.training.evaluate import main as evaluate_main
+    from gameshelf.training.train import main as train_main
+
+    config = tmp_path / "tiny.yaml"
+    config.write_text(yaml.safe_dump({**TINY, "opponent": "random", "eval": {**TINY["eval"], "opponents": ["random"]}}))
+    out = tmp_path / "run"
+    argv = ["level_x-v0", "--backend", "rllib", "--num-env-runners", "1", "--envs-per-runner", "8", "--num-cpus", "2"]
+    assert train_main([*argv, "--config", str(config), "--out", str(out), "--quiet"]) == 0
+    saved = yaml.safe_load((out / "config.yaml").read_text())["rllib"]
+    assert saved["runner_env"] == "batched" and saved["envs_per_runner"] == 8
+    runners = json.loads((out / "env_runners.json").read_text())["env_runners"]
+    assert [(r["runner"], r["games"]) for r in runners] == [(1, 8)]
+    progress = (out / "progress.csv").read_text().splitlines()
+    assert "return_main" in progress[0] and len(progress) >= 2
+    info = json.loads((out / "final_policy" / "gameshelf.json").read_text())
+    assert info["seats"] == ["main", "main"] and sorted(p.name for p in (out / "final_policy").glob("*.pt")) == ["main.pt"]
+    assert evaluate_main(["level_x-v0", f"rllib:{out}", "random", "--games", "4", "--no-plot", "--quiet"]) == 0
+    assert train_main(["--resume", str(out), "--timesteps", "2000", "--num-env-runners", "0", "--quiet"]) == 0
+    assert json.loads((out / "state.json").read_text())["timesteps"] >= 2000

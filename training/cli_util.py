@@ -68,11 +68,12 @@ EXTRAS = {
 """Top-level modules of optional dependencies, and the extra of ``gameshelf`` that installs each."""
 
 
+RLLIB_GYMNASIUM = "Ray 2.60 pins Gymnasium to 1.2.2, which gameshelf supports"
 RLLIB_INSTALL = (
-    "install it in a virtualenv of its own, since Ray 2.60 pins Gymnasium to 1.2.2: from a clone, "
-    'bash scripts/setup_rllib.sh makes .venv-rllib; else pip install "gameshelf[rllib]" in a new virtualenv (docs/scaling.md)'
+    f'pip install "gameshelf[rllib]" into this environment or one of its own ({RLLIB_GYMNASIUM}; from a clone, '
+    "bash scripts/setup_rllib.sh makes .venv-rllib; docs/scaling.md)"
 )
-"""How to install the ``rllib`` extra, as the README says it: never into the environment at hand."""
+"""How to install the ``rllib`` extra, as the README and docs/scaling.md say it."""
 
 
 def missing_extra_hint(err: ModuleNotFoundError) -> str | None:

@@ -147,9 +147,8 @@ class ModelInfo:
     def spaces(self) -> tuple[Any, Any]:
         import gymnasium as gym
 
-        obs = gym.spaces.Box(
-            self.observation_low, self.observation_high, self.observation_shape, np.dtype(self.observation_dtype)
-        )
+        dtype: Any = np.dtype(self.observation_dtype)  # Gymnasium's stubs name scalar types, any dtype works
+        obs = gym.spaces.Box(self.observation_low, self.observation_high, self.observation_shape, dtype)
         return obs, gym.spaces.Discrete(self.num_actions)
 
 

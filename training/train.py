@@ -66,7 +66,7 @@ from gameshelf.training.environments import heuristic_available, make_vec_env
 __all__ = ["BACKENDS", "RunWriteError", "TrainConfig", "TrainResult", "heuristic_available", "read_evaluations", "train"]
 
 BACKENDS = ("sb3", "batched", "rllib")
-RLLIB_OPTIONS = ("num_env_runners", "envs_per_runner", "address", "num_cpus", "policies")
+RLLIB_OPTIONS = ("num_env_runners", "envs_per_runner", "address", "num_cpus", "policies", "runner_resources", "runner_env")
 
 
 # ---- the front door -----------------------------------------------------------------------------------------
@@ -96,8 +96,8 @@ def train(
     ``TrainConfig`` (which also gives the id and the seed); ``players``, ``timesteps``, ``n_envs``,
     ``opponent`` override single settings. ``resume``: a run folder to continue (any backend).
     ``rllib``: RLlib's own settings (``gameshelf.training.rllib.train.RLlibSettings``); when resuming, a dict of
-    those to change (how the run is spread: ``num_env_runners``, ``envs_per_runner``, ``address``,
-    ``num_cpus``; not ``policies``). ``progress``: the
+    those to change (how the run is spread: ``num_env_runners``, ``envs_per_runner``, ``runner_resources``, ``address``,
+    ``num_cpus``; not ``policies`` nor ``runner_env``). ``progress``: the
     progress bar (default: only when standard output is a terminal); ``quiet``: no bar and no evaluation
     lines. ``callbacks``: extra SB3 callbacks, run after ours (not on RLlib).
     """
@@ -237,6 +237,13 @@ def _resumed_rllib_settings(run_dir: RunDir, backend: Any, saved: Any, changes: 
     before = settings.get("policies", RLlibSettings.policies)
     if changes.get("policies", before) != before:
         raise UserError(f"{str(run_dir.root)!r} was trained with --policies {before}; a resumed run keeps its policies")
+    settings.setdefault("runner_env", "aec")  # runs from before batched runners
+    runner_env = settings["runner_env"]
+    if changes.get("runner_env", runner_env) not in (runner_env, "auto"):
+        raise UserError(
+            f"{str(run_dir.root)!r} was trained with --runner-env {runner_env}; a resumed run keeps its runner environment"
+        )
+    changes.pop("runner_env", None)
     return RLlibSettings(**{**settings, **changes})
 
 
@@ -322,14 +329,29 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rllib = parser.add_argument_group(
         "Ray RLlib (--backend rllib, needs the rllib extra; see docs/scaling.md)",
-        "With --resume RUN_DIR, all but --policies change how the resumed RLlib run is spread.",
+        "With --resume RUN_DIR, all but --policies and --runner-env change how the resumed RLlib run is spread.",
     )
     rllib.add_argument("--num-env-runners", type=int, default=None, help="sampling processes (default 1; 0: in this process)")
-    rllib.add_argument("--envs-per-runner", type=int, default=None, help="games each env runner steps (default 1)")
+    rllib.add_argument(
+        "--envs-per-runner", type=int, default=None, help="games each env runner steps (default 1; batched: in one call)"
+    )
+    rllib.add_argument(
+        "--runner-env",
+        choices=("auto", "batched", "aec"),
+        default=None,
+        help="batched: each runner steps its games on compiled kernels, fixed opponents inside the batch; aec: "
+        "PettingZoo games, every seat an RLlib agent (self-play league, per_seat); auto (default): batched when possible",
+    )
     rllib.add_argument(
         "--address", default=None, help="a running Ray cluster (auto, ray://HOST:10001); default: Ray on this machine"
     )
     rllib.add_argument("--num-cpus", type=int, default=None, help="CPUs of the local Ray (default: all)")
+    rllib.add_argument(
+        "--runner-resources",
+        metavar="NAME=AMOUNT[,...]",
+        default=None,
+        help="custom Ray resources each env runner asks for, to place them on the nodes that have them (worker=1)",
+    )
     rllib.add_argument(
         "--policies", choices=("shared", "per_seat"), default=None, help="one policy for all seats (default) or one per seat"
     )
@@ -365,6 +387,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if value is not None and value < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
     given = {name: getattr(args, name) for name in RLLIB_OPTIONS if getattr(args, name) is not None}
+    if "runner_resources" in given:
+        from gameshelf.training.rllib.train import parse_resources
+
+        try:
+            given["runner_resources"] = parse_resources(given["runner_resources"])
+        except UserError as err:
+            parser.error(str(err))
     settings: Any = None
     if args.resume is not None:
         if given and args.backend not in (None, "rllib"):

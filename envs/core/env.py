@@ -101,7 +101,7 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]
         self.observation_spaces = {
             a: spaces.Dict({"observation": obs_space, "action_mask": mask_space}) for a in self.possible_agents
         }
-        self.action_spaces = {a: spaces.Discrete(info.num_actions) for a in self.possible_agents}
+        self.action_spaces: dict[str, spaces.Space[Any]] = {a: spaces.Discrete(info.num_actions) for a in self.possible_agents}
         self._zero_mask = np.zeros(info.num_actions, dtype=np.int8)
         self.state_space = spaces.Box(
             info.observation_low,

@@ -64,7 +64,8 @@ def make_rllib_env(config: dict[str, Any]) -> Any:
     """RLlib's ``PettingZooEnv`` over ``gameshelf.make(config["env_id"], ...)`` with RLlib's key names.
 
     ``config``: ``env_id``, and optionally ``players``, ``reward`` (``"outcome"`` or ``"score"``) and
-    ``game_options`` (a dict). This is the environment creator registered with Ray.
+    ``game_options`` (a dict). This is the environment creator registered with Ray for AEC runners (batched
+    runners: ``gameshelf.training.rllib.batched_env.make_batched_env``).
     """
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 

@@ -122,6 +122,8 @@ class Snapshots:
 
 def learner_module_states(algo: Any, module_ids: list[str]) -> dict[str, dict[str, Any]]:
     """The full weights (policy and value heads) of modules as the learner holds them."""
+    if not module_ids:  # no components would be read as all of them
+        return {}
     components = [f"learner/rl_module/{m}" for m in module_ids]
     state = algo.learner_group.get_state(components=components)
     modules = state["learner"]["rl_module"]

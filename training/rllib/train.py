@@ -1,6 +1,7 @@
 """The ``rllib`` backend: PPO on Ray RLlib (new API stack), driven by ``gameshelf train <id> --backend rllib``.
 
     gameshelf train level_x-v0 --backend rllib --num-env-runners 2
+    gameshelf train level_x-v0 --backend rllib --opponent random --envs-per-runner 64   # batched runners
     gameshelf train koplus-v0 --backend rllib --players 3 --policies per_seat
     gameshelf train level_x-v0 --backend rllib --address auto        # on a running Ray cluster
     gameshelf train --resume runs/level_x-v0/20260101-120000-s0-rllib  # continue a run (Ctrl-C says how)
@@ -14,8 +15,9 @@ read the same way: ``players``, ``timesteps`` (here: every seat's moves, RLlib's
 
 The run folder is the one every backend writes (``gameshelf.training.checkpoints``; default
 ``runs/<env_id>/<time>-s<seed>-rllib``): ``config.yaml`` (with ``backend: rllib`` and ``RLlibSettings``),
-``state.json``, ``eval.csv`` and ``learning_curve.png`` (the learner against ``eval.opponents`` on every
-seat, through the same evaluation as SB3 runs), ``checkpoints/iter_N/`` (the last ``keep_checkpoints``) and
+``state.json``, ``env_runners.json`` (where the env runners run), ``eval.csv`` and ``learning_curve.png``
+(the learner against ``eval.opponents`` on every seat, through the same evaluation as SB3 runs),
+``checkpoints/iter_N/`` (the last ``keep_checkpoints``) and
 ``final_policy/`` (policies saved as ``gameshelf.json`` and weights by ``gameshelf.training.model_io``,
 loaded as the agent ``rllib:PATH``), and ``progress.csv`` (a row per training iteration: moves, seconds,
 moves per second). Every checkpoint folder (``iter_N/`` and ``final_policy/``) also holds what resuming
@@ -47,6 +49,7 @@ from gameshelf.training.model_io import PolicyInfo
 from gameshelf.training.rllib.league import POLICIES, RLLIB_OPPONENTS, League
 
 ENV_NAME = "gameshelf_rllib"
+BATCHED_ENV_NAME = "gameshelf_rllib_batched"
 ALGORITHM = "algorithm"
 """In every checkpoint folder: RLlib's own state of the whole algorithm (weights, optimizers, counters)."""
 LEAGUE = "league"
@@ -60,6 +63,13 @@ class RLlibSettings:
     ``num_env_runners``: sampling processes (0: sample in the driver process). ``envs_per_runner``: games
     each runner steps. ``address``: a running Ray cluster (``auto``, ``ray://host:10001``, ...); None starts
     Ray on this machine with ``num_cpus`` (default: all cores). ``policies``: ``shared`` or ``per_seat``.
+    ``runner_resources``: custom Ray resources each env runner asks for besides its CPU (``{"worker": 1}``
+    places the runners on the nodes started with ``--resources '{"worker": N}'``), None for none.
+    ``runner_env``: ``batched`` (each runner steps its ``envs_per_runner`` games on compiled kernels in one
+    call, the learner on one seat and fixed opponents inside the batch: ``BatchedSeatVectorEnv``), ``aec``
+    (each game a PettingZoo AEC environment through RLlib's ``PettingZooEnv``, every seat an RLlib agent: the
+    league of snapshots, ``per_seat``), or ``auto``: ``batched`` when the game has kernels and the run can
+    use them (``batched_reason``), else ``aec``. A planned run records which one it resolved to.
     """
 
     num_env_runners: int = 1
@@ -67,6 +77,8 @@ class RLlibSettings:
     address: str | None = None
     num_cpus: int | None = None
     policies: str = "shared"
+    runner_resources: dict[str, float] | None = None
+    runner_env: str = "auto"
 
     def check(self) -> RLlibSettings:
         if self.num_env_runners < 0:
@@ -77,22 +89,109 @@ class RLlibSettings:
             raise UserError(f"--num-cpus must be at least 1, not {self.num_cpus}")
         if self.policies not in POLICIES:
             raise UserError(f"--policies must be one of {', '.join(POLICIES)}, not {self.policies!r}")
+        if self.runner_env not in RUNNER_ENVS:
+            raise UserError(f"--runner-env must be one of {', '.join(RUNNER_ENVS)}, not {self.runner_env!r}")
+        if self.runner_resources:
+            if self.num_env_runners == 0:
+                raise UserError("--runner-resources places env runners: give --num-env-runners 1 or more")
+            return dataclasses.replace(self, runner_resources=check_resources(self.runner_resources))
         return self
 
 
+RUNNER_ENVS = ("auto", "batched", "aec")
+BATCHED_OPPONENTS = ("random", "heuristic")
+
+
+def batched_reason(cfg: TrainConfig, settings: RLlibSettings) -> str | None:
+    """Why the run cannot use batched runners, or None when it can."""
+    from gameshelf.envs import batched_ids, spec
+
+    if not spec(cfg.env_id).batched:
+        return f"{cfg.env_id} has no compiled kernels (batched ids: {', '.join(batched_ids())})"
+    if cfg.opponent not in BATCHED_OPPONENTS:
+        return (
+            f"batched runners play fixed opponents inside the batch (--opponent {' or '.join(BATCHED_OPPONENTS)}), "
+            f"not opponent={cfg.opponent} (the league of snapshots runs on --runner-env aec)"
+        )
+    if settings.policies != "shared":
+        return "batched runners train one shared policy on one seat per game, not --policies per_seat"
+    if cfg.reward != "outcome":
+        return f"batched runners give the outcome reward only, not reward={cfg.reward}"
+    return None
+
+
+def resolve_runner_env(cfg: TrainConfig, settings: RLlibSettings) -> RLlibSettings:
+    """``settings`` with ``runner_env`` ``batched`` or ``aec`` (``auto`` resolved); ``UserError`` when ``batched``
+    was asked for and the run cannot use it."""
+    reason = batched_reason(cfg, settings)
+    if settings.runner_env == "batched" and reason is not None:
+        raise UserError(f"--runner-env batched is not available: {reason}")
+    if settings.runner_env == "auto":
+        return dataclasses.replace(settings, runner_env="aec" if reason else "batched")
+    return settings
+
+
+RESERVED_RESOURCES = ("CPU", "GPU", "memory", "object_store_memory")
+
+
+def check_resources(resources: Any) -> dict[str, float]:
+    """``resources`` (a dict of custom Ray resource names and amounts) checked; amounts as floats."""
+    if not isinstance(resources, dict):
+        raise UserError(f"--runner-resources must map resource names to amounts, not {resources!r}")
+    out = {}
+    for name, amount in resources.items():
+        if not isinstance(name, str) or not name.strip():
+            raise UserError(f"--runner-resources: {name!r} is not a resource name")
+        if name in RESERVED_RESOURCES:
+            raise UserError(
+                f"--runner-resources: {name!r} is one of Ray's own resources; name a custom resource the chosen nodes "
+                "were started with (ray start --resources '{\"worker\": 4}')"
+            )
+        try:
+            value = float(amount)
+        except (TypeError, ValueError):
+            raise UserError(f"--runner-resources: the amount of {name!r} must be a number, not {amount!r}") from None
+        if not value > 0 or value != value or value == float("inf"):
+            raise UserError(f"--runner-resources: the amount of {name!r} must be above 0, not {amount!r}")
+        out[name] = value
+    return out
+
+
+def parse_resources(text: str) -> dict[str, float]:
+    """``"worker=1,ssd=0.5"`` as ``{"worker": 1.0, "ssd": 0.5}`` (``--runner-resources``)."""
+    out: dict[str, Any] = {}
+    for part in text.split(","):
+        name, sep, amount = part.partition("=")
+        if not sep or not name.strip():
+            raise UserError(f"--runner-resources takes NAME=AMOUNT[,NAME=AMOUNT...], not {text!r}")
+        out[name.strip()] = amount.strip()
+    return check_resources(out)
+
+
 def make_league(cfg: TrainConfig, settings: RLlibSettings) -> League:
+    if settings.runner_env == "batched":  # one learner, the opponents inside the batch: nothing to map
+        return League(cfg.players, "shared", "random", {}, 0)
     if cfg.opponent not in RLLIB_OPPONENTS:
         raise UserError(
-            f"opponent={cfg.opponent} is not available with --backend rllib (RLlib modules see observations, not "
-            f"the game state a heuristic needs); use --opponent {' or '.join(RLLIB_OPPONENTS)}"
+            f"opponent={cfg.opponent} is not available with --backend rllib on AEC runners (RLlib modules see "
+            f"observations, not the game state a heuristic needs); use --opponent {' or '.join(RLLIB_OPPONENTS)}, or "
+            "batched runners (a game with compiled kernels, --runner-env batched), where the heuristic plays inside "
+            "the batch"
         )
     if settings.policies == "per_seat" and cfg.opponent != "self":
         raise UserError("--policies per_seat trains every seat against the others: use it with --opponent self")
     return League(cfg.players, settings.policies, cfg.opponent, cfg.selfplay.mix, cfg.selfplay.pool_size)
 
 
-def env_config(cfg: TrainConfig) -> dict[str, Any]:
-    return {"env_id": cfg.env_id, "players": cfg.players, "reward": cfg.reward, "game_options": dict(cfg.game_options)}
+def env_name(settings: RLlibSettings) -> str:
+    return BATCHED_ENV_NAME if settings.runner_env == "batched" else ENV_NAME
+
+
+def env_config(cfg: TrainConfig, settings: RLlibSettings | None = None) -> dict[str, Any]:
+    out = {"env_id": cfg.env_id, "players": cfg.players, "reward": cfg.reward, "game_options": dict(cfg.game_options)}
+    if settings is not None and settings.runner_env == "batched":
+        out["opponent"] = cfg.opponent
+    return out
 
 
 def algorithm_config(cfg: TrainConfig, settings: RLlibSettings, league: League) -> Any:
@@ -105,34 +204,37 @@ def algorithm_config(cfg: TrainConfig, settings: RLlibSettings, league: League) 
 
     info = policy_info(cfg, league)
     masked = module_spec(info)
-    specs = {m: masked for m in league.trained + league.snapshots}
-    if "random" in league.frozen:
-        specs["random"] = RLModuleSpec(module_class=MaskedRandomModule)
     batch = cfg.ppo.n_steps * cfg.n_envs
     ppo = cfg.ppo
-    return (
+    config = (
         PPOConfig()
-        .environment(ENV_NAME, env_config=env_config(cfg), disable_env_checking=True)
+        .environment(env_name(settings), env_config=env_config(cfg, settings), disable_env_checking=True)
         .env_runners(
             num_env_runners=settings.num_env_runners,
             num_envs_per_env_runner=settings.envs_per_runner,
+            custom_resources_per_env_runner=dict(settings.runner_resources or {}),
             rollout_fragment_length="auto",
         )
-        .multi_agent(policies=set(specs), policy_mapping_fn=league, policies_to_train=league.trained)
-        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
-        .training(
-            train_batch_size_per_learner=batch,
-            minibatch_size=min(ppo.batch_size, batch),
-            num_epochs=ppo.n_epochs,
-            lr=ppo.learning_rate,
-            gamma=ppo.gamma,
-            lambda_=ppo.gae_lambda,
-            entropy_coeff=ppo.ent_coef,
-            clip_param=ppo.clip_range,
-            vf_loss_coeff=ppo.vf_coef,
-        )
-        .debugging(seed=cfg.seed, log_level="ERROR")
     )
+    if settings.runner_env == "batched":  # one module (RLlib's default_policy): RLlib's single-agent path
+        config = config.env_runners(gym_env_vectorize_mode="vector_entry_point").rl_module(rl_module_spec=masked)
+    else:
+        specs = {m: masked for m in league.trained + league.snapshots}
+        if "random" in league.frozen:
+            specs["random"] = RLModuleSpec(module_class=MaskedRandomModule)
+        config = config.multi_agent(policies=set(specs), policy_mapping_fn=league, policies_to_train=league.trained)
+        config = config.rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+    return config.training(
+        train_batch_size_per_learner=batch,
+        minibatch_size=min(ppo.batch_size, batch),
+        num_epochs=ppo.n_epochs,
+        lr=ppo.learning_rate,
+        gamma=ppo.gamma,
+        lambda_=ppo.gae_lambda,
+        entropy_coeff=ppo.ent_coef,
+        clip_param=ppo.clip_range,
+        vf_loss_coeff=ppo.vf_coef,
+    ).debugging(seed=cfg.seed, log_level="ERROR")
 
 
 def policy_info(cfg: TrainConfig, league: League, env_steps: int = 0, iteration: int = 0) -> PolicyInfo:
@@ -154,6 +256,60 @@ def policy_info(cfg: TrainConfig, league: League, env_steps: int = 0, iteration:
         iteration=int(iteration),
         game_options=dict(cfg.game_options),
     )
+
+
+# ---- where the games are played ----------------------------------------------------------------------------
+PLACEMENT = "env_runners.json"
+"""In the run folder: where the env runners of the run's latest start play (node, address, host, process)."""
+
+
+def where_runner_is(runner: Any) -> dict[str, Any]:
+    """Asked of each env runner, in its own process: where it runs and how many games it steps."""
+    import socket
+
+    import ray
+
+    return {
+        "runner": int(getattr(runner, "worker_index", 0)),
+        "node_id": ray.get_runtime_context().get_node_id(),
+        "node_ip": ray.util.get_node_ip_address(),
+        "hostname": socket.gethostname(),
+        "pid": os.getpid(),
+        "games": int(getattr(runner, "num_envs", 0) or 0),
+    }
+
+
+def runner_placement(algo: Any, num_env_runners: int) -> dict[str, Any]:
+    """Where the driver (learning, evaluation, the run folder) and each env runner (sampling) run, as the runners
+    report it."""
+    import ray
+
+    runners = algo.env_runner_group.foreach_env_runner(where_runner_is, local_env_runner=num_env_runners == 0)
+    return {
+        "driver": {"node_id": ray.get_runtime_context().get_node_id(), "node_ip": ray.util.get_node_ip_address()},
+        "env_runners": sorted(runners, key=lambda r: r["runner"]),
+    }
+
+
+def write_placement(path: Path, placement: dict[str, Any]) -> None:
+    import json
+
+    from gameshelf.training.model_io import atomic_write_bytes
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(path, (json.dumps(placement, indent=1) + "\n").encode())
+
+
+def placement_line(placement: dict[str, Any]) -> str:
+    """``env runners: 2 on 1 node: 10.0.0.5 (this node)`` (the nodes' addresses), or ``env runners: none,
+    sampling in this process``."""
+    runners = placement["env_runners"]
+    if all(r["runner"] == 0 for r in runners):
+        return "env runners: none, sampling in this process"
+    nodes = {r["node_id"] for r in runners}  # several nodes may share an address (e.g. on one machine)
+    addresses = ", ".join(sorted({r["node_ip"] for r in runners}))
+    here = " (this node)" if nodes == {placement["driver"]["node_id"]} else ""
+    return f"env runners: {len(runners)} on {len(nodes)} node{'s' * (len(nodes) > 1)}: {addresses}{here}"
 
 
 # ---- the run --------------------------------------------------------------------------------------------
@@ -195,14 +351,21 @@ class Run:
         ``wall_s`` seconds already spent."""
         from ray.tune.registry import register_env
 
+        from gameshelf.training.rllib.batched_env import make_batched_env
         from gameshelf.training.rllib.env import make_rllib_env
         from gameshelf.training.rllib.league import Snapshots
 
+        settings = resolve_runner_env(cfg, settings)
         self.cfg, self.settings, self.root, self.say = cfg, settings, root, say
         self.run = RunDir(root)
         self.league = make_league(cfg, settings)
         register_env(ENV_NAME, make_rllib_env)
+        register_env(BATCHED_ENV_NAME, make_batched_env)
         self.algo = algorithm_config(cfg, settings, self.league).build_algo()
+        self.placement = runner_placement(self.algo, settings.num_env_runners)
+        write_placement(root / PLACEMENT, self.placement)
+        kind = "batched on compiled kernels" if settings.runner_env == "batched" else "PettingZoo AEC"
+        say(f"{placement_line(self.placement)}; {settings.envs_per_runner} game(s) per runner, {kind}")
         self.snapshots = Snapshots(self.league)
         self.steps = self.iteration = 0
         self.start = time.perf_counter() - wall_s
@@ -264,7 +427,12 @@ class Run:
         before = self.steps
         self.steps = int(result[ENV_RUNNER_RESULTS].get(NUM_ENV_STEPS_SAMPLED_LIFETIME, before))
         self.iteration += 1
-        returns = result[ENV_RUNNER_RESULTS].get("module_episode_returns_mean", {})
+        runners = result[ENV_RUNNER_RESULTS]  # Ray 2.60 logs module_episode_return_mean, not its constant's name
+        returns = dict(runners.get("module_episode_return_mean") or runners.get("module_episode_returns_mean") or {})
+        if self.settings.runner_env == "batched":  # the one module is RLlib's default_policy, "main" here
+            from ray.rllib.core import DEFAULT_MODULE_ID
+
+            returns = {"main": returns[DEFAULT_MODULE_ID]} if DEFAULT_MODULE_ID in returns else {}
         row = {
             "iteration": self.iteration,
             "env_steps": self.steps,
@@ -320,6 +488,10 @@ class Run:
         from gameshelf.training.rllib.league import learner_module_states
 
         info = policy_info(self.cfg, self.league, self.steps, self.iteration)
+        if self.settings.runner_env == "batched":  # RLlib's one module of a single-agent run is "main" here
+            from ray.rllib.core import DEFAULT_MODULE_ID
+
+            return info, {"main": learner_module_states(self.algo, [DEFAULT_MODULE_ID])[DEFAULT_MODULE_ID]}
         return info, learner_module_states(self.algo, self.league.trained)
 
     def save_policy(self, folder: Path, resumable: bool = False) -> Path:
@@ -378,7 +550,7 @@ def check(plan: Plan) -> Plan:
     """Every RLlib setting checked, and Ray present, before anything is created; the plan with its settings."""
     from gameshelf.training.rllib.agent import require_ray
 
-    settings = (plan.rllib or RLlibSettings()).check()
+    settings = resolve_runner_env(plan.config, (plan.rllib or RLlibSettings()).check())
     make_league(plan.config, settings)
     try:
         require_ray("--backend rllib")
@@ -403,6 +575,9 @@ def learn(plan: Plan, *, progress: bool = False, quiet: bool = False) -> TrainRe
         if not quiet:
             print(message, flush=True)
 
+    import torch
+
+    torch.set_num_threads(cfg.torch_threads)  # the learner, in this process (as SB3's); each env runner has one CPU
     started = start_ray(settings)
     run = None
     bar = None
