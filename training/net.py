@@ -123,7 +123,7 @@ class NetPolicy:
 
         buffer = io.BytesIO()
         meta = np.frombuffer(json.dumps(self.meta, sort_keys=True).encode(), dtype=np.uint8)
-        np.savez_compressed(buffer, meta=meta, **self.weights)
+        np.savez_compressed(buffer, meta=meta, **self.weights)  # type: ignore[arg-type]
         target = Path(path)
         atomic_write_bytes(target, buffer.getvalue())
         return target
