@@ -131,7 +131,7 @@ class RunDir:
         return self.root / "learning_curve.png"
 
     def create(self, backend: str = "sb3") -> None:
-        for sub in ("checkpoints", "pool", "tb") if backend != "rllib" else ("checkpoints",):
+        for sub in ("checkpoints", "pool", "tb") if backend not in ("rllib", "expert") else ("checkpoints",):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
 
     def write_config(self, config: TrainConfig, backend: str, extra: dict[str, Any] | None = None) -> None:

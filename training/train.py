@@ -65,7 +65,7 @@ from gameshelf.training.environments import heuristic_available, make_vec_env
 
 __all__ = ["BACKENDS", "RunWriteError", "TrainConfig", "TrainResult", "heuristic_available", "read_evaluations", "train"]
 
-BACKENDS = ("sb3", "batched", "rllib")
+BACKENDS = ("sb3", "batched", "rllib", "expert")
 RLLIB_OPTIONS = ("num_env_runners", "envs_per_runner", "address", "num_cpus", "policies")
 
 
@@ -109,8 +109,8 @@ def train(
     else:
         overrides = {"players": players, "timesteps": timesteps, "n_envs": n_envs, "opponent": opponent}
         plan = _plan_new(env_id, backend or "sb3", config, seed, out, overrides, rllib)
-    if plan.backend == "rllib" and callbacks:
-        raise ValueError("callbacks are Stable-Baselines3 callbacks: the rllib backend takes none")
+    if plan.backend in ("rllib", "expert") and callbacks:
+        raise ValueError(f"callbacks are Stable-Baselines3 callbacks: the {plan.backend} backend takes none")
     if progress is None:
         progress = is_terminal(sys.stdout)
     progress = progress and not quiet
@@ -121,16 +121,28 @@ def train(
             from gameshelf.training.rllib.train import learn as learn_rllib
 
             return learn_rllib(plan, progress=progress, quiet=quiet)
+        if plan.backend == "expert":
+            from gameshelf.training.expert import learn as learn_expert
+
+            return learn_expert(plan, progress=progress, quiet=quiet)
         from gameshelf.training.sb3 import learn
 
         environments = make_vec_env if plan.backend == "sb3" else batched.make_vec_env
         return learn(plan, environments, progress=progress, quiet=quiet, verbose=verbose, extra=callbacks)
     except BaseException as err:
-        if plan.new and not plan.run.checkpoint_files() and not plan.run.policy_checkpoints():
+        if plan.new and not plan.run.checkpoint_files() and not plan.run.policy_checkpoints() and not _expert_checkpoints(plan):
             _remove_new_run(plan.run.root, existed)
         if isinstance(err, OSError) and err.errno in WRITE_ERRNOS:
             raise plan.run.write_failure(err) from err
         raise
+
+
+def _expert_checkpoints(plan: Plan) -> bool:
+    if plan.backend != "expert" or not plan.run.root.is_dir():
+        return False
+    from gameshelf.training.expert import net_checkpoints
+
+    return bool(net_checkpoints(plan.run))
 
 
 def read_evaluations(run_dir: str | os.PathLike[str]) -> list[dict[str, Any]]:
@@ -149,6 +161,11 @@ def _check_backend(plan: Plan) -> Plan:
         return check_rllib(plan)
     if plan.backend == "batched":
         batched.check(plan)
+    if plan.backend == "expert" and plan.config.expert.warm_games and not heuristic_available(plan.config.env_id):
+        raise UserError(
+            f"expert.warm_games={plan.config.expert.warm_games} needs a heuristic agent and {plan.config.env_id} has none; "
+            "set expert.warm_games: 0"
+        )
     return dataclasses.replace(plan, config=_without_missing_heuristic(plan.config))
 
 
@@ -204,7 +221,12 @@ def _plan_resume(resume: Any, timesteps: int | None, backend: str | None, rllib:
     done = _already_done(run_dir, cfg, state, timesteps, state.timesteps)
     if done is not None:
         return done
-    checkpoint = run_dir.sound_policy_checkpoint() if plan.backend == "rllib" else run_dir.sound_checkpoint()
+    if plan.backend == "expert":
+        from gameshelf.training.expert import sound_checkpoint
+
+        checkpoint = sound_checkpoint(run_dir)
+    else:
+        checkpoint = run_dir.sound_policy_checkpoint() if plan.backend == "rllib" else run_dir.sound_checkpoint()
     if checkpoint is None:
         # stopped (or killed) before its first checkpoint: the run starts again from its config.yaml
         warn(f"{str(run_dir.root)!r} has no usable checkpoint; starting the run again from step 0")
@@ -252,7 +274,8 @@ def _already_done(run_dir: RunDir, cfg: TrainConfig, state: RunState, timesteps:
         )
     else:
         return None
-    model = run_dir.final_model if run_dir.final_model.is_file() else run_dir.root / (state.checkpoint or "")
+    finals = [f for f in (run_dir.final_model, run_dir.root / "final_net.npz") if f.is_file()]
+    model = finals[0] if finals else run_dir.root / (state.checkpoint or "")
     return TrainResult(
         run_dir.root,
         model,
@@ -400,7 +423,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if result.status == "interrupted":
         return exit_code(result)
-    if result.model_path.is_dir():  # an RLlib policy folder
+    if result.model_path.suffix == ".npz":  # an expert-iteration network
+        report(result, f"network: {result.model_path} (play it as model:{result.model_path})")
+    elif result.model_path.is_dir():  # an RLlib policy folder
         report(result, f"policy: {result.model_path} (play it as rllib:{result.run_dir})")
     else:
         report(result, f"model: {result.model_path}")
