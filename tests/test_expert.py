@@ -114,6 +114,31 @@ def test_sigint_saves_and_prints_the_resume_command(tmp_path):
     assert not (out / "final_net.npz").exists()
 
 
+def test_a_full_disk_stops_with_one_line_and_keeps_the_last_iteration(tmp_path, monkeypatch):
+    import errno
+
+    from gameshelf.training import model_io
+    from gameshelf.training.train import RunWriteError
+
+    out = tmp_path / "run"
+    real = model_io.atomic_write_bytes
+
+    def filling(path, data):
+        if (out / "state.json").is_file():  # room for iteration 0, no more
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real(path, data)
+
+    monkeypatch.setattr(model_io, "atomic_write_bytes", filling)
+    with pytest.raises(RunWriteError) as info:
+        train("level_x-v0", backend="expert", config=tiny(), out=out, progress=False, quiet=True)
+    message = str(info.value)
+    assert "\n" not in message and "iter_0.npz" in message and f"--resume {out}" in message
+    assert info.value.errno == errno.ENOSPC
+    monkeypatch.undo()
+    resumed = train("", resume=out, progress=False, quiet=True)
+    assert resumed.status == "finished" and read_net(out / "final_net.npz").meta["trained"]["iteration"] == 2
+
+
 @pytest.mark.parametrize(
     ("setting", "words"),
     [

@@ -53,7 +53,7 @@ from gameshelf.envs.core.episode import observed_state
 from gameshelf.envs.core.game import CHANCE, TERMINAL, Game
 from gameshelf.training.checkpoints import STATE_FORMAT, Plan, RunDir, RunState, TrainResult, read_rows, warn, write_rows
 from gameshelf.training.config import TrainConfig
-from gameshelf.training.model_io import atomic_write_bytes, atomic_write_text
+from gameshelf.training import model_io
 from gameshelf.training.net import NetLoadError, NetPolicy, read_net
 
 ARRAYS = ("obs", "mask", "policy", "value")
@@ -72,12 +72,7 @@ class NetArgmaxAgent:
 # ---- the run's files -------------------------------------------------------------------------------------
 def net_checkpoints(run: RunDir) -> list[tuple[int, Path]]:
     """``checkpoints/iter_K.npz``, oldest first."""
-    found = []
-    for p in run.checkpoints.glob("iter_*.npz"):
-        k = p.stem.removeprefix("iter_")
-        if k.isdigit():
-            found.append((int(k), p))
-    return sorted(found)
+    return run.net_checkpoints()
 
 
 def final_net(run: RunDir) -> Path:
@@ -111,7 +106,7 @@ def read_state(run: RunDir) -> dict[str, Any]:
 
 def write_state(run: RunDir, state: RunState, iteration: int, decisions: int, samples: int) -> None:
     data = {**state.to_dict(), "format": STATE_FORMAT, "iteration": iteration, "decisions": decisions, "samples": samples}
-    atomic_write_text(run.state_file, json.dumps(data, indent=1))
+    model_io.atomic_write_text(run.state_file, json.dumps(data, indent=1))
 
 
 def save_samples(path: Path, samples: dict[str, np.ndarray]) -> None:
@@ -119,7 +114,18 @@ def save_samples(path: Path, samples: dict[str, np.ndarray]) -> None:
 
     buffer = io.BytesIO()
     np.savez_compressed(buffer, **samples)  # type: ignore[arg-type]
-    atomic_write_bytes(path, buffer.getvalue())
+    model_io.atomic_write_bytes(path, buffer.getvalue())
+
+
+def _save_tensors(state: dict[str, Any], path: Path) -> None:
+    """``torch.save`` of tensors and plain values (read back with ``weights_only=True``), written atomically."""
+    import io
+
+    import torch
+
+    buffer = io.BytesIO()
+    torch.save(state, buffer)
+    model_io.atomic_write_bytes(path, buffer.getvalue())
 
 
 def load_samples(path: Path) -> dict[str, np.ndarray]:
@@ -365,7 +371,7 @@ def _learn(plan: Plan, clock: Any, stop: Any, *, progress: bool, quiet: bool) ->
         }
         net = expert_net.to_net(model, net_meta(cfg, game, trained))
         checkpoint = run.checkpoints / f"iter_{k}.npz"
-        torch.save(optimizer.state_dict(), run.checkpoints / f"iter_{k}.pt")
+        _save_tensors(optimizer.state_dict(), run.checkpoints / f"iter_{k}.pt")
         net.save(checkpoint)
         began_eval = time.perf_counter()
         if x.eval_games:
