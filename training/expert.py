@@ -51,9 +51,9 @@ import numpy as np
 from gameshelf import envs
 from gameshelf.envs.core.episode import observed_state
 from gameshelf.envs.core.game import CHANCE, TERMINAL, Game
+from gameshelf.training import model_io
 from gameshelf.training.checkpoints import STATE_FORMAT, Plan, RunDir, RunState, TrainResult, read_rows, warn, write_rows
 from gameshelf.training.config import TrainConfig
-from gameshelf.training import model_io
 from gameshelf.training.net import NetLoadError, NetPolicy, read_net
 
 ARRAYS = ("obs", "mask", "policy", "value")
