@@ -6,6 +6,7 @@
     python -m gameshelf.training.train --resume runs/level_x-v0/20260101-120000-s0 [--timesteps 400000]
     python -m gameshelf.training.train level_x-v0 --backend batched --n-envs 16 --opponent random
     python -m gameshelf.training.train level_x-v0 --backend rllib --num-env-runners 2   # Ray RLlib, see training/rllib
+    python -m gameshelf.training.train level_x-v0 --backend expert   # expert iteration: search + a small network
 
 ``gameshelf train`` is this command; from Python, ``train(env_id, config=..., backend=...)``. The backends
 learn from the same settings and write the same run folder (``gameshelf.training.checkpoints``):
@@ -17,10 +18,15 @@ learn from the same settings and write the same run folder (``gameshelf.training
   compiled kernels in one process, against ``random`` or ``heuristic`` (ids with kernels only).
 * ``rllib`` (``gameshelf.training.rllib``): PPO on Ray RLlib, one shared policy or one per seat, local or
   on a cluster (needs the ``rllib`` extra; see docs/scaling.md).
+* ``expert`` (``gameshelf.training.expert``): expert iteration, AlphaZero-style: a heuristic warm start,
+  then self-play where every seat searches with ``MCTSAgent`` guided by a small network (PUCT prior, value
+  leaves), the network trained on the searches' visit distributions and the final returns (settings: the
+  ``expert`` section). It writes ``progress.csv``, ``checkpoints/iter_K.npz`` (a ``NetPolicy``) with
+  ``iter_K.pt`` (the optimizer), ``replay/`` (the samples of the replay window) and ``final_net.npz``.
 
 Defaults per game come from ``training/configs/<game>.yaml``; ``config`` (a YAML path, a dict of settings
 or a ``TrainConfig``) and the command-line options override them. A run folder (default
-``runs/<env_id>/<time>-s<seed>``, with ``-batched`` or ``-rllib`` after it for those backends) receives
+``runs/<env_id>/<time>-s<seed>``, with ``-batched``, ``-rllib`` or ``-expert`` after it for those backends) receives
 ``config.yaml`` (the resolved settings and the backend), ``state.json`` (steps done, the checkpoint, the
 self-play pool), ``eval.csv`` and ``learning_curve.png`` (periodic evaluation against ``eval.opponents``,
 every seat), ``checkpoints/`` (the last ``keep_checkpoints``) and the model: ``final_model.zip`` (SB3,
@@ -88,7 +94,7 @@ def train(
     quiet: bool = False,
     callbacks: Sequence[Any] = (),
 ) -> TrainResult:
-    """Train (or resume) a run on ``backend`` (``sb3``, ``batched`` or ``rllib``; default ``sb3``, or the
+    """Train (or resume) a run on ``backend`` (``sb3``, ``batched``, ``rllib`` or ``expert``; default ``sb3``, or the
     resumed run's); returns where the model and the evaluations are. Raises ``UserError`` for a bad setting,
     ``RunWriteError`` when the run's files cannot be written (a full disk; the last good checkpoint stays).
 
@@ -317,7 +323,8 @@ def _remove_new_run(root: Path, existed: bool) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(
         prog="gameshelf train",
-        description="Train an agent on one seat of a gameshelf game (MaskablePPO self-play by default).",
+        description="Train an agent on one seat of a gameshelf game (MaskablePPO self-play by default; "
+        "--backend expert for expert iteration).",
     )
     parser.add_argument("env_id", nargs="?", help="environment id, e.g. level_x-v0 (not needed with --resume)")
     parser.add_argument("--players", type=int, default=None, help="number of players (default: the config's or the id's first)")
@@ -340,7 +347,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--backend",
         choices=BACKENDS,
         default=None,
-        help="sb3 (default), batched (compiled kernels in one process: --opponent random or heuristic) or rllib",
+        help="sb3 (default), batched (compiled kernels in one process: --opponent random or heuristic), rllib, or expert "
+        "(expert iteration: MCTS self-play guided by a small network, settings under expert: in the config; "
+        "--timesteps caps its decisions)",
     )
     rllib = parser.add_argument_group(
         "Ray RLlib (--backend rllib, needs the rllib extra; see docs/scaling.md)",
