@@ -85,6 +85,10 @@ def test_resume_continues_and_matches_an_uninterrupted_run(tmp_path):
     assert (cut / "eval.csv").read_text().splitlines()[1:][-1].split(",")[0] == "2"
     again = train("", resume=cut, progress=False, quiet=True)
     assert again.status == "already_done"
+    further = train("", resume=cut, timesteps=resumed.timesteps + 1, progress=False, quiet=True)  # a decision budget
+    assert further.status == "finished" and further.timesteps > resumed.timesteps
+    assert read_net(cut / "final_net.npz").meta["trained"]["iteration"] == 3
+    assert "iterations: null" in (cut / "config.yaml").read_text()
 
 
 def test_sigint_saves_and_prints_the_resume_command(tmp_path):

@@ -126,7 +126,7 @@ class EvalConfig:
 class ExpertConfig:
     """The ``expert`` backend's settings (``gameshelf.training.expert``)."""
 
-    iterations: int
+    iterations: int | None
     games: int
     simulations: int
     leaf_value: float
@@ -362,7 +362,7 @@ def _expert(x: dict[str, Any]) -> ExpertConfig:
     if cell > 256:
         raise UserError(f"expert.cell_features={cell} is not allowed; allowed values: an integer from 0 to 256 (0: no cell map)")
     return ExpertConfig(
-        iterations=count("iterations"),
+        iterations=None if x["iterations"] is None else count("iterations"),
         games=_positive_int(x["games"], "expert.games"),
         simulations=_positive_int(x["simulations"], "expert.simulations"),
         leaf_value=fraction("leaf_value"),

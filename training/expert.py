@@ -19,8 +19,9 @@ The recipe (settings: the ``expert`` section of ``TrainConfig``, per game in ``t
   actions) and the mover's final return. The torch mirror of ``NetPolicy`` (``expert_net.TorchNet``) is then
   trained for ``epochs`` passes over the samples of the last ``window`` iterations (soft cross-entropy on
   the masked logits + value MSE, Adam at ``learning_rate``, minibatches of ``batch_size``) and exported.
-* The run stops after ``iterations`` iterations, or earlier once ``timesteps`` decisions (all self-play
-  decisions, forced ones included) were played. ``n_envs`` is not used (one process).
+* The run stops after ``iterations`` iterations, or earlier once ``timesteps`` decisions (all decisions of its
+  games, warm start and forced moves included) were played. A run started or resumed with ``--timesteps``
+  (``timesteps=``) gets ``iterations: null``: that many decisions alone decide. ``n_envs`` is not used.
 
 Value leaves against rollouts (the default above), measured per CPU-second: see docs/training.md.
 
@@ -322,7 +323,8 @@ def _learn(plan: Plan, clock: Any, stop: Any, *, progress: bool, quiet: bool) ->
 
     last = start - 1
     interrupted = False
-    for k in range(start, x.iterations + 1):
+    limit = x.iterations if x.iterations is not None else sys.maxsize - 1
+    for k in range(start, limit + 1):
         if decisions >= cfg.timesteps or stop.received is not None:
             interrupted = stop.received is not None
             break
@@ -396,14 +398,14 @@ def _learn(plan: Plan, clock: Any, stop: Any, *, progress: bool, quiet: bool) ->
             }
         )
         write_rows(run.root / "progress.csv", progress_rows)
-        finished = k >= x.iterations or decisions >= cfg.timesteps
+        finished = k >= limit or decisions >= cfg.timesteps
         if finished:
             net.save(final_net(run))
         state = RunState(timesteps=decisions, wall_s=clock(), finished=finished, checkpoint=run.relative(checkpoint))
         write_state(run, state, k, decisions, samples)
         _prune(run, cfg, k)
         last = k
-    if stop.received is not None and (last < x.iterations and decisions < cfg.timesteps):
+    if stop.received is not None and (last < limit and decisions < cfg.timesteps):
         interrupted = True
     if interrupted:
         kept = (

@@ -197,6 +197,8 @@ def _plan_new(env_id: str, backend: str, config: Any, seed: Any, out: Any, overr
         config = {k: v for k, v in config.to_dict().items() if k not in ("env_id", "seed")}
     seed = 0 if seed is None else seed
     cfg = resolve_config(env_id, config, seed=seed, overrides=overrides)
+    if backend == "expert" and overrides.get("timesteps") is not None:
+        cfg = _decision_budget(cfg)
     if out is not None:
         root = Path(out)
     else:
@@ -221,6 +223,8 @@ def _plan_resume(resume: Any, timesteps: int | None, backend: str | None, rllib:
     cfg = from_dict(env_id, seed, saved)
     if timesteps is not None:
         cfg = cfg.with_timesteps(timesteps)
+        if saved_backend == "expert":
+            cfg = _decision_budget(cfg)
     plan = _check_backend(Plan(cfg, run_dir, RunState(), str(saved_backend), new=False, rllib=settings))
     cfg = plan.config
     state = run_dir.read_state()
@@ -243,6 +247,11 @@ def _plan_resume(resume: Any, timesteps: int | None, backend: str | None, rllib:
     if checkpoint[2] < state.timesteps:
         warn(f"resuming from {checkpoint[2]} steps (the run state says {state.timesteps})")
     return dataclasses.replace(plan, state=state, checkpoint=checkpoint)
+
+
+def _decision_budget(config: TrainConfig) -> TrainConfig:
+    """An expert run given ``--timesteps``: that many decisions end it, not a number of iterations."""
+    return dataclasses.replace(config, expert=dataclasses.replace(config.expert, iterations=None))
 
 
 def _resumed_rllib_settings(run_dir: RunDir, backend: Any, saved: Any, changes: Any) -> Any:
