@@ -60,7 +60,7 @@ DEFAULTS: dict[str, Any] = {
         "iterations": 10,
         "games": 16,
         "simulations": 32,
-        "leaf_value": 1.0,
+        "leaf_value": 0.0,
         "c_puct": 1.5,
         "noise_alpha": 0.3,
         "noise_fraction": 0.25,

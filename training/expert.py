@@ -13,8 +13,8 @@ The recipe (settings: the ``expert`` section of ``TrainConfig``, per game in ``t
 * **Iterations 1..``iterations``**: ``games`` self-play games in which every seat searches with
   ``MCTSAgent(simulations, prior=the current network)``: PUCT with the network's prior, root Dirichlet noise
   (``noise_alpha``, ``noise_fraction``), the first ``temperature_moves`` moves of a game drawn in
-  proportion to the root's visits (then the most visited), leaves scored by the network's value
-  (``leaf_value=1``; 0 = random rollouts, between = a mix). Each searched decision (forced moves are not
+  proportion to the root's visits (then the most visited), leaves scored by random rollouts
+  (``leaf_value=0``, the default; 1 = the network's value, between = a mix). Each searched decision (forced moves are not
   samples) records the mover's observation, the legal mask, the root's visit distribution (zero on illegal
   actions) and the mover's final return. The torch mirror of ``NetPolicy`` (``expert_net.TorchNet``) is then
   trained for ``epochs`` passes over the samples of the last ``window`` iterations (soft cross-entropy on
@@ -23,10 +23,10 @@ The recipe (settings: the ``expert`` section of ``TrainConfig``, per game in ``t
   games, warm start and forced moves included) were played. A run started or resumed with ``--timesteps``
   (``timesteps=``) gets ``iterations: null``: that many decisions alone decide. ``n_envs`` is not used.
 
-Value leaves against rollouts (the default above), measured per CPU-second: see docs/training.md.
+Rollouts against value leaves, measured per CPU-second: see docs/training.md (rollouts were better).
 
 The run folder: ``config.yaml``; ``state.json`` (``iteration``, ``decisions``, ``samples``; ``timesteps`` is the
-decision count); ``progress.csv`` (per iteration: samples, losses, seconds); ``eval.csv`` (per iteration: the
+decision count); ``progress.csv`` (per iteration: samples, losses, seconds, the process's CPU seconds); ``eval.csv`` (per iteration: the
 network alone, argmax, against ``eval.opponents`` over ``eval_games`` games, seats alternating);
 ``checkpoints/iter_K.npz`` (the network, ``gameshelf-net/1``) with ``checkpoints/iter_K.pt`` (Adam's state,
 tensors only, read with ``weights_only=True``); ``replay/iter_K.npz`` (the samples of the iterations still
@@ -328,7 +328,7 @@ def _learn(plan: Plan, clock: Any, stop: Any, *, progress: bool, quiet: bool) ->
         if decisions >= cfg.timesteps or stop.received is not None:
             interrupted = stop.received is not None
             break
-        began = time.perf_counter()
+        began, began_cpu = time.perf_counter(), time.process_time()
         rng = np.random.default_rng([cfg.seed, k])
         total = x.warm_games if k == 0 else x.games
         bar: Any = _NoBar()
@@ -395,6 +395,7 @@ def _learn(plan: Plan, clock: Any, stop: Any, *, progress: bool, quiet: bool) ->
                 "train_s": round(train_s, 2),
                 "eval_s": round(time.perf_counter() - began_eval, 2),
                 "wall_s": round(clock(), 1),
+                "cpu_s": round(time.process_time() - began_cpu, 2),
             }
         )
         write_rows(run.root / "progress.csv", progress_rows)

@@ -41,9 +41,9 @@ game gets it by registration.
   ``leaf_value * value + (1 - leaf_value) * rollout``. One batched forward pass over the observations of
   every seat in the leaf's (determinized) state gives every seat's value, so partners and any number of
   players are handled, and the mover's row gives the new node's prior (no second pass when it is
-  expanded). Measured per CPU-second (``gameshelf.training.expert``'s docstring) value leaves were
-  the better default for expert-iteration self-play; ``MCTSAgent`` itself keeps rollouts
-  (``leaf_value=0``) unless told otherwise.
+  expanded). The default is rollouts (``leaf_value=0``): at equal time per move, with the small networks
+  expert iteration trains here, rollouts searched better than value leaves on Level X and Paikō, and no
+  worse than the mix (measurements in docs/training.md, "Expert iteration").
 * **Self-play extras**: ``noise=(alpha, fraction)`` mixes Dirichlet noise into the root's prior for each
   search; ``temperature > 0`` plays a root action drawn with probability proportional to
   ``visits ** (1 / temperature)`` instead of the most visited one; after ``act``, ``last_visits`` holds the
