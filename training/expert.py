@@ -26,8 +26,9 @@ The recipe (settings: the ``expert`` section of ``TrainConfig``, per game in ``t
 Rollouts against value leaves, measured per CPU-second: see docs/training.md (rollouts were better).
 
 The run folder: ``config.yaml``; ``state.json`` (``iteration``, ``decisions``, ``samples``; ``timesteps`` is the
-decision count); ``progress.csv`` (per iteration: samples, losses, seconds, the process's CPU seconds); ``eval.csv`` (per iteration: the
-network alone, argmax, against ``eval.opponents`` over ``eval_games`` games, seats alternating);
+decision count); ``progress.csv`` (per iteration: samples, losses, seconds, the process's CPU seconds);
+``eval.csv`` (per iteration: the network alone, argmax, against ``eval.opponents`` over ``eval_games`` games,
+seats alternating);
 ``checkpoints/iter_K.npz`` (the network, ``gameshelf-net/1``) with ``checkpoints/iter_K.pt`` (Adam's state,
 tensors only, read with ``weights_only=True``); ``replay/iter_K.npz`` (the samples of the iterations still
 in the replay window, so a resumed run trains on the same data: for a fixed seed a resumed run gives the
