@@ -175,7 +175,7 @@ def test_bad_setting_on_the_command_line_exits_2(tmp_path, capsys):
 @pytest.mark.slow
 def test_a_short_level_x_run_beats_random(tmp_path):
     """Level X's settings cut to two search iterations of 16 games: the network alone wins >= 80% of 40 games
-    against random (measured: 17 CPU-seconds, 62 s on a busy 2-core machine)."""
+    against random (measured: 22 CPU-seconds, 24 s wall)."""
     out = tmp_path / "run"
     train("level_x-v0", backend="expert", config={"expert": {"iterations": 2, "games": 16}}, out=out, progress=False, quiet=True)
     net = read_net(out / "final_net.npz")
