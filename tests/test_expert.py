@@ -91,7 +91,8 @@ def test_resume_continues_and_matches_an_uninterrupted_run(tmp_path):
     assert "iterations: null" in (cut / "config.yaml").read_text()
 
 
-def test_sigint_saves_and_prints_the_resume_command(tmp_path):
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_saves_and_prints_the_resume_command(tmp_path, sig, code):
     out = tmp_path / "run"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     settings = tmp_path / "long.yaml"
@@ -110,10 +111,10 @@ def test_sigint_saves_and_prints_the_resume_command(tmp_path):
     while not (out / "checkpoints" / "iter_0.npz").exists() and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.2)
     time.sleep(0.5)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130, err
-    assert f"Resume with: gameshelf train --resume {out}" in err and "SIGINT" in err
+    assert proc.returncode == code, err
+    assert f"Resume with: gameshelf train --resume {out}" in err and sig.name in err
     assert read_net(out / "checkpoints" / "iter_0.npz").meta["trained"]["iteration"] >= 0
     assert not (out / "final_net.npz").exists()
 
