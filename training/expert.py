@@ -308,8 +308,8 @@ def _learn(plan: Plan, clock: Any, stop: Any, *, progress: bool, quiet: bool) ->
 
             raise UserError(f"the checkpoint {str(path)!r} does not fit the run's config.yaml ({err})") from None
         start, samples = saved["iteration"] + 1, saved["samples"]
-    evals = [r for r in run.read_evaluations() if r.get("iteration", -1) < start]
-    progress_rows = [r for r in read_rows(run.root / "progress.csv") if r.get("iteration", -1) < start]
+    evals = [_ints(r) for r in run.read_evaluations() if r.get("iteration", -1) < start]
+    progress_rows = [_ints(r) for r in read_rows(run.root / "progress.csv") if r.get("iteration", -1) < start]
     eval_cfg = replace(cfg, eval=replace(cfg.eval, games=max(1, x.eval_games)))
 
     def say(message: str) -> None:
@@ -426,6 +426,11 @@ def _learn(plan: Plan, clock: Any, stop: Any, *, progress: bool, quiet: bool) ->
     _draw(run, cfg, evals)
     message = f"trained {last + 1} iterations ({decisions} decisions, {samples} samples) in {clock():.0f} s"
     return TrainResult(run.root, final_net(run), evals, clock(), decisions, "finished", message)
+
+
+def _ints(row: dict[str, Any]) -> dict[str, Any]:
+    """A row read back from a CSV file (all floats) with its whole numbers as integers again."""
+    return {k: int(v) if float(v).is_integer() else v for k, v in row.items()}
 
 
 def _eval_text(row: dict[str, Any]) -> str:
