@@ -131,7 +131,7 @@ class RunDir:
         return self.root / "learning_curve.png"
 
     def create(self, backend: str = "sb3") -> None:
-        for sub in ("checkpoints", "pool", "tb") if backend != "rllib" else ("checkpoints",):
+        for sub in ("checkpoints", "pool", "tb") if backend not in ("rllib", "expert") else ("checkpoints",):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
 
     def write_config(self, config: TrainConfig, backend: str, extra: dict[str, Any] | None = None) -> None:
@@ -146,6 +146,7 @@ class RunDir:
         reason = err.strerror or str(err) or type(err).__name__
         checkpoints = self.checkpoint_files() if self.root.is_dir() else []
         checkpoints = checkpoints or (self.policy_checkpoints() if self.root.is_dir() else [])
+        checkpoints = checkpoints or ([p for _, p in self.net_checkpoints()] if self.root.is_dir() else [])
         if checkpoints:
             kept = (
                 f"the run keeps its last good checkpoint, {self.relative(checkpoints[-1])}; "
@@ -249,6 +250,15 @@ class RunDir:
         path = self.checkpoints / f"model_{int(model.num_timesteps)}.zip"
         save_model(model, path, info)
         return path
+
+    def net_checkpoints(self) -> list[tuple[int, Path]]:
+        """``checkpoints/iter_K.npz`` (the ``expert`` backend's networks) with their iteration, oldest first."""
+        found = []
+        for p in self.checkpoints.glob("iter_*.npz"):
+            k = p.stem.removeprefix("iter_")
+            if k.isdigit():
+                found.append((int(k), p))
+        return sorted(found)
 
     def policy_checkpoints(self) -> list[Path]:
         """``checkpoints/iter_N/`` (RLlib's policy folders), oldest first."""

@@ -57,6 +57,25 @@ DEFAULTS: dict[str, Any] = {
         "features_dim": 256,
     },
     "eval": {"every": 25_000, "games": 100, "opponents": ["random", "heuristic"]},
+    "expert": {
+        "iterations": 10,
+        "games": 16,
+        "simulations": 32,
+        "leaf_value": 0.0,
+        "c_puct": 1.5,
+        "noise_alpha": 0.3,
+        "noise_fraction": 0.25,
+        "temperature_moves": 8,
+        "warm_games": 100,
+        "warm_random": 0.1,
+        "hidden": [128, 128],
+        "cell_features": 8,
+        "learning_rate": 1.0e-3,
+        "epochs": 4,
+        "batch_size": 256,
+        "window": 4,
+        "eval_games": 10,
+    },
     "checkpoint_every": 50_000,
     "keep_checkpoints": 3,
     "game_options": {},
@@ -105,6 +124,29 @@ class EvalConfig:
 
 
 @dataclass(frozen=True)
+class ExpertConfig:
+    """The ``expert`` backend's settings (``gameshelf.training.expert``)."""
+
+    iterations: int | None
+    games: int
+    simulations: int
+    leaf_value: float
+    c_puct: float
+    noise_alpha: float
+    noise_fraction: float
+    temperature_moves: int
+    warm_games: int
+    warm_random: float
+    hidden: list[int]
+    cell_features: int
+    learning_rate: float
+    epochs: int
+    batch_size: int
+    window: int
+    eval_games: int
+
+
+@dataclass(frozen=True)
 class TrainConfig:
     """A run's resolved settings (``config.yaml`` of a run folder is ``to_dict()``)."""
 
@@ -126,6 +168,7 @@ class TrainConfig:
     checkpoint_every: int
     keep_checkpoints: int
     game_options: dict[str, Any] = field(default_factory=dict)
+    expert: ExpertConfig = field(default_factory=lambda: _expert(DEFAULTS["expert"]))
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -296,6 +339,54 @@ def from_dict(env_id: str, seed: Any, data: dict[str, Any]) -> TrainConfig:
         checkpoint_every=d["checkpoint_every"],
         keep_checkpoints=d["keep_checkpoints"],
         game_options=game_options,
+        expert=_expert(d["expert"]),
+    )
+
+
+def _expert(x: dict[str, Any]) -> ExpertConfig:
+    def count(key: str) -> int:  # a number of at least 0
+        value = x[key]
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise UserError(f"expert.{key}={_short(value)} is not allowed; allowed values: an integer >= 0")
+        return value
+
+    def fraction(key: str) -> float:
+        return _number(x[key], f"expert.{key}", "a number in [0, 1]", lambda v: 0 <= v <= 1)
+
+    def positive(key: str) -> float:
+        return _number(x[key], f"expert.{key}", "a positive number", lambda v: v > 0)
+
+    hidden = x["hidden"]
+    if (
+        not isinstance(hidden, list)
+        or not hidden
+        or len(hidden) > 8
+        or any(isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 4096 for v in hidden)
+    ):
+        raise UserError(
+            f"expert.hidden={_short(hidden)} is not allowed; allowed values: 1 to 8 layer widths (1..4096), e.g. [128, 128]"
+        )
+    cell = count("cell_features")
+    if cell > 256:
+        raise UserError(f"expert.cell_features={cell} is not allowed; allowed values: an integer from 0 to 256 (0: no cell map)")
+    return ExpertConfig(
+        iterations=None if x["iterations"] is None else count("iterations"),
+        games=_positive_int(x["games"], "expert.games"),
+        simulations=_positive_int(x["simulations"], "expert.simulations"),
+        leaf_value=fraction("leaf_value"),
+        c_puct=positive("c_puct"),
+        noise_alpha=positive("noise_alpha"),
+        noise_fraction=fraction("noise_fraction"),
+        temperature_moves=count("temperature_moves"),
+        warm_games=count("warm_games"),
+        warm_random=fraction("warm_random"),
+        hidden=list(hidden),
+        cell_features=cell,
+        learning_rate=positive("learning_rate"),
+        epochs=_positive_int(x["epochs"], "expert.epochs"),
+        batch_size=_positive_int(x["batch_size"], "expert.batch_size"),
+        window=_positive_int(x["window"], "expert.window"),
+        eval_games=count("eval_games"),
     )
 
 

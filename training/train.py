@@ -6,6 +6,7 @@
     python -m gameshelf.training.train --resume runs/level_x-v0/20260101-120000-s0 [--timesteps 400000]
     python -m gameshelf.training.train level_x-v0 --backend batched --n-envs 16 --opponent random
     python -m gameshelf.training.train level_x-v0 --backend rllib --num-env-runners 2   # Ray RLlib, see training/rllib
+    python -m gameshelf.training.train level_x-v0 --backend expert   # expert iteration: search + a small network
 
 ``gameshelf train`` is this command; from Python, ``train(env_id, config=..., backend=...)``. The backends
 learn from the same settings and write the same run folder (``gameshelf.training.checkpoints``):
@@ -17,10 +18,15 @@ learn from the same settings and write the same run folder (``gameshelf.training
   compiled kernels in one process, against ``random`` or ``heuristic`` (ids with kernels only).
 * ``rllib`` (``gameshelf.training.rllib``): PPO on Ray RLlib, one shared policy or one per seat, local or
   on a cluster (needs the ``rllib`` extra; see docs/scaling.md).
+* ``expert`` (``gameshelf.training.expert``): expert iteration, AlphaZero-style: a heuristic warm start,
+  then self-play where every seat searches with ``MCTSAgent`` guided by a small network (PUCT prior, value
+  leaves), the network trained on the searches' visit distributions and the final returns (settings: the
+  ``expert`` section). It writes ``progress.csv``, ``checkpoints/iter_K.npz`` (a ``NetPolicy``) with
+  ``iter_K.pt`` (the optimizer), ``replay/`` (the samples of the replay window) and ``final_net.npz``.
 
 Defaults per game come from ``training/configs/<game>.yaml``; ``config`` (a YAML path, a dict of settings
 or a ``TrainConfig``) and the command-line options override them. A run folder (default
-``runs/<env_id>/<time>-s<seed>``, with ``-batched`` or ``-rllib`` after it for those backends) receives
+``runs/<env_id>/<time>-s<seed>``, with ``-batched``, ``-rllib`` or ``-expert`` after it for those backends) receives
 ``config.yaml`` (the resolved settings and the backend), ``state.json`` (steps done, the checkpoint, the
 self-play pool), ``eval.csv`` and ``learning_curve.png`` (periodic evaluation against ``eval.opponents``,
 every seat), ``checkpoints/`` (the last ``keep_checkpoints``) and the model: ``final_model.zip`` (SB3,
@@ -65,7 +71,7 @@ from gameshelf.training.environments import heuristic_available, make_vec_env
 
 __all__ = ["BACKENDS", "RunWriteError", "TrainConfig", "TrainResult", "heuristic_available", "read_evaluations", "train"]
 
-BACKENDS = ("sb3", "batched", "rllib")
+BACKENDS = ("sb3", "batched", "rllib", "expert")
 RLLIB_OPTIONS = ("num_env_runners", "envs_per_runner", "address", "num_cpus", "policies", "runner_resources", "runner_env")
 
 
@@ -88,7 +94,7 @@ def train(
     quiet: bool = False,
     callbacks: Sequence[Any] = (),
 ) -> TrainResult:
-    """Train (or resume) a run on ``backend`` (``sb3``, ``batched`` or ``rllib``; default ``sb3``, or the
+    """Train (or resume) a run on ``backend`` (``sb3``, ``batched``, ``rllib`` or ``expert``; default ``sb3``, or the
     resumed run's); returns where the model and the evaluations are. Raises ``UserError`` for a bad setting,
     ``RunWriteError`` when the run's files cannot be written (a full disk; the last good checkpoint stays).
 
@@ -109,8 +115,8 @@ def train(
     else:
         overrides = {"players": players, "timesteps": timesteps, "n_envs": n_envs, "opponent": opponent}
         plan = _plan_new(env_id, backend or "sb3", config, seed, out, overrides, rllib)
-    if plan.backend == "rllib" and callbacks:
-        raise ValueError("callbacks are Stable-Baselines3 callbacks: the rllib backend takes none")
+    if plan.backend in ("rllib", "expert") and callbacks:
+        raise ValueError(f"callbacks are Stable-Baselines3 callbacks: the {plan.backend} backend takes none")
     if progress is None:
         progress = is_terminal(sys.stdout)
     progress = progress and not quiet
@@ -121,16 +127,28 @@ def train(
             from gameshelf.training.rllib.train import learn as learn_rllib
 
             return learn_rllib(plan, progress=progress, quiet=quiet)
+        if plan.backend == "expert":
+            from gameshelf.training.expert import learn as learn_expert
+
+            return learn_expert(plan, progress=progress, quiet=quiet)
         from gameshelf.training.sb3 import learn
 
         environments = make_vec_env if plan.backend == "sb3" else batched.make_vec_env
         return learn(plan, environments, progress=progress, quiet=quiet, verbose=verbose, extra=callbacks)
     except BaseException as err:
-        if plan.new and not plan.run.checkpoint_files() and not plan.run.policy_checkpoints():
+        if plan.new and not plan.run.checkpoint_files() and not plan.run.policy_checkpoints() and not _expert_checkpoints(plan):
             _remove_new_run(plan.run.root, existed)
         if isinstance(err, OSError) and err.errno in WRITE_ERRNOS:
             raise plan.run.write_failure(err) from err
         raise
+
+
+def _expert_checkpoints(plan: Plan) -> bool:
+    if plan.backend != "expert" or not plan.run.root.is_dir():
+        return False
+    from gameshelf.training.expert import net_checkpoints
+
+    return bool(net_checkpoints(plan.run))
 
 
 def read_evaluations(run_dir: str | os.PathLike[str]) -> list[dict[str, Any]]:
@@ -149,6 +167,11 @@ def _check_backend(plan: Plan) -> Plan:
         return check_rllib(plan)
     if plan.backend == "batched":
         batched.check(plan)
+    if plan.backend == "expert" and plan.config.expert.warm_games and not heuristic_available(plan.config.env_id):
+        raise UserError(
+            f"expert.warm_games={plan.config.expert.warm_games} needs a heuristic agent and {plan.config.env_id} has none; "
+            "set expert.warm_games: 0"
+        )
     return dataclasses.replace(plan, config=_without_missing_heuristic(plan.config))
 
 
@@ -174,6 +197,8 @@ def _plan_new(env_id: str, backend: str, config: Any, seed: Any, out: Any, overr
         config = {k: v for k, v in config.to_dict().items() if k not in ("env_id", "seed")}
     seed = 0 if seed is None else seed
     cfg = resolve_config(env_id, config, seed=seed, overrides=overrides)
+    if backend == "expert" and overrides.get("timesteps") is not None:
+        cfg = _decision_budget(cfg)
     if out is not None:
         root = Path(out)
     else:
@@ -198,13 +223,20 @@ def _plan_resume(resume: Any, timesteps: int | None, backend: str | None, rllib:
     cfg = from_dict(env_id, seed, saved)
     if timesteps is not None:
         cfg = cfg.with_timesteps(timesteps)
+        if saved_backend == "expert":
+            cfg = _decision_budget(cfg)
     plan = _check_backend(Plan(cfg, run_dir, RunState(), str(saved_backend), new=False, rllib=settings))
     cfg = plan.config
     state = run_dir.read_state()
     done = _already_done(run_dir, cfg, state, timesteps, state.timesteps)
     if done is not None:
         return done
-    checkpoint = run_dir.sound_policy_checkpoint() if plan.backend == "rllib" else run_dir.sound_checkpoint()
+    if plan.backend == "expert":
+        from gameshelf.training.expert import sound_checkpoint
+
+        checkpoint = sound_checkpoint(run_dir)
+    else:
+        checkpoint = run_dir.sound_policy_checkpoint() if plan.backend == "rllib" else run_dir.sound_checkpoint()
     if checkpoint is None:
         # stopped (or killed) before its first checkpoint: the run starts again from its config.yaml
         warn(f"{str(run_dir.root)!r} has no usable checkpoint; starting the run again from step 0")
@@ -215,6 +247,11 @@ def _plan_resume(resume: Any, timesteps: int | None, backend: str | None, rllib:
     if checkpoint[2] < state.timesteps:
         warn(f"resuming from {checkpoint[2]} steps (the run state says {state.timesteps})")
     return dataclasses.replace(plan, state=state, checkpoint=checkpoint)
+
+
+def _decision_budget(config: TrainConfig) -> TrainConfig:
+    """An expert run given ``--timesteps``: that many decisions end it, not a number of iterations."""
+    return dataclasses.replace(config, expert=dataclasses.replace(config.expert, iterations=None))
 
 
 def _resumed_rllib_settings(run_dir: RunDir, backend: Any, saved: Any, changes: Any) -> Any:
@@ -259,7 +296,8 @@ def _already_done(run_dir: RunDir, cfg: TrainConfig, state: RunState, timesteps:
         )
     else:
         return None
-    model = run_dir.final_model if run_dir.final_model.is_file() else run_dir.root / (state.checkpoint or "")
+    finals = [f for f in (run_dir.final_model, run_dir.root / "final_net.npz") if f.is_file()]
+    model = finals[0] if finals else run_dir.root / (state.checkpoint or "")
     return TrainResult(
         run_dir.root,
         model,
@@ -301,7 +339,8 @@ def _remove_new_run(root: Path, existed: bool) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(
         prog="gameshelf train",
-        description="Train an agent on one seat of a gameshelf game (MaskablePPO self-play by default).",
+        description="Train an agent on one seat of a gameshelf game (MaskablePPO self-play by default; "
+        "--backend expert for expert iteration).",
     )
     parser.add_argument("env_id", nargs="?", help="environment id, e.g. level_x-v0 (not needed with --resume)")
     parser.add_argument("--players", type=int, default=None, help="number of players (default: the config's or the id's first)")
@@ -325,7 +364,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--backend",
         choices=BACKENDS,
         default=None,
-        help="sb3 (default), batched (compiled kernels in one process: --opponent random or heuristic) or rllib",
+        help="sb3 (default), batched (compiled kernels in one process: --opponent random or heuristic), rllib, or expert "
+        "(expert iteration: MCTS self-play guided by a small network, settings under expert: in the config; "
+        "--timesteps caps its decisions)",
     )
     rllib = parser.add_argument_group(
         "Ray RLlib (--backend rllib, needs the rllib extra; see docs/scaling.md)",
@@ -430,7 +471,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if result.status == "interrupted":
         return exit_code(result)
-    if result.model_path.is_dir():  # an RLlib policy folder
+    if result.model_path.suffix == ".npz":  # an expert-iteration network
+        report(result, f"network: {result.model_path} (play it as model:{result.model_path})")
+    elif result.model_path.is_dir():  # an RLlib policy folder
         report(result, f"policy: {result.model_path} (play it as rllib:{result.run_dir})")
     else:
         report(result, f"model: {result.model_path}")

@@ -34,9 +34,20 @@ game gets it by registration.
 * **Policy-guided search** (``mcts:N:model:PATH``): PUCT (``Q + c_puct * P(a) * sqrt(n) / (1 + n_a)``,
   an unvisited action valued at its node's mean) with a saved MaskablePPO policy's action probabilities
   as the prior ``P`` (computed once per node, from the observation of the player to move; loaded as
-  weights only, as ``model:PATH`` agents are), and the same rollouts at the leaves (the value head is not
-  used). With hidden information the prior of an opponent's node comes from the determinization that
-  created it.
+  weights only, as ``model:PATH`` agents are), and the same rollouts at the leaves. With hidden information
+  the prior of an opponent's node comes from the determinization that created it.
+* **Network leaves** (``leaf_value``, for a prior with ``forward`` such as a ``NetPolicy``): a new leaf is
+  scored by the network's value head instead of a rollout (``leaf_value=1``), or by a mix
+  ``leaf_value * value + (1 - leaf_value) * rollout``. One batched forward pass over the observations of
+  every seat in the leaf's (determinized) state gives every seat's value, so partners and any number of
+  players are handled, and the mover's row gives the new node's prior (no second pass when it is
+  expanded). The default is rollouts (``leaf_value=0``): at equal time per move, with the small networks
+  expert iteration trains here, rollouts searched better than value leaves on Level X and Paikō, and no
+  worse than the mix (measurements in docs/training.md, "Expert iteration").
+* **Self-play extras**: ``noise=(alpha, fraction)`` mixes Dirichlet noise into the root's prior for each
+  search; ``temperature > 0`` plays a root action drawn with probability proportional to
+  ``visits ** (1 / temperature)`` instead of the most visited one; after ``act``, ``last_visits`` holds the
+  root's visit count of every action (an array of ``num_actions``; all zeros after a forced move).
 * **Budget**: a number of simulations (deterministic: the same rng gives the same move) or a time per
   move (``"0.5s"``; as many simulations as fit, so not repeatable). The move played is the most visited
   root action (ties: higher mean return, then the lower action number). ``max_seconds`` (not part of the
@@ -101,6 +112,9 @@ class MCTSAgent:
         prior: Any = None,
         c_puct: float = DEFAULT_C_PUCT,
         max_seconds: float | None = None,
+        leaf_value: float = 0.0,
+        noise: tuple[float, float] | None = None,
+        temperature: float = 0.0,
     ) -> None:
         if (simulations is None) == (seconds is None):
             raise ValueError("give exactly one budget: simulations or seconds")
@@ -110,6 +124,19 @@ class MCTSAgent:
             raise ValueError(f"seconds must be positive, got {seconds}")
         if max_seconds is not None and not max_seconds > 0:
             raise ValueError(f"max_seconds must be positive, got {max_seconds}")
+        if not 0.0 <= leaf_value <= 1.0:
+            raise ValueError(f"leaf_value must be in [0, 1], got {leaf_value}")
+        if leaf_value > 0 and not hasattr(prior, "forward"):
+            raise ValueError("leaf_value needs a prior with a value head (forward(observations) -> logits, values)")
+        if noise is not None and not (noise[0] > 0 and 0.0 <= noise[1] <= 1.0):
+            raise ValueError(f"noise must be (alpha > 0, fraction in [0, 1]), got {noise}")
+        if temperature < 0:
+            raise ValueError(f"temperature must be at least 0, got {temperature}")
+        self.leaf_value = float(leaf_value)
+        self.noise = noise
+        self.temperature = float(temperature)
+        self.last_visits: np.ndarray | None = None
+        """The root's visit count of every action after the last ``act`` (zeros after a forced move)."""
         self.simulations = simulations
         self.seconds = seconds
         self.max_seconds = max_seconds
@@ -136,15 +163,25 @@ class MCTSAgent:
         if state.current_player() != seat:
             raise ValueError(f"seat {seat} is not to move (current player {state.current_player()})")
         legal = state.legal_actions()
+        info = state.game.info
+        self.last_visits = np.zeros(info.num_actions, dtype=np.int64)
         if len(legal) == 1:
             self._kept = None
             return int(legal[0])
-        info = state.game.info
         hidden = info.has_hidden_info
         root = None if hidden else self._reused_root(state)
         if root is None:
             root = Node(info.num_players)
         self.reused_visits = root.visits
+        if self.prior is not None and self.noise is not None:
+            if root.priors is None:
+                root.priors = self._priors(state, seat)
+            alpha, fraction = self.noise
+            mask = np.zeros(info.num_actions, dtype=bool)
+            mask[legal] = True
+            noise = np.zeros(info.num_actions)
+            noise[mask] = rng.dirichlet(np.full(int(mask.sum()), alpha))
+            root.priors = (1.0 - fraction) * root.priors + fraction * noise
         lo, span = info.min_return, (info.max_return - info.min_return) or 1.0
         self._top = info.max_return
         now = time.perf_counter()
@@ -169,7 +206,14 @@ class MCTSAgent:
             self._simulate(root, world, rng, hidden, lo, span)
             done += 1
         self.last_simulations = done
-        action = self._best(root, legal, seat, rng)
+        for a, child in root.children.items():
+            if 0 <= a < info.num_actions:
+                self.last_visits[a] = child.visits
+        if self.temperature > 0 and self.last_visits.sum() > 0:
+            weights = self.last_visits.astype(np.float64) ** (1.0 / self.temperature)
+            action = int(rng.choice(info.num_actions, p=weights / weights.sum()))
+        else:
+            action = self._best(root, legal, seat, rng)
         if self.reuse and not hidden and action in root.children:
             after = state.clone()
             after.apply_checked_action(action)
@@ -228,6 +272,12 @@ class MCTSAgent:
                     path.append(child)
                     if world.current_player() == TERMINAL and world.returns()[player] >= self._top:
                         child.win = True
+                    if self.leaf_value > 0:
+                        returns = self._leaf(child, world, rng, hidden)
+                        for n in path:
+                            n.visits += 1
+                            n.total += returns
+                        return
                     break
                 node = child
                 path.append(node)
@@ -271,7 +321,7 @@ class MCTSAgent:
     def _puct(self, node: Node, world: State, player: int, legal: list[int], lo: float, span: float) -> int:
         """PUCT choice at a decision node: ``Q + c_puct * P(a) * sqrt(n) / (1 + n_a)``, unvisited Q = the node's mean."""
         if node.priors is None:
-            node.priors = self.prior.action_probabilities(world, player)
+            node.priors = self._priors(world, player)
         priors = node.priors
         children = node.children
         fpu = (node.total[player] / node.visits - lo) / span if node.visits else 0.5
@@ -290,6 +340,31 @@ class MCTSAgent:
             if value > best_value:
                 best, best_value = a, value
         return best
+
+    def _priors(self, world: State, player: int) -> np.ndarray:
+        return np.asarray(self.prior.action_probabilities(world, player), dtype=np.float64)
+
+    def _leaf(self, node: Node, world: State, rng: np.random.Generator, hidden: bool) -> np.ndarray:
+        """Every seat's value of a new leaf: the network's (chance played out to the next decision), mixed with a
+        rollout's by ``leaf_value``; the mover's prior is stored on ``node`` (perfect information only: with
+        hidden information a node's prior comes from the determinization that first reaches it as a decision)."""
+        chanced = False
+        while world.current_player() == CHANCE:
+            world.apply_checked_action(world.sample_chance(rng))
+            chanced = True
+        player = world.current_player()
+        if player == TERMINAL:
+            return np.asarray(world.returns(), dtype=np.float64)
+        seats = world.game.info.num_players
+        logits, values = self.prior.forward(np.stack([np.asarray(world.observation(s)) for s in range(seats)]))
+        if node.priors is None and not hidden and not chanced:
+            from gameshelf.training.net import masked_softmax
+
+            node.priors = masked_softmax(logits[player], np.asarray(world.legal_action_mask(), dtype=bool))
+        estimate = np.asarray(values, dtype=np.float64)
+        if self.leaf_value >= 1.0:
+            return estimate
+        return self.leaf_value * estimate + (1.0 - self.leaf_value) * self._rollout(world, rng)
 
     def _rollout(self, world: State, rng: np.random.Generator) -> np.ndarray:
         cap = world.game.info.max_game_length
