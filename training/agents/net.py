@@ -67,9 +67,9 @@ def load_net(path: str | os.PathLike[str]) -> NetPolicy:
 
 def reference_path(env_id: str) -> Path:
     """Where the shipped network of ``env_id`` is (whether or not it is there)."""
-    from gameshelf.training.config import game_name
+    from gameshelf import envs
 
-    return REFERENCE_DIR / f"{game_name(env_id)}.npz"
+    return REFERENCE_DIR / f"{envs.spec(env_id).game_name}.npz"
 
 
 def reference_ids() -> list[str]:
