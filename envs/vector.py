@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from gameshelf.envs.core.episode import observed_state
 from gameshelf.envs.core.game import Game, IllegalActionError
 from gameshelf.envs.core.kernel import illegal_actions, kernel_drivers, masked_random, seed_generators
 from gameshelf.envs.registration import batched_ids, make_game, spec
@@ -174,6 +175,21 @@ class VectorEnv:
         out = np.empty(self.num_envs, dtype=np.int64)
         masked_random(self._masks, rngs, out)
         return out
+
+    def opponent_actions(
+        self, waiting: np.ndarray, views: Any, agent: Any, rngs: np.ndarray, rng: np.random.Generator
+    ) -> np.ndarray:
+        """Actions for the games marked ``waiting`` (zero elsewhere): random (``random_actions`` with ``rngs``) when
+        ``agent`` is None, else ``agent.act`` on what the player to move sees (``observed_state``) in ``views[i]``,
+        the game's state view, with ``rng``. How the batched single-seat views play the other seats."""
+        if agent is None:
+            return self.random_actions(rngs)
+        actions = np.zeros(self.num_envs, dtype=np.int64)
+        for i in np.flatnonzero(waiting):
+            state = views[i]
+            seat = state.current_player()
+            actions[i] = agent.act(observed_state(state, seat, rng), seat, rng)
+        return actions
 
     def __repr__(self) -> str:
         return f"VectorEnv({self.env_id!r}, num_envs={self.num_envs}, {self.game!r})"

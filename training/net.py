@@ -97,7 +97,13 @@ class NetPolicy:
 
     def evaluate(self, state: State, seat: int) -> tuple[np.ndarray, float]:
         """The distribution over actions (zero on illegal ones) and the value of ``state`` for ``seat``."""
-        logits, value = self.forward(np.asarray(state.observation(seat))[None])
+        obs = np.asarray(state.observation(seat))
+        if obs.shape != self.observation_shape:
+            raise ValueError(
+                f"{self.source or 'the network'} was trained on observations {self.observation_shape}; "
+                f"this state gives {obs.shape}"
+            )
+        logits, value = self.forward(obs[None])
         mask = np.asarray(state.legal_action_mask(), dtype=bool)
         return masked_softmax(logits[0], mask), float(value[0])
 

@@ -27,7 +27,6 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
-from gameshelf.envs.core.episode import observed_state
 from gameshelf.envs.core.kernel import KernelState, seed_generators
 from gameshelf.envs.registration import load_entry_point, spec
 from gameshelf.envs.vector import VectorEnv
@@ -140,14 +139,7 @@ class BatchedSingleSeatVecEnv(VecEnv):
             waiting = self.batch._players != self._seats
             if not waiting.any():
                 return
-            if self._heuristic is None:
-                actions = self.batch.random_actions(self._picker)
-            else:
-                actions = np.zeros(self.num_envs, dtype=np.int64)
-                for i in np.flatnonzero(waiting):
-                    state = self._views[i]
-                    seat = state.current_player()
-                    actions[i] = self._heuristic.act(observed_state(state, seat, self._rng), seat, self._rng)
+            actions = self.batch.opponent_actions(waiting, self._views, self._heuristic, self._picker, self._rng)
             out = self.batch.step(actions, active=waiting)
             gained = out.rewards[np.arange(self.num_envs), self._seats]
             rewards += np.where(dones, 0.0, gained)

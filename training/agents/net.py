@@ -32,7 +32,7 @@ import numpy as np
 
 from gameshelf.envs.core.game import State
 from gameshelf.training.agents.base import PolicyAgent
-from gameshelf.training.net import NetLoadError, NetPolicy, masked_softmax, read_net
+from gameshelf.training.net import NetLoadError, NetPolicy, read_net
 
 REFERENCE = "reference"
 """The agent name of the shipped network of a game."""
@@ -131,13 +131,7 @@ class NetAgent(PolicyAgent):
 
     def evaluate(self, state: State, seat: int) -> tuple[np.ndarray, float]:
         """The distribution over actions (zero on illegal ones) and the value of ``state`` for ``seat``."""
-        net = self.net
-        obs = np.asarray(state.observation(seat))
-        if obs.shape != net.observation_shape:
-            raise ValueError(f"{self.path} was trained on observations {net.observation_shape}; this state gives {obs.shape}")
-        logits, value = net.forward(obs[None])
-        mask = np.asarray(state.legal_action_mask(), dtype=bool)
-        return masked_softmax(logits[0], mask), float(value[0])
+        return self.net.evaluate(state, seat)
 
     def action_probabilities(self, state: State, seat: int) -> np.ndarray:
         return self.evaluate(state, seat)[0]

@@ -30,7 +30,6 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector.utils import batch_space
 
-from gameshelf.envs.core.episode import observed_state
 from gameshelf.envs.core.kernel import KernelState, seed_generators
 from gameshelf.envs.registration import load_entry_point, spec
 from gameshelf.envs.vector import VectorEnv
@@ -141,14 +140,7 @@ class BatchedSeatVectorEnv(gym.vector.VectorEnv):  # type: ignore[misc]
             waiting = self.batch._players != self._seats
             if not waiting.any():
                 return
-            if self._heuristic is None:
-                actions = self.batch.random_actions(self._picker)
-            else:
-                actions = np.zeros(self.num_envs, dtype=np.int64)
-                for i in np.flatnonzero(waiting):
-                    state = self._views[i]
-                    seat = state.current_player()
-                    actions[i] = self._heuristic.act(observed_state(state, seat, self._rng), seat, self._rng)
+            actions = self.batch.opponent_actions(waiting, self._views, self._heuristic, self._picker, self._rng)
             out = self.batch.step(actions, active=waiting)
             rewards += np.where(ended, 0.0, out.rewards[self._rows, self._seats])
             self._end(out.terminated | out.truncated, out.truncated, ended, truncated)
