@@ -41,6 +41,22 @@ def warn(message: str) -> None:
     print(f"warning: {message}", file=sys.stderr, flush=True)
 
 
+def reporter(quiet: bool, progress: bool) -> Any:
+    """How a trainer prints a line: nothing when ``quiet``, above the progress bar when there is one, else print."""
+
+    def say(message: str) -> None:
+        if quiet:
+            return
+        if progress:
+            from tqdm.auto import tqdm
+
+            tqdm.write(message)
+        else:
+            print(message, flush=True)
+
+    return say
+
+
 @dataclass
 class TrainResult:
     """Where a run's model and evaluations are.

@@ -54,7 +54,17 @@ from gameshelf import envs
 from gameshelf.envs.core.episode import observed_state
 from gameshelf.envs.core.game import CHANCE, TERMINAL, Game
 from gameshelf.training import model_io
-from gameshelf.training.checkpoints import STATE_FORMAT, Plan, RunDir, RunState, TrainResult, read_rows, warn, write_rows
+from gameshelf.training.checkpoints import (
+    STATE_FORMAT,
+    Plan,
+    RunDir,
+    RunState,
+    TrainResult,
+    read_rows,
+    reporter,
+    warn,
+    write_rows,
+)
 from gameshelf.training.config import TrainConfig
 from gameshelf.training.net import NetLoadError, NetPolicy, read_net
 
@@ -189,7 +199,6 @@ def warm_start_games(cfg: TrainConfig, game: Game, rng: np.random.Generator, sto
     info = game.info
     recorder = Recorder(info.min_return, info.max_return)
     teacher = heuristic_agent(cfg.env_id)
-    decisions = 0
 
     def choose(state: Any, seat: int, move: int) -> tuple[int, np.ndarray]:
         action = int(teacher.act(observed_state(state, seat, rng), seat, rng))
@@ -200,14 +209,8 @@ def warm_start_games(cfg: TrainConfig, game: Game, rng: np.random.Generator, sto
             action = int(legal[int(rng.integers(len(legal)))])
         return action, target
 
-    for _ in range(cfg.expert.warm_games):
-        played = play_game(game, choose, rng, stop)
-        if played is None:
-            return None
-        recorder.game(played[0], played[1])
-        decisions += played[2]
-        bar.update()
-    return recorder, decisions
+    decisions = record_games(cfg.expert.warm_games, game, lambda: choose, recorder, rng, stop, bar)
+    return None if decisions is None else (recorder, decisions)
 
 
 def self_play_games(
@@ -218,8 +221,9 @@ def self_play_games(
     x = cfg.expert
     info = game.info
     recorder = Recorder(info.min_return, info.max_return)
-    decisions = 0
-    for _ in range(x.games):
+
+    def new_game() -> Any:
+        """A fresh searching agent per seat, and how they choose (with the visit distribution as target)."""
         agents = [
             MCTSAgent(
                 simulations=x.simulations,
@@ -231,7 +235,7 @@ def self_play_games(
             for _ in range(info.num_players)
         ]
 
-        def choose(state: Any, seat: int, move: int, agents: list[MCTSAgent] = agents) -> tuple[int, np.ndarray]:
+        def choose(state: Any, seat: int, move: int) -> tuple[int, np.ndarray]:
             agent = agents[seat]
             agent.temperature = 1.0 if move < x.temperature_moves else 0.0
             action = agent.act(observed_state(state, seat, rng), seat, rng)
@@ -240,13 +244,26 @@ def self_play_games(
             target = (visits / total).astype(np.float32) if total > 0 else None
             return action, target  # type: ignore[return-value]
 
-        played = play_game(game, choose, rng, stop)
+        return choose
+
+    decisions = record_games(x.games, game, new_game, recorder, rng, stop, bar)
+    return None if decisions is None else (recorder, decisions)
+
+
+def record_games(
+    count: int, game: Game, new_game: Any, recorder: Any, rng: np.random.Generator, stop: Any, bar: Any
+) -> int | None:
+    """Play ``count`` games, each with the ``choose`` that ``new_game()`` returns, into ``recorder``; the decisions
+    played, or None when a signal arrived."""
+    decisions = 0
+    for _ in range(count):
+        played = play_game(game, new_game(), rng, stop)
         if played is None:
             return None
         recorder.game(played[0], played[1])
         decisions += played[2]
         bar.update()
-    return recorder, decisions
+    return decisions
 
 
 # ---- the loop ------------------------------------------------------------------------------------------
@@ -312,15 +329,7 @@ def _learn(plan: Plan, clock: Any, stop: Any, *, progress: bool, quiet: bool) ->
     progress_rows = [_ints(r) for r in read_rows(run.root / "progress.csv") if r.get("iteration", -1) < start]
     eval_cfg = replace(cfg, eval=replace(cfg.eval, games=max(1, x.eval_games)))
 
-    def say(message: str) -> None:
-        if quiet:
-            return
-        if progress:
-            from tqdm.auto import tqdm
-
-            tqdm.write(message)
-        else:
-            print(message, flush=True)
+    say = reporter(quiet, progress)
 
     last = start - 1
     interrupted = False

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from gameshelf.training.checkpoints import Plan, TrainResult
+from gameshelf.training.checkpoints import Plan, TrainResult, reporter
 from gameshelf.training.cli_util import UserError
 from gameshelf.training.config import TrainConfig
 
@@ -109,15 +109,7 @@ def _learn(
         rows = [r for r in run_dir.read_evaluations() if r["timesteps"] <= model.num_timesteps]
         recorder = Recorder(run_dir, cfg, clock, pool)
 
-        def say(message: str) -> None:
-            if quiet:
-                return
-            if progress:
-                from tqdm.auto import tqdm
-
-                tqdm.write(message)
-            else:
-                print(message, flush=True)
+        say = reporter(quiet, progress)
 
         title = f"{cfg.env_id}, {cfg.players} players" + (" (batched)" if plan.backend == "batched" else "")
         curve = LearningCurveCallback(rows, run_dir.learning_curve, title)

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gameshelf.training.checkpoints import Plan, RunDir, RunState, TrainResult, read_rows, write_rows
+from gameshelf.training.checkpoints import Plan, RunDir, RunState, TrainResult, read_rows, reporter, write_rows
 from gameshelf.training.cli_util import UserError
 from gameshelf.training.config import TrainConfig
 from gameshelf.training.model_io import PolicyInfo
@@ -571,9 +571,7 @@ def learn(plan: Plan, *, progress: bool = False, quiet: bool = False) -> TrainRe
     cfg, settings, root = plan.config, plan.rllib, plan.run.root
     checkpoint = plan.checkpoint[0] if plan.checkpoint is not None else None
 
-    def say(message: str) -> None:
-        if not quiet:
-            print(message, flush=True)
+    say = reporter(quiet, False)  # RLlib shows no progress bar
 
     import torch
 
