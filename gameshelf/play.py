@@ -111,7 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="AGENT",
         help="one agent per other seat, in seat order, or one for all (default heuristic): "
         "random | heuristic | reference | model:PATH (PATH.npz: a network file) | rllib:PATH | mcts:N | mcts:Ts | "
-        "mcts:N:heuristic | mcts:N:reference | mcts:N:model:PATH",
+        "mcts:N:heuristic | mcts:N:reference | mcts:N:reference:heuristic | mcts:N:model:PATH",
     )
     parser.add_argument("--seed", type=int, default=None, help="seed of the chance draws (default: a fresh one)")
     parser.add_argument(

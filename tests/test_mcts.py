@@ -178,6 +178,15 @@ def test_names_and_budgets():
     }
     assert parse_mcts_name("mcts:9:model:a:b.zip")["model"] == "a:b.zip"
     assert parse_mcts_name("mcts:9:reference") == {"heuristic": False, "reference": True, "model": None, "simulations": 9}
+    assert parse_mcts_name("mcts:9:reference:heuristic") == {
+        "heuristic": True,
+        "reference": True,
+        "model": None,
+        "simulations": 9,
+    }
+    both = make_agent("mcts:2:reference:heuristic", "level_x-v0")
+    assert isinstance(both, MCTSAgent) and both.rollout_agent is not None and both.prior is not None
+    assert both.name == "mcts:2:reference:heuristic"
     agent = make_agent("mcts:3:heuristic", "koplus-v0")
     assert isinstance(agent, MCTSAgent) and agent.rollout_agent is not None and agent.name == "mcts:3:heuristic"
     for bad in (

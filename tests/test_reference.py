@@ -262,9 +262,12 @@ def test_the_protocol_takes_reference_and_keys_it_by_the_shipped_file(reference_
     assert first.startswith("reference#") and protocol.spec_identity("mcts:50:reference", "level_x-v0").startswith(
         "mcts:50:reference#"
     )
+    both = protocol.spec_identity("mcts:50:reference:heuristic", "level_x-v0")
+    assert both.startswith("mcts:50:reference:heuristic#") and both.endswith(first.partition("#")[2])
     assert protocol.spec_identity("reference") == "reference"
     reference_dir.add("level_x-v0", seed=5)
     assert protocol.spec_identity("reference", "level_x-v0") != first  # new weights: old games are not reused
+    assert protocol.spec_identity("mcts:50:reference:heuristic", "level_x-v0") != both
 
 
 def test_evaluate_command_plays_reference_and_network_files(reference_dir, tmp_path, capsys):

@@ -762,7 +762,7 @@ def test_reference_seats_play_the_package_network(reference_dir, no_tracebacks) 
     games = client.get("/api/games").json()
     assert {g["id"]: g["reference"] for g in games} == {i: i == "level_x-v0" for i in envs.registered_ids()}
     assert "reference" in client.get("/api/agents").json()["forms"]
-    for seat in ("reference", "mcts:10:reference"):
+    for seat in ("reference", "mcts:10:reference", "mcts:3:reference:heuristic"):
         token = start(client, "level_x-v0", ["human", seat], seed=1)["seats"]["0"]
         view = settled(client, token)
         hint = client.post(f"/api/play/{token}/hint", json={"agent": seat})

@@ -22,9 +22,12 @@ CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 OPPONENTS = ("random", "heuristic", "reference", "self")
 MIX_KINDS = ("snapshots", "heuristic", "reference", "random")
 """Besides these, ``opponent``, the self-play mix and ``eval.opponents`` take MCTS agent names (``mcts:N``,
-``mcts:Ts``, ``mcts:N:heuristic``, ``mcts:N:reference``, ``mcts:N:model:PATH``; see ``training.agents.mcts``).
-``reference`` (the network shipped for the game, ``training.agents.net``) must exist for the run's game."""
-MCTS_FORMS = "an MCTS agent name (mcts:N, mcts:Ts, mcts:N:heuristic, mcts:N:reference or mcts:N:model:PATH)"
+``mcts:Ts``, ``mcts:N:heuristic``, ``mcts:N:reference``, ``mcts:N:reference:heuristic``, ``mcts:N:model:PATH``;
+see ``training.agents.mcts``). ``reference`` (the network shipped for the game, ``training.agents.net``) must
+exist for the run's game."""
+MCTS_FORMS = (
+    "an MCTS agent name (mcts:N, mcts:Ts, mcts:N:heuristic, mcts:N:reference, mcts:N:reference:heuristic or mcts:N:model:PATH)"
+)
 MAX_SEED = 2**32 - 1
 
 DEFAULTS: dict[str, Any] = {

@@ -239,8 +239,9 @@ def check_spec(spec: str) -> None:
 
 def _model_file(spec: str, env_id: str | None = None) -> Path | None:
     """The saved-model file a spec reads (``model:PATH``, ``mcts:N:model:PATH``; with ``env_id``, the shipped
-    network of ``reference`` and ``mcts:N:reference``), if it names one that exists."""
-    if env_id is not None and (spec == "reference" or (spec.startswith("mcts:") and spec.split(":", 2)[2:] == ["reference"])):
+    network of ``reference``, ``mcts:N:reference`` and ``mcts:N:reference:heuristic``), if it names one that exists."""
+    reference_tails = (["reference"], ["reference:heuristic"])
+    if env_id is not None and (spec == "reference" or (spec.startswith("mcts:") and spec.split(":", 2)[2:] in reference_tails)):
         from gameshelf.training.agents.net import reference_path
 
         path = str(reference_path(env_id))

@@ -4,7 +4,7 @@ A request names a player by a short name, never by a file:
 
     human  random  heuristic  reference
     mcts:N  mcts:Ts  mcts:N:heuristic  mcts:Ts:heuristic        N <= MAX_SIMULATIONS, T <= MAX_SECONDS
-    mcts:N:reference  mcts:Ts:reference
+    mcts:N:reference  mcts:Ts:reference  mcts:N:reference:heuristic  mcts:Ts:reference:heuristic
     model:NAME  mcts:N:model:NAME  mcts:Ts:model:NAME           NAME: a model named when the server started
 
 ``reference`` is the network shipped in the package for the game (``training.agents.net``; the package's
@@ -48,7 +48,8 @@ _SECONDS = re.compile(r"(?:[0-9]{1,40}(?:\.[0-9]{0,40})?|\.[0-9]{1,40})s")
 FORMS = (
     f"human, random, heuristic, mcts:N (N simulations per move, at most {MAX_SIMULATIONS}), mcts:Ts (T seconds per move, "
     f"at most {MAX_SECONDS:g}), mcts:N:heuristic or mcts:Ts:heuristic (heuristic rollouts), reference (the game's "
-    "reference network), mcts:N:reference or mcts:Ts:reference (search guided by it), model:NAME or "
+    "reference network), mcts:N:reference or mcts:Ts:reference (search guided by it), mcts:N:reference:heuristic "
+    "or mcts:Ts:reference:heuristic (both), model:NAME or "
     "mcts:N:model:NAME (a model this server offers)"
 )
 
@@ -165,7 +166,8 @@ class Players:
     def _mcts(self, name: str) -> Seat:
         _, budget, *rest = name.split(":", 2)
         tail = rest[0] if rest else None
-        if tail is not None and tail not in ("heuristic", REFERENCE) and not tail.startswith("model:"):
+        fixed = ("heuristic", REFERENCE, f"{REFERENCE}:heuristic")
+        if tail is not None and tail not in fixed and not tail.startswith("model:"):
             raise WebError(f"unknown agent {name!r}; use {FORMS}")
         simulations = seconds = None
         if _SIMULATIONS.fullmatch(budget):
@@ -178,8 +180,9 @@ class Players:
                 raise WebError(f"{name!r}: a time budget is above 0 and at most {MAX_SECONDS:g} seconds per move on this server")
         else:
             raise WebError(f"bad MCTS budget {budget[:20]!r} in {name!r}; use {FORMS}")
-        model = None if tail is None or tail in ("heuristic", REFERENCE) else self._model(tail.removeprefix("model:"), name)
-        return Seat(name, "mcts", simulations, seconds, tail == "heuristic", model, tail == REFERENCE)
+        model = None if tail is None or tail in fixed else self._model(tail.removeprefix("model:"), name)
+        rollouts, prior = tail in ("heuristic", fixed[2]), tail in (REFERENCE, fixed[2])
+        return Seat(name, "mcts", simulations, seconds, rollouts, model, prior)
 
     # ---- agents -----------------------------------------------------------------------------------------
     def build(self, seat: Seat, env_id: str) -> Agent:

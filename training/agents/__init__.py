@@ -4,8 +4,8 @@
 named in the id's registration), ``"reference"`` (the small network shipped for the game, see
 ``training.agents.net``), a saved model (``"model:PATH"``: a network file when PATH ends in ``.npz``, else
 a MaskablePPO model), a policy trained with RLlib (``"rllib:PATH"``, needs the rllib extra) or Monte Carlo
-tree search (``"mcts:N"``, ``"mcts:N:heuristic"``, ``"mcts:N:reference"``, ``"mcts:N:model:PATH"``,
-``"mcts:Ts"``: see ``training.agents.mcts``).
+tree search (``"mcts:N"``, ``"mcts:N:heuristic"``, ``"mcts:N:reference"``, ``"mcts:N:reference:heuristic"``,
+``"mcts:N:model:PATH"``, ``"mcts:Ts"``: see ``training.agents.mcts``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from gameshelf.training.agents.base import Agent, RandomAgent, heuristic_agent
 
 FORMS = (
     "'random', 'heuristic', 'reference', 'model:PATH' (PATH.npz: a network file), 'rllib:PATH', 'mcts:N', "
-    "'mcts:N:heuristic', 'mcts:N:reference', 'mcts:N:model:PATH' or 'mcts:Ts'"
+    "'mcts:N:heuristic', 'mcts:N:reference', 'mcts:N:reference:heuristic', 'mcts:N:model:PATH' or 'mcts:Ts'"
 )
 """The agent names ``make_agent`` takes, for error messages."""
 
@@ -32,7 +32,7 @@ def make_agent(name: str, env_id: str, **kwargs: Any) -> Agent:
       ``trust_model`` does not apply), else a saved MaskablePPO model (``LearnedAgent``);
     * ``rllib:PATH``: an RLlib policy (the rllib extra);
     * ``mcts:...``: Monte Carlo tree search (``mcts:N``, ``mcts:Ts``, ``mcts:N:heuristic``,
-      ``mcts:N:reference``, ``mcts:N:model:PATH``; see ``training.agents.mcts``).
+      ``mcts:N:reference``, ``mcts:N:reference:heuristic``, ``mcts:N:model:PATH``; see ``training.agents.mcts``).
 
     ``kwargs`` go to the agent (``deterministic`` for learned agents, ``trust_model`` for SB3 models).
     """

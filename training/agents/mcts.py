@@ -4,6 +4,7 @@
     agent = make_agent("mcts:200:heuristic", "olenon-v0") # rollouts played by the game's heuristic
     agent = make_agent("mcts:0.5s", "koplus-v0")          # as many simulations as fit in 0.5 s per move
     agent = make_agent("mcts:200:model:runs/x/final_model.zip", "level_x-v0")  # PUCT, a trained policy as prior
+    agent = make_agent("mcts:100:reference:heuristic", "cargo_empire-v0")  # the shipped network as prior, heuristic rollouts
     action = agent.act(state, seat, rng)
 
 The search uses nothing but ``clone``/``resample_hidden``, ``legal_actions``, ``apply_checked_action``
@@ -417,30 +418,38 @@ class MCTSAgent:
 
 
 def parse_mcts_name(name: str) -> dict[str, Any]:
-    """``mcts:BUDGET`` with an optional ``:heuristic``, ``:reference`` or ``:model:PATH`` -> budget, rollouts and prior.
+    """``mcts:BUDGET`` with an optional ``:heuristic``, ``:reference``, ``:reference:heuristic`` or
+    ``:model:PATH`` -> budget, rollouts and prior.
 
-    BUDGET is ``N`` (simulations per move) or ``Ts`` (seconds per move, e.g. ``0.5s``). ``:reference`` and
-    ``:model:PATH`` give PUCT with a policy as prior: the game's shipped network (``training.agents.net``), or
-    a saved model (a network file when PATH ends in ``.npz``, else a MaskablePPO model).
+    BUDGET is ``N`` (simulations per move) or ``Ts`` (seconds per move, e.g. ``0.5s``). ``:heuristic`` plays
+    the rollouts with the game's heuristic. ``:reference`` and ``:model:PATH`` give PUCT with a policy as
+    prior: the game's shipped network (``training.agents.net``), or a saved model (a network file when PATH
+    ends in ``.npz``, else a MaskablePPO model). ``:reference:heuristic`` is both: the shipped network as
+    prior and the heuristic's rollouts.
     """
     forms = (
         "'mcts:N' (N simulations per move), 'mcts:Ts' (T seconds per move, e.g. 'mcts:0.5s'), "
         "each optionally followed by ':heuristic' (heuristic rollouts), ':reference' (PUCT with the game's "
-        "reference network as prior) or ':model:PATH' (PUCT with a saved policy, or a PATH.npz network, as prior)"
+        "reference network as prior), ':reference:heuristic' (both) or ':model:PATH' (PUCT with a saved "
+        "policy, or a PATH.npz network, as prior)"
     )
     parts = name.split(":", 2)
     rest = parts[2] if len(parts) == 3 else None
     if (
         parts[0] != "mcts"
         or len(parts) < 2
-        or (rest is not None and rest not in ("heuristic", "reference") and not rest.startswith("model:"))
+        or (rest is not None and rest not in ("heuristic", "reference", "reference:heuristic") and not rest.startswith("model:"))
     ):
         raise ValueError(f"bad MCTS agent name {name!r}; accepted forms: {forms}")
     model = rest.removeprefix("model:") if rest is not None and rest.startswith("model:") else None
     if model == "":
         raise ValueError(f"no model path in {name!r}; accepted forms: {forms}")
     budget = parts[1]
-    out: dict[str, Any] = {"heuristic": rest == "heuristic", "reference": rest == "reference", "model": model}
+    out: dict[str, Any] = {
+        "heuristic": rest in ("heuristic", "reference:heuristic"),
+        "reference": rest in ("reference", "reference:heuristic"),
+        "model": model,
+    }
     try:
         if budget.endswith("s"):
             seconds = float(budget[:-1])
