@@ -1190,6 +1190,24 @@ def test_heuristic_finishes_whenever_it_can():
     assert agent.act(state.resample_hidden(1, rng), 1, rng) == act.finish_from(1)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, NUM_KINDS - 1), min_size=7, max_size=7), st.integers(0, 4), st.integers(0, 1))
+def test_heuristic_outs_count_every_winning_unseen_tile(tiles, open_value, num_open):
+    from gameshelf.envs.tsukuru_ten_ten.hand import is_winning_fast
+    from gameshelf.training.agents.tsukuru_ten_ten import outs
+
+    hand = [tiles.count(k) for k in range(NUM_KINDS)]
+    unseen = [(3 * k) % 5 for k in range(NUM_KINDS)]
+    expected = sum(
+        unseen[t]
+        for t in range(NUM_KINDS)
+        if is_winning_fast(tuple(c + (k == t) for k, c in enumerate(hand)), open_value, num_open)
+    )
+    for _ in range(2):  # the second call is answered from the cache
+        assert outs(hand, open_value, num_open, unseen) == expected
+    assert hand == [tiles.count(k) for k in range(NUM_KINDS)]  # the hand is left as it was
+
+
 def test_heuristic_beats_random():
     from gameshelf.training.agents.base import RandomAgent
     from gameshelf.training.agents.tsukuru_ten_ten import TsukuruTenTenHeuristic

@@ -13,6 +13,7 @@ seat's point of view by the caller):
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
@@ -28,14 +29,20 @@ if TYPE_CHECKING:
 
 def outs(hand: list[int], open_value: int, num_open: int, unseen: list[int]) -> int:
     """Unseen tiles that would make the 7-tile hand a winning hand."""
-    total = 0
+    return sum(unseen[t] for t in winning_kinds(tuple(hand), open_value, num_open))
+
+
+@lru_cache(maxsize=1 << 16)
+def winning_kinds(hand: tuple[int, ...], open_value: int, num_open: int) -> tuple[int, ...]:
+    """The tile kinds that would make the 7-tile hand a winning hand (cached: hands recur within a game)."""
+    kinds = []
+    counts = list(hand)
     for t in range(NUM_KINDS):
-        if unseen[t]:
-            hand[t] += 1
-            if is_winning_fast(tuple(hand), open_value, num_open):
-                total += unseen[t]
-            hand[t] -= 1
-    return total
+        counts[t] += 1
+        if is_winning_fast(tuple(counts), open_value, num_open):
+            kinds.append(t)
+        counts[t] -= 1
+    return tuple(kinds)
 
 
 def keep_score(hand: list[int], open_value: int, num_open: int, unseen: list[int]) -> float:
