@@ -298,14 +298,15 @@ def test_training_configs_take_reference_opponents(reference_dir):
         "selfplay": {"mix": {"snapshots": 0.5, "reference": 0.25, "mcts:3:reference": 0.25}},
         "eval": {"opponents": ["random", "reference", "mcts:2:reference"]},
     }
-    for key, value in settings.items():
+    for key, value in [*settings.items(), ("opponent", "mcts:4:reference:heuristic")]:
         with pytest.raises(UserError, match=r"no reference network for 'level_x-v0'; games with one: none") as err:
             resolve_config("level_x-v0", {key: value})
         assert "\n" not in str(err.value)
     reference_dir.add("level_x-v0")
     config = resolve_config("level_x-v0", settings)
     assert config.opponent == "reference" and config.eval.opponents == ["random", "reference", "mcts:2:reference"]
-    assert resolve_config("level_x-v0", {"opponent": "mcts:4:reference"}).opponent == "mcts:4:reference"
+    for name in ("mcts:4:reference", "mcts:4:reference:heuristic"):
+        assert resolve_config("level_x-v0", {"opponent": name}).opponent == name
     pool = OpponentPool("level_x-v0", {"reference": 0.5, "random": 0.25, "mcts:3:reference": 0.25})
     assert pool.opponents() == [("reference", 0.5), ("random", 0.25), ("mcts:3:reference", 0.25)]
 
