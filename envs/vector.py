@@ -33,8 +33,8 @@ import numpy as np
 
 from gameshelf.envs.core.episode import observed_state
 from gameshelf.envs.core.game import Game, IllegalActionError
-from gameshelf.envs.core.kernel import illegal_actions, kernel_drivers, masked_random, seed_generators
-from gameshelf.envs.registration import batched_ids, make_game, spec
+from gameshelf.envs.core.kernel import KernelState, illegal_actions, kernel_drivers, masked_random, seed_generators
+from gameshelf.envs.registration import batched_ids, load_entry_point, make_game, spec
 
 
 def __getattr__(name: str) -> Any:
@@ -175,6 +175,27 @@ class VectorEnv:
         out = np.empty(self.num_envs, dtype=np.int64)
         masked_random(self._masks, rngs, out)
         return out
+
+    def opponent_agent(self, opponents: str) -> Any:
+        """Who plays the other seats of a batched single-seat view: None for ``"random"`` (``random_actions``), the
+        game's heuristic agent for ``"heuristic"`` (``ValueError`` when the game has none)."""
+        if opponents != "heuristic":
+            return None
+        name = spec(self.env_id).heuristic
+        if name is None:
+            raise ValueError(f"{self.env_id} has no heuristic agent; use opponents='random'")
+        return load_entry_point(name)()
+
+    def row_views(self) -> list[KernelState]:
+        """A ``State`` per game whose kernel state is that game's row of ``states`` (what an agent looks at); made
+        again after each ``reset``."""
+        views = []
+        for i in range(self.num_envs):
+            state = self.game.new_initial_state()
+            assert isinstance(state, KernelState)  # every batched game's state is one
+            state.view_row(self.states, i)
+            views.append(state)
+        return views
 
     def opponent_actions(
         self, waiting: np.ndarray, views: Any, agent: Any, rngs: np.ndarray, rng: np.random.Generator

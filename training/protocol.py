@@ -187,7 +187,7 @@ _FACTORY = re.compile(r"^(?P<module>[A-Za-z_][\w.]*|.+\.py):(?P<attr>[A-Za-z_]\w
 
 AGENT_FORMS = (
     "'random', 'heuristic', 'reference' (the game's shipped network), "
-    "'mcts:N' (N simulations per move, optionally ':heuristic', ':reference' or ':model:PATH'), "
+    "'mcts:N' (N simulations per move, optionally ':heuristic', ':reference', ':reference:heuristic' or ':model:PATH'), "
     "'model:PATH' (PATH.npz: a network file), 'rllib:PATH', or your own 'package.module:factory' / 'path/to/file.py:factory'"
 )
 
@@ -240,15 +240,21 @@ def check_spec(spec: str) -> None:
 def _model_file(spec: str, env_id: str | None = None) -> Path | None:
     """The saved-model file a spec reads (``model:PATH``, ``mcts:N:model:PATH``; with ``env_id``, the shipped
     network of ``reference``, ``mcts:N:reference`` and ``mcts:N:reference:heuristic``), if it names one that exists."""
-    reference_tails = (["reference"], ["reference:heuristic"])
-    if env_id is not None and (spec == "reference" or (spec.startswith("mcts:") and spec.split(":", 2)[2:] in reference_tails)):
+    reference, model = spec == "reference", spec.removeprefix("model:") if spec.startswith("model:") else None
+    if spec.startswith("mcts:"):
+        from gameshelf.training.agents.mcts import parse_mcts_name
+
+        try:
+            parsed = parse_mcts_name(spec)
+        except ValueError:
+            return None
+        reference, model = parsed["reference"], parsed["model"]
+    if reference and env_id is not None:
         from gameshelf.training.agents.net import reference_path
 
         path = str(reference_path(env_id))
-    elif spec.startswith("model:"):
-        path = spec.removeprefix("model:")
-    elif spec.startswith("mcts:") and ":model:" in spec:
-        path = spec.split(":model:", 1)[1]
+    elif model is not None:
+        path = model
     else:
         return None
     for candidate in (Path(path), Path(path + ".zip")):

@@ -27,8 +27,7 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
-from gameshelf.envs.core.kernel import KernelState, seed_generators
-from gameshelf.envs.registration import load_entry_point, spec
+from gameshelf.envs.core.kernel import seed_generators
 from gameshelf.envs.vector import VectorEnv
 
 OPPONENTS = ("random", "heuristic")
@@ -54,13 +53,8 @@ class BatchedSingleSeatVecEnv(VecEnv):
         self._seats = np.zeros(num_envs, dtype=np.int64)
         self._actions = np.zeros(num_envs, dtype=np.int64)
         self._last_obs = np.zeros((num_envs, *observation_space.shape), dtype=observation_space.dtype)
-        self._heuristic: Any = None
+        self._heuristic = self.batch.opponent_agent(opponents)
         self._views: list[Any] = []
-        if opponents == "heuristic":
-            name = spec(env_id).heuristic
-            if name is None:
-                raise ValueError(f"{env_id} has no heuristic agent; use opponents='random'")
-            self._heuristic = load_entry_point(name)()
 
     # ---- the VecEnv interface ------------------------------------------------------------------------------
     def reset(self) -> VecEnvObs:
@@ -71,7 +65,7 @@ class BatchedSingleSeatVecEnv(VecEnv):
         out = self.batch.reset(seed=seed)
         self._reset_seeds()
         if self._heuristic is not None:
-            self._views = [self._view(i) for i in range(self.num_envs)]
+            self._views = self.batch.row_views()
         self._seats[:] = self._rng.integers(self.batch.num_players, size=self.num_envs)
         rewards = np.zeros(self.num_envs)
         self._play_opponents(rewards, np.zeros(self.num_envs, dtype=bool), [{} for _ in range(self.num_envs)])
@@ -118,13 +112,6 @@ class BatchedSingleSeatVecEnv(VecEnv):
         return [False for _ in self._get_indices(indices)]
 
     # ---- inside a step ----------------------------------------------------------------------------------------
-    def _view(self, i: int) -> Any:
-        """A ``State`` whose kernel state is row ``i`` of the batch (what a heuristic opponent looks at)."""
-        state = self.batch.game.new_initial_state()
-        assert isinstance(state, KernelState)  # every batched game's state is one
-        state.view_row(self.batch.states, i)
-        return state
-
     def _ended(self, dones: np.ndarray, truncated: np.ndarray, infos: Sequence[dict[str, Any]]) -> None:
         """Games that just ended: a new learner seat; SB3's terminal entries (see the module docstring)."""
         for i in np.flatnonzero(dones).tolist():

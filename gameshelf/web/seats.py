@@ -28,6 +28,7 @@ from typing import Any
 
 from gameshelf import envs
 from gameshelf.training.agents.base import Agent, RandomAgent, heuristic_agent
+from gameshelf.training.agents.mcts import TAILS
 from gameshelf.training.net import is_net_file
 from gameshelf.web.errors import WebError
 
@@ -166,8 +167,7 @@ class Players:
     def _mcts(self, name: str) -> Seat:
         _, budget, *rest = name.split(":", 2)
         tail = rest[0] if rest else None
-        fixed = ("heuristic", REFERENCE, f"{REFERENCE}:heuristic")
-        if tail is not None and tail not in fixed and not tail.startswith("model:"):
+        if tail is not None and tail not in TAILS and not tail.startswith("model:"):
             raise WebError(f"unknown agent {name!r}; use {FORMS}")
         simulations = seconds = None
         if _SIMULATIONS.fullmatch(budget):
@@ -180,8 +180,8 @@ class Players:
                 raise WebError(f"{name!r}: a time budget is above 0 and at most {MAX_SECONDS:g} seconds per move on this server")
         else:
             raise WebError(f"bad MCTS budget {budget[:20]!r} in {name!r}; use {FORMS}")
-        model = None if tail is None or tail in fixed else self._model(tail.removeprefix("model:"), name)
-        rollouts, prior = tail in ("heuristic", fixed[2]), tail in (REFERENCE, fixed[2])
+        model = None if tail is None or tail in TAILS else self._model(tail.removeprefix("model:"), name)
+        rollouts, prior = TAILS.get(tail or "", (False, False))
         return Seat(name, "mcts", simulations, seconds, rollouts, model, prior)
 
     # ---- agents -----------------------------------------------------------------------------------------

@@ -417,6 +417,16 @@ class MCTSAgent:
         return node
 
 
+TAILS: dict[str, tuple[bool, bool]] = {
+    "heuristic": (True, False),
+    "reference": (False, True),
+    "reference:heuristic": (True, True),
+}
+"""The fixed endings of an MCTS agent name (besides ``:model:PATH``): whether it plays heuristic rollouts and
+whether the game's reference network is its prior. Every parser of these names (``parse_mcts_name``, the web
+server's seats) reads them from here."""
+
+
 def parse_mcts_name(name: str) -> dict[str, Any]:
     """``mcts:BUDGET`` with an optional ``:heuristic``, ``:reference``, ``:reference:heuristic`` or
     ``:model:PATH`` -> budget, rollouts and prior.
@@ -435,21 +445,14 @@ def parse_mcts_name(name: str) -> dict[str, Any]:
     )
     parts = name.split(":", 2)
     rest = parts[2] if len(parts) == 3 else None
-    if (
-        parts[0] != "mcts"
-        or len(parts) < 2
-        or (rest is not None and rest not in ("heuristic", "reference", "reference:heuristic") and not rest.startswith("model:"))
-    ):
+    if parts[0] != "mcts" or len(parts) < 2 or (rest is not None and rest not in TAILS and not rest.startswith("model:")):
         raise ValueError(f"bad MCTS agent name {name!r}; accepted forms: {forms}")
     model = rest.removeprefix("model:") if rest is not None and rest.startswith("model:") else None
     if model == "":
         raise ValueError(f"no model path in {name!r}; accepted forms: {forms}")
     budget = parts[1]
-    out: dict[str, Any] = {
-        "heuristic": rest in ("heuristic", "reference:heuristic"),
-        "reference": rest in ("reference", "reference:heuristic"),
-        "model": model,
-    }
+    heuristic, reference = TAILS.get(rest or "", (False, False))
+    out: dict[str, Any] = {"heuristic": heuristic, "reference": reference, "model": model}
     try:
         if budget.endswith("s"):
             seconds = float(budget[:-1])

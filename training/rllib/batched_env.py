@@ -30,8 +30,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector.utils import batch_space
 
-from gameshelf.envs.core.kernel import KernelState, seed_generators
-from gameshelf.envs.registration import load_entry_point, spec
+from gameshelf.envs.core.kernel import seed_generators
 from gameshelf.envs.vector import VectorEnv
 from gameshelf.training.rllib.env import MASK_KEY, OBS_KEY
 
@@ -69,13 +68,8 @@ class BatchedSeatVectorEnv(gym.vector.VectorEnv):  # type: ignore[misc]
         self._rows = np.arange(self.num_envs)
         self._obs = np.zeros((self.num_envs, size), dtype=np.float32)
         self._masks = np.zeros((self.num_envs, info.num_actions), dtype=np.float32)
-        self._heuristic: Any = None
+        self._heuristic = self.batch.opponent_agent(opponents)
         self._views: list[Any] = []
-        if opponents == "heuristic":
-            name = spec(env_id).heuristic
-            if name is None:
-                raise ValueError(f"{env_id} has no heuristic agent; use opponents='random'")
-            self._heuristic = load_entry_point(name)()
 
     def reset(self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         if isinstance(seed, list | tuple):
@@ -85,7 +79,7 @@ class BatchedSeatVectorEnv(gym.vector.VectorEnv):  # type: ignore[misc]
             self._picker = seed_generators(seed + 1, self.num_envs)
         self.batch.reset(seed=seed)
         if self._heuristic is not None:
-            self._views = [self._view(i) for i in range(self.num_envs)]
+            self._views = self.batch.row_views()
         self._seats[:] = self._rng.integers(self.batch.num_players, size=self.num_envs)
         self._pending[:] = False
         self._play_opponents(np.zeros(self.num_envs), np.zeros(self.num_envs, dtype=bool), np.zeros(self.num_envs, dtype=bool))
@@ -117,13 +111,6 @@ class BatchedSeatVectorEnv(gym.vector.VectorEnv):  # type: ignore[misc]
         self._obs[:] = self.batch._flat_obs
         self._masks[:] = self.batch._masks
         return {OBS_KEY: self._obs.copy(), MASK_KEY: self._masks.copy()}
-
-    def _view(self, i: int) -> Any:
-        """A ``State`` whose kernel state is row ``i`` of the batch (what a heuristic opponent looks at)."""
-        state = self.batch.game.new_initial_state()
-        assert isinstance(state, KernelState)  # every batched game's state is one
-        state.view_row(self.batch.states, i)
-        return state
 
     def _end(self, done: np.ndarray, cut: np.ndarray, ended: np.ndarray, truncated: np.ndarray) -> None:
         """Games that just ended (and are already redealt): marked, with a new learner seat."""
