@@ -23,7 +23,7 @@ from gameshelf.training.agents.mcts import MCTSAgent
 from gameshelf.training.agents.net import NetAgent, reference_path
 from gameshelf.training.cli_util import UserError
 from gameshelf.training.evaluate import evaluate
-from tests.toy_nets import BAD_FILES, BAD_WORDS, bad_net, random_net, write_net
+from tests.toy_nets import BAD_FILES, BAD_WORDS, ReferenceFolder, bad_net, random_net, write_net
 
 ALL_IDS = list(dict.fromkeys([*envs.registered_ids(), *envs.batched_ids()]))
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,19 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture
 def reference_dir(tmp_path, monkeypatch):
     """An empty folder in place of the shipped ``training/reference``; ``add(env_id)`` puts a random network there."""
-    folder = tmp_path / "reference"
-    folder.mkdir()
-    monkeypatch.setattr(netagent, "REFERENCE_DIR", folder)
-    monkeypatch.setattr(netagent, "_CACHE", {})
-
-    class Folder:
-        path = folder
-
-        @staticmethod
-        def add(env_id: str, **kwargs) -> Path:
-            return write_net(reference_path(env_id), env_id, **kwargs)
-
-    return Folder
+    return ReferenceFolder(tmp_path, monkeypatch)
 
 
 @pytest.fixture

@@ -32,7 +32,7 @@ with warnings.catch_warnings():  # newer Starlette asks for httpx2 instead of ht
 
 from gameshelf.web.app import create_app  # noqa: E402
 from gameshelf.web.session import LogEntry, Session, log_entry, make_game  # noqa: E402
-from tests.toy_nets import BAD_FILES, BAD_WORDS, bad_net, write_net  # noqa: E402
+from tests.toy_nets import BAD_FILES, BAD_WORDS, ReferenceFolder, bad_net, write_net  # noqa: E402
 
 HIDDEN = [i for i in envs.registered_ids() if envs.make_game(i).info.has_hidden_info]
 
@@ -747,14 +747,9 @@ def test_models_named_at_start_are_offered(tmp_path) -> None:
 @pytest.fixture
 def reference_dir(tmp_path, monkeypatch):
     """A temporary folder in place of the package's ``training/reference``, with a random network for Level X."""
-    import gameshelf.training.agents.net as netagent
-
-    folder = tmp_path / "reference"
-    folder.mkdir()
-    monkeypatch.setattr(netagent, "REFERENCE_DIR", folder)
-    monkeypatch.setattr(netagent, "_CACHE", {})
-    write_net(netagent.reference_path("level_x-v0"), "level_x-v0")
-    return folder
+    folder = ReferenceFolder(tmp_path, monkeypatch)
+    folder.add("level_x-v0")
+    return folder.path
 
 
 def test_reference_seats_play_the_package_network(reference_dir, no_tracebacks) -> None:

@@ -10,6 +10,7 @@ import io
 import json
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -118,3 +119,22 @@ def bad_net(folder: Path, kind: str, marker: Path | None = None) -> Path:
 def meta_of(path: str | Path) -> dict:
     with zipfile.ZipFile(path) as archive, archive.open("meta.npy") as f:
         return json.loads(np.lib.format.read_array(f, allow_pickle=False).tobytes().decode())
+
+
+class ReferenceFolder:
+    """An empty folder put in place of the shipped ``training/reference`` (``monkeypatch``: undone after the test);
+    ``add(env_id)`` writes a random network for the game there."""
+
+    def __init__(self, tmp_path: Path, monkeypatch: Any) -> None:
+        import gameshelf.training.agents.net as netagent
+
+        self.path = tmp_path / "reference"
+        self.path.mkdir()
+        monkeypatch.setattr(netagent, "REFERENCE_DIR", self.path)
+        monkeypatch.setattr(netagent, "_CACHE", {})
+
+    @staticmethod
+    def add(env_id: str, **kwargs: Any) -> Path:
+        from gameshelf.training.agents.net import reference_path
+
+        return write_net(reference_path(env_id), env_id, **kwargs)
