@@ -6,7 +6,9 @@ hands it ``state.resample_hidden(seat, rng)`` (``gameshelf.envs.core.episode.obs
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
@@ -49,6 +51,25 @@ class PolicyAgent:
         if self.deterministic:
             return int(np.argmax(probs))
         return int(rng.choice(len(probs), p=probs))
+
+
+T = TypeVar("T")
+CACHE_LIMIT = 32
+"""Files a per-process cache of loaded models keeps before it starts again empty."""
+
+
+def load_cached(cache: dict[tuple[Any, ...], T], path: Path, load: Callable[[], T], *extra: Any) -> T:
+    """``load()``, kept in ``cache`` by the file ``path`` (resolved), its modification time and size, and ``extra``:
+    a file rewritten since is loaded again. ``OSError`` when ``path`` cannot be read for its size."""
+    stat = path.stat()
+    key = (str(path), stat.st_mtime_ns, stat.st_size, *extra)
+    value = cache.get(key)
+    if value is None:
+        value = load()
+        if len(cache) > CACHE_LIMIT:
+            cache.clear()
+        cache[key] = value
+    return value
 
 
 def heuristic_agent(env_id: str, **kwargs: Any) -> Agent:

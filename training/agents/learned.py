@@ -26,10 +26,10 @@ from typing import Any
 import numpy as np
 
 from gameshelf.envs.core.game import State
-from gameshelf.training.agents.base import PolicyAgent, masked_probabilities
+from gameshelf.training.agents.base import PolicyAgent, load_cached, masked_probabilities
 from gameshelf.training.model_io import LoadedPolicy, check_fits, load_policy
 
-_CACHE: dict[tuple[str, float, int, bool], LoadedPolicy] = {}
+_CACHE: dict[tuple[Any, ...], LoadedPolicy] = {}
 
 
 def model_path(path: str | os.PathLike[str]) -> Path:
@@ -48,15 +48,7 @@ def load_model(path: str | os.PathLike[str], trust_model: bool = False) -> Loade
     ``ValueError``) with a clear message when the file cannot be loaded safely.
     """
     p = model_path(path).resolve()
-    stat = p.stat()
-    key = (str(p), stat.st_mtime, stat.st_size, trust_model)
-    loaded = _CACHE.get(key)
-    if loaded is None:
-        loaded = load_policy(p, trust_model=trust_model)
-        if len(_CACHE) > 32:
-            _CACHE.clear()
-        _CACHE[key] = loaded
-    return loaded
+    return load_cached(_CACHE, p, lambda: load_policy(p, trust_model=trust_model), trust_model)
 
 
 class LearnedAgent(PolicyAgent):

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from gameshelf.envs.core.game import State
-from gameshelf.training.agents.base import PolicyAgent
+from gameshelf.training.agents.base import PolicyAgent, load_cached
 from gameshelf.training.net import NetLoadError, NetPolicy, read_net
 
 REFERENCE = "reference"
@@ -41,28 +41,23 @@ REFERENCE_DIR = Path(__file__).resolve().parent.parent / "reference"
 TRAIN_COMMAND = "gameshelf train ID --backend expert"
 """The command that trains a reference network."""
 
-_CACHE: dict[tuple[str, int, int], NetPolicy] = {}
+_CACHE: dict[tuple[Any, ...], NetPolicy] = {}
 
 
 def load_net(path: str | os.PathLike[str]) -> NetPolicy:
     """The network in ``path`` (cached per process by path, modification time and size); ``NetLoadError``."""
     p = Path(path)
-    try:
-        resolved = p.resolve()
-        stat = resolved.stat()
-    except (OSError, RuntimeError):
-        return read_net(p)  # it raises the loader's own message ("no such network file")
-    key = (str(resolved), stat.st_mtime_ns, stat.st_size)
-    net = _CACHE.get(key)
-    if net is None:
+
+    def read() -> NetPolicy:
         try:
-            net = read_net(p)
+            return read_net(p)
         except OSError as err:  # unreadable (permissions, a folder): one message, as for a bad file
             raise NetLoadError(f"{p}: cannot be read ({err.strerror or type(err).__name__})") from None
-        if len(_CACHE) > 32:
-            _CACHE.clear()
-        _CACHE[key] = net
-    return net
+
+    try:
+        return load_cached(_CACHE, p.resolve(), read)
+    except (OSError, RuntimeError):  # no file to stat (or a symlink loop)
+        return read_net(p)  # it raises the loader's own message ("no such network file")
 
 
 def reference_path(env_id: str) -> Path:
