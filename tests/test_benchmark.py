@@ -174,3 +174,61 @@ def test_pairing_gain_is_below_one_when_a_deals_games_hedge_each_other():
     same = [[1.0, 1.0], [0.0, 0.0], [1.0, 1.0], [0.0, 0.0]]  # the deal decided both games: no hedging
     assert bm.pairing_gain(same) == pytest.approx(2**0.5)
     assert bm.pairing_gain([[1.0, 0.0]]) is None
+
+
+def _damage(line: bytes, how: str) -> bytes:
+    record = json.loads(line)
+    if how == "long number":
+        return line.replace(b'"cpu_s":', b'"cpu_s":' + b"1" * 5000 + b',"was":')
+    if how == "deep nesting":
+        return b"[" * 100_000
+    if how == "nan returns":
+        record["returns"][0] = float("nan")
+    elif how == "returns of another seat count":
+        record["returns"].append(0.0)
+    elif how == "string returns":
+        record["returns"] = [str(x) for x in record["returns"]]
+    elif how == "focal score that disagrees":
+        record["focal_score"] = 1.0 - record["focal_score"] if record["focal_score"] != 0.5 else 0.0
+    elif how == "chance outcome out of range":
+        record["chance"] = [2**70]
+    elif how == "not utf-8":
+        return b"\xff\xfe" + line
+    elif how == "cut short":
+        return line[:40]
+    return json.dumps(record).encode()
+
+
+DAMAGE = ["long number", "deep nesting", "nan returns", "returns of another seat count", "string returns",
+          "focal score that disagrees", "chance outcome out of range", "not utf-8", "cut short"]  # fmt: skip
+
+
+@pytest.mark.parametrize("how", DAMAGE)
+def test_a_damaged_line_is_reported_and_its_game_played_again(nim, tmp_path, capsys, how):
+    full = run_nim("tests.toy_agents:half", games=8, out=tmp_path / "full")
+    path = tmp_path / "full" / "games.jsonl"
+    lines = path.read_bytes().split(b"\n")[:-1]
+    lines[2] = _damage(lines[2], how)  # the first game of deal 1: its replays rest on it too
+    damaged = b"\n".join(lines) + b"\n"
+    for out in ("own", "reused"):
+        (tmp_path / out).mkdir()
+    (tmp_path / "own" / "games.jsonl").write_bytes(damaged)
+    (tmp_path / "old.jsonl").write_bytes(damaged)
+    capsys.readouterr()
+    again = run_nim("tests.toy_agents:half", games=8, out=tmp_path / "own")
+    reused = run_nim("tests.toy_agents:half", games=8, out=tmp_path / "reused", reuse=[tmp_path / "old.jsonl"])
+    assert numbers(again) == numbers(reused) == numbers(full)
+    warnings = capsys.readouterr().err.strip().splitlines()
+    assert len(warnings) == 2, warnings
+    for warning, path in zip(warnings, (tmp_path / "own" / "games.jsonl", tmp_path / "old.jsonl"), strict=True):
+        assert warning.startswith(f"warning: {path}:3: ") and len(warning) < len(str(path)) + 100
+    kept = (tmp_path / "own" / "games.jsonl").read_bytes()
+    assert kept.startswith(damaged) and kept.count(b"\n") == damaged.count(b"\n") + 1  # only the replayed game added
+    assert len((tmp_path / "reused" / "games.jsonl").read_bytes().splitlines()) == 1
+
+
+def test_a_reuse_file_that_cannot_be_read_is_one_line(tmp_path, capsys):
+    args = ["benchmark", "heuristic", "--ids", "level_x-v0", "--games", "2", "--ladder", "random", "heuristic"]
+    assert cli_main([*args, "--out", str(tmp_path / "out"), "--reuse", str(tmp_path / "missing.jsonl")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "missing.jsonl" in err and "No such file" in err

@@ -58,14 +58,37 @@ NORMALIZED_SCALE = "(S(x) - S(random)) / (S(heuristic) - S(random)), S = mean sc
 
 
 # ---- the games file ---------------------------------------------------------------------------------
+def parse_record(line: bytes) -> tuple[dict[str, Any] | None, str | None]:
+    """A line of a games file: ``(record, None)``, ``(None, None)`` for a record of another protocol version,
+    or ``(None, what is wrong)``."""
+    try:
+        record = json.loads(line.decode("utf-8"))
+    except UnicodeDecodeError:
+        return None, "not UTF-8 text"
+    except json.JSONDecodeError as err:
+        return None, f"not JSON (column {err.colno}: {err.msg})"
+    except RecursionError:
+        return None, "JSON nested too deep"
+    except ValueError:  # not a JSONDecodeError: an integer of more digits than Python converts
+        return None, "a number with too many digits"
+    if isinstance(record, dict) and isinstance(record.get("protocol"), str) and record["protocol"] != PROTOCOL:
+        return None, None  # another protocol version's record: not this run's
+    problem = protocol.record_problem(record)
+    return (None, problem) if problem else (record, None)
+
+
 class GameStore:
     """Game records by key: those of ``path`` (a JSONL file, appended to as games end) and of ``reuse``
-    files (read only). Records of another protocol version are ignored; a line cut short by an
-    interruption is skipped (its game is played again)."""
+    files (read only). Records of another protocol version are ignored. A damaged line (cut short by an
+    interruption, not JSON, a record whose fields do not check out) is reported on standard error by file
+    and line and skipped: its game is played again. The files are never rewritten.
 
-    def __init__(self, path: str | Path | None = None, reuse: Iterable[str | Path] = ()) -> None:
+    ``report=False``: skip damaged lines silently."""
+
+    def __init__(self, path: str | Path | None = None, reuse: Iterable[str | Path] = (), report: bool = True) -> None:
         self.records: dict[str, dict[str, Any]] = {}
         self.path = Path(path) if path is not None else None
+        self.report = report
         for extra in reuse:
             self._load(Path(extra))
         if self.path is not None and self.path.exists():
@@ -79,12 +102,19 @@ class GameStore:
                             out.write("\n")
 
     def _load(self, path: Path) -> None:
-        for line in path.read_text().splitlines():
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
+        try:
+            data = path.read_bytes()
+        except OSError as err:
+            raise UserError(f"cannot read games file {str(path)!r}: {err.strerror or err}") from None
+        for number, line in enumerate(data.split(b"\n"), 1):
+            if not line.strip():
                 continue
-            if isinstance(record, dict) and record.get("protocol") == PROTOCOL and "key" in record:
+            record, problem = parse_record(line)
+            if problem is not None:
+                if self.report:
+                    print(f"warning: {path}:{number}: {problem}; its game is played again", file=sys.stderr)
+                continue
+            if record is not None:
                 self.records[record["key"]] = record
 
     def __contains__(self, key: str) -> bool:
@@ -697,7 +727,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             not args.unpaired, args.bootstrap, args.reuse, show_progress(args.quiet), command,
         )  # fmt: skip
     except KeyboardInterrupt:
-        kept = GameStore(out / "games.jsonl")
+        kept = GameStore(out / "games.jsonl", report=False)
         print(
             f"\ninterrupted: {len(kept)} games kept in {out / 'games.jsonl'}; run the same command again to resume",
             file=sys.stderr,
