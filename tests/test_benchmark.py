@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -232,3 +237,37 @@ def test_a_reuse_file_that_cannot_be_read_is_one_line(tmp_path, capsys):
     assert cli_main([*args, "--out", str(tmp_path / "out"), "--reuse", str(tmp_path / "missing.jsonl")]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "missing.jsonl" in err and "No such file" in err
+
+
+@pytest.mark.parametrize(
+    ("sig", "workers"),
+    [(signal.SIGINT, 1), (signal.SIGTERM, 1), (signal.SIGHUP, 1), (signal.SIGHUP, 2)],
+    ids=["SIGINT", "SIGTERM", "SIGHUP", "SIGHUP-2-workers"],
+)
+def test_a_signal_keeps_the_games_and_prints_the_resume_line(tmp_path, sig, workers):
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "gameshelf", "benchmark", "heuristic", "--ids", "level_x-v0", "--games", "4000",
+               "--ladder", "random", "heuristic", "--bootstrap", "10", "--workers", str(workers), "--out", str(out),
+               "--quiet"]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+
+    def default_sighup() -> None:  # as from a terminal, even when these tests run under nohup
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=default_sighup)  # fmt: skip
+    games = out / "games.jsonl"
+    try:
+        deadline = time.monotonic() + 120
+        while proc.poll() is None and time.monotonic() < deadline and (not games.exists() or games.read_bytes().count(b"\n") < 3):
+            time.sleep(0.1)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 128 + sig, err
+    assert f"interrupted ({sig.name}): " in err and "run the same command again to resume" in err
+    assert "Traceback" not in err
+    kept = bm.GameStore(games, report=False)
+    assert len(kept) >= 3 and f"{len(kept)} games kept in {games}" in err
+    assert not (out / "result.json").exists()

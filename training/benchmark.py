@@ -7,7 +7,8 @@
 For every id (default: all ten games) the agent and the ladder of ``training.protocol`` (random, the
 heuristic, ``mcts:50/200/1000`` where the engine is fast enough, a ``--model`` when given) play a round
 robin under the protocol (``training/protocol.py``: fixed deals, every seat assignment, paired chance).
-Every game is appended to ``OUT/games.jsonl`` as it ends; an interrupted run (Ctrl-C) keeps them, and the
+Every game is appended to ``OUT/games.jsonl`` as it ends; an interrupted run (Ctrl-C, SIGTERM, or SIGHUP
+when its terminal closes) keeps them, prints how to resume and exits (128 + the signal), and the
 same command again resumes, playing only the games not yet recorded for this protocol version and these
 agent specs. The result is ``OUT/result.json`` and ``OUT/result.md``:
 
@@ -30,6 +31,7 @@ on standard error and exit status 2, before any game is played.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import multiprocessing as mp
@@ -37,8 +39,9 @@ import queue
 import re
 import signal
 import sys
+import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -164,10 +167,11 @@ class Progress:
             self._plain()
 
     def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-        elif self.enabled:
-            print(file=sys.stderr)
+        with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP)
+            if self.bar is not None:
+                self.bar.close()
+            elif self.enabled:
+                print(file=sys.stderr)
 
 
 # ---- running games ---------------------------------------------------------------------------------------
@@ -182,8 +186,44 @@ def _script(task: GameTask, store: GameStore) -> list[int] | None:
     return None if first is None else list(first["chance"])
 
 
-def _ignore_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the pool
+def _worker_signals() -> None:
+    """In a worker: Ctrl-C and a closed terminal are the parent's to handle (it stops the pool, by SIGTERM)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where Ctrl-C raises ``KeyboardInterrupt`` (``stop_on_signals``)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def stop_on_signals() -> Iterator[None]:
+    """While in the block, SIGTERM (a scheduler stops the job) and SIGHUP (the terminal closed) raise
+    ``Stopped``, so a run keeps its games and says how to resume as on Ctrl-C. A signal already ignored
+    (``nohup``) stays ignored; off the main thread nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        raise Stopped(signum)
+
+    previous: dict[int, Any] = {}
+    for name in ("SIGTERM", "SIGHUP"):
+        sig = getattr(signal, name, None)  # no SIGHUP on Windows
+        if sig is not None and signal.getsignal(sig) is not signal.SIG_IGN:
+            previous[sig] = signal.signal(sig, handler)
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
 
 
 def run_games(tasks: Sequence[GameTask], store: GameStore, workers: int = 1, progress: bool = False) -> int:
@@ -208,7 +248,7 @@ def run_games(tasks: Sequence[GameTask], store: GameStore, workers: int = 1, pro
         ctx = mp.get_context("fork" if "fork" in methods else "spawn")
         results: queue.Queue[tuple[bool, Any]] = queue.Queue()
         waiting: dict[str, list[GameTask]] = {}
-        pool = ctx.Pool(workers, initializer=_ignore_sigint)
+        pool = ctx.Pool(workers, initializer=_worker_signals)
         pending = 0
 
         def submit(task: GameTask) -> None:
@@ -722,17 +762,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = check_writable_dir(args.out or f"runs/benchmark/{slug(args.agent)}")
     command = reproduce_command("gameshelf benchmark", args_list)
     try:
-        result = benchmark(
-            args.agent, ids, args.games, out, args.workers, args.players, args.ladder, model,
-            not args.unpaired, args.bootstrap, args.reuse, show_progress(args.quiet), command,
-        )  # fmt: skip
-    except KeyboardInterrupt:
+        with stop_on_signals():
+            result = benchmark(
+                args.agent, ids, args.games, out, args.workers, args.players, args.ladder, model,
+                not args.unpaired, args.bootstrap, args.reuse, show_progress(args.quiet), command,
+            )  # fmt: skip
+    except KeyboardInterrupt as err:  # Ctrl-C, or Stopped: SIGTERM, SIGHUP
+        signum = err.signum if isinstance(err, Stopped) else signal.SIGINT
         kept = GameStore(out / "games.jsonl", report=False)
-        print(
-            f"\ninterrupted: {len(kept)} games kept in {out / 'games.jsonl'}; run the same command again to resume",
-            file=sys.stderr,
-        )
-        raise SystemExit(130) from None
+        with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
+            print(
+                f"\ninterrupted ({signal.Signals(signum).name}): {len(kept)} games kept in {out / 'games.jsonl'}; "
+                "run the same command again to resume",
+                file=sys.stderr,
+            )
+        raise SystemExit(128 + signum) from None
     except GameFailed as err:
         print(f"gameshelf benchmark: a game failed: {err}", file=sys.stderr)
         raise SystemExit(1) from None
