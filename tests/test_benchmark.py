@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -271,3 +273,33 @@ def test_a_signal_keeps_the_games_and_prints_the_resume_line(tmp_path, sig, work
     kept = bm.GameStore(games, report=False)
     assert len(kept) >= 3 and f"{len(kept)} games kept in {games}" in err
     assert not (out / "result.json").exists()
+
+
+def test_leaderboard_writes_a_run_folder_unless_told_otherwise(nim, tmp_path, monkeypatch, capsys):
+    run_nim("tests.toy_agents:half", games=4, out=tmp_path / "r", command="gameshelf benchmark tests.toy_agents:half")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "leaderboard.md").write_text("tracked\n")
+    assert cli_main(["leaderboard", "r/result.json", "--bootstrap", "10"]) == 0
+    written = capsys.readouterr().out.strip().removeprefix("leaderboard: ")
+    assert re.fullmatch(r"runs/leaderboard/\d{8}-\d{6}/leaderboard\.md", written), written
+    assert "Regenerate: `gameshelf leaderboard r/result.json --bootstrap 10`" in Path(written).read_text()
+    assert (tmp_path / "docs" / "leaderboard.md").read_text() == "tracked\n"
+    assert cli_main(["leaderboard", "r/result.json", "--out", "docs/leaderboard.md"]) == 0
+    shipped = (tmp_path / "docs" / "leaderboard.md").read_text()
+    assert "Regenerate: `gameshelf leaderboard r/result.json --out docs/leaderboard.md`" in shipped
+
+
+def test_analyze_writes_a_run_folder_unless_told_otherwise(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert cli_main(["analyze", "level_x-v0", "--games", "2", "--no-cost", "--quiet"]) == 0
+    written = capsys.readouterr().out.strip().splitlines()[-1].removeprefix("report: ")
+    assert re.fullmatch(r"runs/analysis/\d{8}-\d{6}/level_x\.md", written), written
+    assert not (tmp_path / "docs").exists()
+    folder = Path(written).parent
+    assert f"`gameshelf analyze --summary --out {folder}`" in (folder / "README.md").read_text()
+    assert cli_main(["analyze", "--summary"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--out" in err
+    assert cli_main(["analyze", "--summary", "--out", str(folder)]) == 0
+    assert "| [level_x-v0](level_x.md) |" in (folder / "README.md").read_text()

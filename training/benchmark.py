@@ -704,6 +704,16 @@ def slug(spec: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", spec).strip("_") or "agent"
 
 
+def default_out(agent: str) -> Path:
+    """Where ``gameshelf benchmark AGENT`` writes without ``--out``: ``runs/benchmark/<agent>``."""
+    return Path("runs") / "benchmark" / slug(agent)
+
+
+def run_folder(command: str) -> Path:
+    """A new folder of ``runs/`` for one run of ``command`` (leaderboard, analysis): ``runs/<command>/<time>``."""
+    return Path("runs") / command / time.strftime("%Y%m%d-%H%M%S")
+
+
 def build_parser() -> ArgumentParser:
     parser = ArgumentParser(
         prog="gameshelf benchmark",
@@ -759,7 +769,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         specs = [args.agent, *(args.ladder or protocol.ladder(env_id, model)[0])]
         for spec in dict.fromkeys(specs):
             check_agent(spec, env_id)
-    out = check_writable_dir(args.out or f"runs/benchmark/{slug(args.agent)}")
+    out = check_writable_dir(args.out or default_out(args.agent))
     command = reproduce_command("gameshelf benchmark", args_list)
     try:
         with stop_on_signals():

@@ -1,6 +1,7 @@
-"""``gameshelf leaderboard``: docs/leaderboard.md from benchmark result files.
+"""``gameshelf leaderboard``: a leaderboard (markdown) from benchmark result files.
 
-    gameshelf leaderboard runs/benchmark/*/result.json                 # writes docs/leaderboard.md
+    gameshelf leaderboard runs/benchmark/*/result.json          # writes runs/leaderboard/<time>/leaderboard.md
+    gameshelf leaderboard benchmarks/results/*/result.json --out docs/leaderboard.md   # the shipped one
 
 Result files (``result.json`` of ``gameshelf benchmark``) of the same protocol version, id and player
 count are merged: every pairing they played (the one with the most deals when two files played it), one
@@ -32,6 +33,7 @@ from gameshelf.training.benchmark import (
     interval,
     pairing_gain,
     rating_cell,
+    run_folder,
     summarize,
     sweeps,
 )
@@ -99,9 +101,19 @@ def _versus(s: Summary, a: str, b: str) -> dict[str, float] | None:
     return s.versus(a, b) if a != b and b in s.agents else None
 
 
+def default_out() -> Path:
+    """Where ``gameshelf leaderboard`` writes without ``--out``: ``runs/leaderboard/<time>/leaderboard.md``."""
+    return run_folder("leaderboard") / "leaderboard.md"
+
+
 def leaderboard_markdown(
-    results: Sequence[dict[str, Any]], bootstrap: int = DEFAULT_BOOTSTRAP, sources: Sequence[str] = ()
+    results: Sequence[dict[str, Any]],
+    bootstrap: int = DEFAULT_BOOTSTRAP,
+    sources: Sequence[str] = (),
+    out: str | Path | None = None,
 ) -> str:
+    """The leaderboard of ``results``; ``sources`` (their files) and ``out`` (where it is written) make its
+    Regenerate line."""
     groups = merge(results)
     ranked = [g for g in groups if g.paired]
     summaries = {
@@ -120,7 +132,10 @@ def leaderboard_markdown(
         "  (rows of ladder rungs name a run that played them).",
     ]
     if sources:
-        lines += ["", "Regenerate: `gameshelf leaderboard " + " ".join(sources) + "`."]
+        options = ([f"--out {out}"] if out is not None else []) + (
+            [f"--bootstrap {bootstrap}"] if bootstrap != DEFAULT_BOOTSTRAP else []
+        )
+        lines += ["", "Regenerate: `gameshelf leaderboard " + " ".join([*sources, *options]) + "`."]
     # mean normalized score per agent over the games it was run on
     per_agent: dict[str, list[tuple[float, np.ndarray]]] = {}
     for g in ranked:
@@ -240,19 +255,23 @@ def pairing_comparison(groups: Sequence[Group], summaries: dict[int, Summary]) -
     return head + rows + tail
 
 
-def write_leaderboard(
-    paths: Sequence[str | Path], out: str | Path = "docs/leaderboard.md", bootstrap: int = DEFAULT_BOOTSTRAP
-) -> Path:
+def write_leaderboard(paths: Sequence[str | Path], out: str | Path | None = None, bootstrap: int = DEFAULT_BOOTSTRAP) -> Path:
+    """Write the leaderboard of the result files ``paths`` to ``out`` (default: ``default_out()``)."""
     results = [load_result(p) for p in paths]
-    target = check_writable_file(out)
-    target.write_text(leaderboard_markdown(results, bootstrap, [str(p) for p in paths]))
+    target = check_writable_file(out if out is not None else default_out())
+    target.write_text(leaderboard_markdown(results, bootstrap, [str(p) for p in paths], out))
     return target
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = ArgumentParser(prog="gameshelf leaderboard", description="Write docs/leaderboard.md from benchmark result files.")
+    parser = ArgumentParser(prog="gameshelf leaderboard", description="Write a leaderboard from benchmark result files.")
     parser.add_argument("results", nargs="+", help="result.json files of gameshelf benchmark")
-    parser.add_argument("--out", default="docs/leaderboard.md", help="markdown file to write (default docs/leaderboard.md)")
+    parser.add_argument(
+        "--out",
+        default=None,
+        help="markdown file to write (default runs/leaderboard/<time>/leaderboard.md; "
+        "the shipped one: --out docs/leaderboard.md)",
+    )
     parser.add_argument(
         "--bootstrap", type=int, default=DEFAULT_BOOTSTRAP, help=f"bootstrap replicates (default {DEFAULT_BOOTSTRAP})"
     )
