@@ -1,7 +1,7 @@
 """``gameshelf benchmark``: an agent through the protocol against the baseline ladder, rated on one scale.
 
     gameshelf benchmark heuristic --ids level_x-v0 olenon-v0 --games 40
-    gameshelf benchmark model:runs/level_x-v0/demo/final_model.zip --ids level_x-v0 --workers 2
+    gameshelf benchmark model:runs/demo/level_x-v0-<time>/final_model.zip --ids level_x-v0 --workers 2
     gameshelf benchmark mypackage.agents:make_agent --out runs/benchmark/mine      # your own agent
 
 For every id (default: all ten games) the agent and the ladder of ``training.protocol`` (random, the
