@@ -303,3 +303,40 @@ def test_analyze_writes_a_run_folder_unless_told_otherwise(tmp_path, monkeypatch
     assert len(err.splitlines()) == 1 and "--out" in err
     assert cli_main(["analyze", "--summary", "--out", str(folder)]) == 0
     assert "| [level_x-v0](level_x.md) |" in (folder / "README.md").read_text()
+
+
+def _spoil(result: dict, how: str) -> bytes:
+    text = json.dumps(result, indent=1)
+    if how == "not json":
+        return text.replace('"ids":', '"ids"', 1).encode()
+    if how == "deep nesting":
+        return b"[" * 100_000
+    if how == "long number":
+        return text.replace('"bootstrap": 50', '"bootstrap": ' + "9" * 5000, 1).encode()
+    if how == "not utf-8":
+        return b"\xff" + text.encode()
+    section = result["ids"][NIM]
+    if how == "nan score":
+        section["pairs"][0]["deal_scores"][0] = float("nan")
+    elif how == "unknown agent":
+        section["pairs"][0]["focal"] = "nobody"
+    elif how == "no pairs":
+        del section["pairs"]
+    return json.dumps(result).encode()
+
+
+SPOILED = ["not json", "deep nesting", "long number", "not utf-8", "nan score", "unknown agent", "no pairs"]
+
+
+@pytest.mark.parametrize("how", SPOILED)
+def test_a_damaged_result_file_is_one_line_naming_it(nim, tmp_path, capsys, how):
+    result = run_nim("tests.toy_agents:half", games=4)
+    path = tmp_path / "result.json"
+    path.write_bytes(_spoil(result, how))
+    assert cli_main(["leaderboard", str(path), "--out", str(tmp_path / "board.md")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and str(path) in err and len(err) < len(str(path)) + 120, err
+    if how == "not json":  # the line of the mistake
+        line = next(k for k, text in enumerate(path.read_text().splitlines(), 1) if '"ids"' in text)
+        assert f"{path}:{line}: not JSON" in err
+    assert not (tmp_path / "board.md").exists()
