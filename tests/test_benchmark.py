@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -340,3 +341,20 @@ def test_a_damaged_result_file_is_one_line_naming_it(nim, tmp_path, capsys, how)
         line = next(k for k, text in enumerate(path.read_text().splitlines(), 1) if '"ids"' in text)
         assert f"{path}:{line}: not JSON" in err
     assert not (tmp_path / "board.md").exists()
+
+
+def test_analyze_summary_leaves_out_reports_it_cannot_read(tmp_path, capsys):
+    shutil.copy(Path(__file__).resolve().parents[1] / "docs" / "analysis" / "level_x.json", tmp_path)
+    (tmp_path / "cut.json").write_text('{"selfplay":\n {"random": ')
+    (tmp_path / "deep.json").write_text("[" * 100_000)
+    (tmp_path / "part.json").write_text(json.dumps({"selfplay": {"random": {}, "heuristic": {}}, "ladder": []}))
+    (tmp_path / "other.json").write_text("[]")  # not a report: no row, no warning
+    assert cli_main(["analyze", "--summary", "--out", str(tmp_path)]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        f"warning: {tmp_path / 'cut.json'}:2: not JSON (column 13: Expecting value); left out of the table",
+        f"warning: {tmp_path / 'deep.json'}: not a readable JSON file; left out of the table",
+        f"warning: {tmp_path / 'part.json'}: not a complete analysis report; left out of the table",
+    ]
+    table = (tmp_path / "README.md").read_text()
+    assert "| [level_x-v0](level_x.md) |" in table and table.count("\n| [") == 1

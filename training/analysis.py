@@ -383,32 +383,49 @@ def default_out() -> Path:
     return run_folder("analysis")
 
 
+def summary_row(a: dict[str, Any]) -> str | None:
+    """The README table's row of one report (None without random and heuristic self-play)."""
+    r, h = a["selfplay"].get("random"), a["selfplay"].get("heuristic")
+    if r is None or h is None:
+        return None
+    up = {(x["agent"], x["opponent"]): x for x in a["ladder"]}
+    hr = up.get(("heuristic", "random"))
+    mcts = a.get("mcts_cost") or {}
+    at200 = float(mcts["cpu_s_per_game"]["200"]) if mcts else float("nan")
+    cost = "-" if not mcts else f"{at200:,.1f}" if at200 < 10 else f"{at200:,.0f}"
+    return (
+        f"| [{a['env_id']}]({a['game']}.md) | {a['num_players']} | {a['num_actions']} | {a['observation_size']:,} | "
+        f"{'yes' if a['has_chance'] else 'no'} / {'yes' if a['has_hidden_info'] else 'no'} | "
+        f"{r['decisions']['mean']:.0f} / {h['decisions']['mean']:.0f} | {r['chance_events']['mean']:.0f} | "
+        f"{r['branching']['mean']:.1f} / {r['branching']['median']:.0f} / {r['branching']['max']} | "
+        f"{r['seats'][0]['score']:.2f} / {h['seats'][0]['score']:.2f} | {_pct(r['draw_rate'])} / {_pct(h['draw_rate'])} | "
+        f"{fmt(hr['score']) if hr else '-'} | {cost} |"
+    )
+
+
 def summary_markdown(folder: Path) -> str:
-    """``folder``/README.md (docs/analysis/README.md): one row per analyzed game."""
+    """``folder``/README.md (docs/analysis/README.md): one row per analyzed game. A report that cannot be
+    read is one warning on standard error (its file, and its line where JSON says) and no row."""
     rows = []
     for path in sorted(folder.glob("*.json")):
+        problem = None
         try:
-            a = json.loads(path.read_text())
-        except json.JSONDecodeError:
-            continue
-        if not isinstance(a, dict) or "selfplay" not in a:
-            continue
-        r, h = a["selfplay"].get("random"), a["selfplay"].get("heuristic")
-        if r is None or h is None:
-            continue
-        up = {(x["agent"], x["opponent"]): x for x in a["ladder"]}
-        hr = up.get(("heuristic", "random"))
-        mcts = a.get("mcts_cost") or {}
-        at200 = float(mcts["cpu_s_per_game"]["200"]) if mcts else float("nan")
-        cost = "-" if not mcts else f"{at200:,.1f}" if at200 < 10 else f"{at200:,.0f}"
-        rows.append(
-            f"| [{a['env_id']}]({a['game']}.md) | {a['num_players']} | {a['num_actions']} | {a['observation_size']:,} | "
-            f"{'yes' if a['has_chance'] else 'no'} / {'yes' if a['has_hidden_info'] else 'no'} | "
-            f"{r['decisions']['mean']:.0f} / {h['decisions']['mean']:.0f} | {r['chance_events']['mean']:.0f} | "
-            f"{r['branching']['mean']:.1f} / {r['branching']['median']:.0f} / {r['branching']['max']} | "
-            f"{r['seats'][0]['score']:.2f} / {h['seats'][0]['score']:.2f} | {_pct(r['draw_rate'])} / {_pct(h['draw_rate'])} | "
-            f"{fmt(hr['score']) if hr else '-'} | {cost} |"
-        )
+            a = json.loads(path.read_bytes())
+        except json.JSONDecodeError as err:
+            problem = f"{path}:{err.lineno}: not JSON (column {err.colno}: {err.msg})"
+        except (OSError, ValueError, RecursionError):  # unreadable, not UTF-8, a number too long, nested too deep
+            problem = f"{path}: not a readable JSON file"
+        else:
+            if not isinstance(a, dict) or "selfplay" not in a:
+                continue  # another JSON file, not a report
+            try:
+                row = summary_row(a)
+            except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+                problem = f"{path}: not a complete analysis report"
+            else:
+                rows += [row] if row is not None else []
+        if problem is not None:
+            print(f"warning: {problem}; left out of the table", file=sys.stderr)
     return (
         "\n".join(
             [
