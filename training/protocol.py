@@ -51,7 +51,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -503,7 +503,7 @@ def is_finite_number(x: Any) -> bool:
         return False
 
 
-def is_count(x: Any, high: int | None = None) -> bool:
+def is_count(x: Any, high: int | None = None) -> TypeGuard[int]:
     """A non-negative int (below ``high`` when given)."""
     return isinstance(x, int) and not isinstance(x, bool) and x >= 0 and (high is None or x < high)
 
