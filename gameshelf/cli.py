@@ -32,7 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("gameshelf.web.app:main", "play and watch every game in the browser (needs the web extra)"),
     "replay": ("gameshelf.replay:main", "show a game record move by move, or write it as an animated GIF"),
     "benchmark": ("gameshelf.training.benchmark:main", "rate an agent under the benchmark protocol against the baseline ladder"),
-    "leaderboard": ("gameshelf.training.leaderboard:main", "write docs/leaderboard.md from benchmark result files"),
+    "leaderboard": ("gameshelf.training.leaderboard:main", "write a leaderboard (markdown) from benchmark result files"),
     "analyze": ("gameshelf.training.analysis:main", "describe a game: length, branching, seat advantage, how decisive skill is"),
 }
 

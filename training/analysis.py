@@ -1,8 +1,9 @@
 """``gameshelf analyze ID``: what a game is like to play and to learn, measured under the protocol.
 
-    gameshelf analyze level_x-v0 --games 200                  # docs/analysis/level_x.md (+ .png, .json)
+    gameshelf analyze level_x-v0 --games 200                  # runs/analysis/<time>/level_x.md (+ .png, .json)
     gameshelf analyze koplus-v0 --games 100 --with-mcts       # mcts:50 self-play and rung too
-    gameshelf analyze --summary                               # docs/analysis/README.md from the .json files
+    gameshelf analyze level_x-v0 --out docs/analysis          # the shipped page, docs/analysis/level_x.md
+    gameshelf analyze --summary --out docs/analysis           # docs/analysis/README.md from the .json files
 
 Self-play by random and by the heuristic (and ``mcts:50`` with ``--with-mcts``) on the protocol's deals
 ``0..N-1`` (``training.protocol``: deal seeds, seat generators), every seat the same agent; then the
@@ -20,7 +21,8 @@ reports:
   each ladder budget (a measurement of the machine it ran on, unlike everything else in the file).
 
 It writes ``OUT/<game>.md``, ``OUT/<game>.json`` and, when matplotlib is installed, ``OUT/<game>.png``,
-and rewrites ``OUT/README.md``: one table of every game analyzed there.
+and rewrites ``OUT/README.md``: one table of every game analyzed there. ``OUT`` is ``--out``, by default a
+new folder ``runs/analysis/<time>``.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from gameshelf.envs.core.episode import observed_state
 from gameshelf.envs.core.game import CHANCE, TERMINAL, State
 from gameshelf.training import protocol
 from gameshelf.training.agents import Agent
-from gameshelf.training.benchmark import GameStore, Progress, collect, fmt, run_games, summarize
+from gameshelf.training.benchmark import GameStore, Progress, collect, fmt, run_folder, run_games, summarize
 from gameshelf.training.cli_util import ArgumentParser, UserError, check_env_id, check_writable_dir, run, show_progress
 from gameshelf.training.evaluate import Z95, outcome, wilson
 from gameshelf.training.protocol import reproduce_command
@@ -376,45 +378,68 @@ def plot_analysis(a: dict[str, Any], path: Path) -> bool:
     return True
 
 
+def default_out() -> Path:
+    """Where ``gameshelf analyze ID`` writes without ``--out``: ``runs/analysis/<time>``."""
+    return run_folder("analysis")
+
+
+def summary_row(a: dict[str, Any]) -> str | None:
+    """The README table's row of one report (None without random and heuristic self-play)."""
+    r, h = a["selfplay"].get("random"), a["selfplay"].get("heuristic")
+    if r is None or h is None:
+        return None
+    up = {(x["agent"], x["opponent"]): x for x in a["ladder"]}
+    hr = up.get(("heuristic", "random"))
+    mcts = a.get("mcts_cost") or {}
+    at200 = float(mcts["cpu_s_per_game"]["200"]) if mcts else float("nan")
+    cost = "-" if not mcts else f"{at200:,.1f}" if at200 < 10 else f"{at200:,.0f}"
+    return (
+        f"| [{a['env_id']}]({a['game']}.md) | {a['num_players']} | {a['num_actions']} | {a['observation_size']:,} | "
+        f"{'yes' if a['has_chance'] else 'no'} / {'yes' if a['has_hidden_info'] else 'no'} | "
+        f"{r['decisions']['mean']:.0f} / {h['decisions']['mean']:.0f} | {r['chance_events']['mean']:.0f} | "
+        f"{r['branching']['mean']:.1f} / {r['branching']['median']:.0f} / {r['branching']['max']} | "
+        f"{r['seats'][0]['score']:.2f} / {h['seats'][0]['score']:.2f} | {_pct(r['draw_rate'])} / {_pct(h['draw_rate'])} | "
+        f"{fmt(hr['score']) if hr else '-'} | {cost} |"
+    )
+
+
 def summary_markdown(folder: Path) -> str:
-    """docs/analysis/README.md: one row per analyzed game."""
+    """``folder``/README.md (docs/analysis/README.md): one row per analyzed game. A report that cannot be
+    read is one warning on standard error (its file, and its line where JSON says) and no row."""
     rows = []
     for path in sorted(folder.glob("*.json")):
+        problem = None
         try:
-            a = json.loads(path.read_text())
-        except json.JSONDecodeError:
-            continue
-        if not isinstance(a, dict) or "selfplay" not in a:
-            continue
-        r, h = a["selfplay"].get("random"), a["selfplay"].get("heuristic")
-        if r is None or h is None:
-            continue
-        up = {(x["agent"], x["opponent"]): x for x in a["ladder"]}
-        hr = up.get(("heuristic", "random"))
-        mcts = a.get("mcts_cost") or {}
-        at200 = float(mcts["cpu_s_per_game"]["200"]) if mcts else float("nan")
-        cost = "-" if not mcts else f"{at200:,.1f}" if at200 < 10 else f"{at200:,.0f}"
-        rows.append(
-            f"| [{a['env_id']}]({a['game']}.md) | {a['num_players']} | {a['num_actions']} | {a['observation_size']:,} | "
-            f"{'yes' if a['has_chance'] else 'no'} / {'yes' if a['has_hidden_info'] else 'no'} | "
-            f"{r['decisions']['mean']:.0f} / {h['decisions']['mean']:.0f} | {r['chance_events']['mean']:.0f} | "
-            f"{r['branching']['mean']:.1f} / {r['branching']['median']:.0f} / {r['branching']['max']} | "
-            f"{r['seats'][0]['score']:.2f} / {h['seats'][0]['score']:.2f} | {_pct(r['draw_rate'])} / {_pct(h['draw_rate'])} | "
-            f"{fmt(hr['score']) if hr else '-'} | {cost} |"
-        )
+            a = json.loads(path.read_bytes())
+        except json.JSONDecodeError as err:
+            problem = f"{path}:{err.lineno}: not JSON (column {err.colno}: {err.msg})"
+        except (OSError, ValueError, RecursionError):  # unreadable, not UTF-8, a number too long, nested too deep
+            problem = f"{path}: not a readable JSON file"
+        else:
+            if not isinstance(a, dict) or "selfplay" not in a:
+                continue  # another JSON file, not a report
+            try:
+                row = summary_row(a)
+            except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+                problem = f"{path}: not a complete analysis report"
+            else:
+                rows += [row] if row is not None else []
+        if problem is not None:
+            print(f"warning: {problem}; left out of the table", file=sys.stderr)
     return (
         "\n".join(
             [
                 "# Game analysis",
                 "",
-                "Generated by `gameshelf analyze ID` (one page per game, linked below; `gameshelf analyze --summary` "
-                "rewrites this table). Self-play on the protocol's deals (docs/protocol.md); game counts and seeds "
-                "are on each page. Columns: players (the protocol's count); actions; observation size; chance / "
-                "hidden information; decisions per game in random / heuristic self-play; chance events per random "
-                "game; legal actions per decision in random play (mean / median / max); seat 0's score of rank in "
-                "random / heuristic self-play (0.5 = no first-seat advantage); draws in random / heuristic "
-                "self-play; the heuristic's score against random under the protocol (paired deals, 95% interval); "
-                "estimated CPU seconds of one game with `mcts:200` in every seat (measured on a shared 2-core VM).",
+                f"Generated by `gameshelf analyze ID --out {folder}` (one page per game, linked below; `gameshelf "
+                f"analyze --summary --out {folder}` rewrites this table). Self-play on the protocol's deals "
+                "(docs/protocol.md); game counts and seeds are on each page. Columns: players (the protocol's count);"
+                " actions; observation size; chance / hidden information; decisions per game in random / heuristic "
+                "self-play; chance events per random game; legal actions per decision in random play (mean / median /"
+                " max); seat 0's score of rank in random / heuristic self-play (0.5 = no first-seat advantage); draws"
+                " in random / heuristic self-play; the heuristic's score against random under the protocol (paired "
+                "deals, 95% interval); estimated CPU seconds of one game with `mcts:200` in every seat (measured on a"
+                " shared 2-core VM).",
                 "",
                 "| game | players | actions | obs size | chance / hidden | decisions (random / heuristic) | chance events | "
                 "branching (mean / median / max) | seat 0 score (random / heuristic) | draws (random / heuristic) | "
@@ -438,17 +463,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--with-mcts", action="store_true", help=f"add mcts:{MCTS_BUDGET} self-play and its ladder rung")
     parser.add_argument("--no-cost", action="store_true", help="do not time MCTS (the only timing in the report)")
     parser.add_argument("--workers", type=int, default=1, help="processes for the ladder games (default 1)")
-    parser.add_argument("--out", default="docs/analysis", help="folder of the reports (default docs/analysis)")
-    parser.add_argument("--summary", action="store_true", help="only rewrite OUT/README.md from the .json files in OUT")
+    parser.add_argument(
+        "--out",
+        default=None,
+        help="folder of the reports (default runs/analysis/<time>; the shipped pages: --out docs/analysis)",
+    )
+    parser.add_argument(
+        "--summary", action="store_true", help="only rewrite OUT/README.md from the .json files in OUT (needs --out)"
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(args_list)
-    out = check_writable_dir(args.out)
+    if args.summary and args.out is None:
+        raise UserError("--summary rewrites the table of a folder of reports: name it with --out (e.g. --out docs/analysis)")
+    if args.env_id is None and not args.summary:
+        raise UserError("give an environment id (or --summary)")
     if args.summary:
+        out = check_writable_dir(args.out)
         (out / "README.md").write_text(summary_markdown(out))
         print(f"summary: {out / 'README.md'}")
         return 0
-    if args.env_id is None:
-        raise UserError("give an environment id (or --summary)")
     if args.games < 2:
         raise UserError(f"--games must be at least 2, not {args.games}")
     check_env_id(args.env_id, args.players)
@@ -459,6 +492,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         protocol.build_agent("heuristic", args.env_id)
     except ValueError as err:
         raise UserError(str(err)) from None
+    out = check_writable_dir(args.out if args.out is not None else default_out())
     result = analyze(
         args.env_id, args.games, args.players, args.with_mcts, not args.no_cost, show_progress(args.quiet), args.workers
     )

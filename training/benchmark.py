@@ -1,13 +1,14 @@
 """``gameshelf benchmark``: an agent through the protocol against the baseline ladder, rated on one scale.
 
     gameshelf benchmark heuristic --ids level_x-v0 olenon-v0 --games 40
-    gameshelf benchmark model:runs/level_x-v0/demo/final_model.zip --ids level_x-v0 --workers 2
+    gameshelf benchmark model:runs/demo/level_x-v0-<time>/final_model.zip --ids level_x-v0 --workers 2
     gameshelf benchmark mypackage.agents:make_agent --out runs/benchmark/mine      # your own agent
 
 For every id (default: all ten games) the agent and the ladder of ``training.protocol`` (random, the
 heuristic, ``mcts:50/200/1000`` where the engine is fast enough, a ``--model`` when given) play a round
 robin under the protocol (``training/protocol.py``: fixed deals, every seat assignment, paired chance).
-Every game is appended to ``OUT/games.jsonl`` as it ends; an interrupted run (Ctrl-C) keeps them, and the
+Every game is appended to ``OUT/games.jsonl`` as it ends; an interrupted run (Ctrl-C, SIGTERM, or SIGHUP
+when its terminal closes) keeps them, prints how to resume and exits (128 + the signal), and the
 same command again resumes, playing only the games not yet recorded for this protocol version and these
 agent specs. The result is ``OUT/result.json`` and ``OUT/result.md``:
 
@@ -30,6 +31,7 @@ on standard error and exit status 2, before any game is played.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import multiprocessing as mp
@@ -37,8 +39,9 @@ import queue
 import re
 import signal
 import sys
+import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,14 +61,37 @@ NORMALIZED_SCALE = "(S(x) - S(random)) / (S(heuristic) - S(random)), S = mean sc
 
 
 # ---- the games file ---------------------------------------------------------------------------------
+def parse_record(line: bytes) -> tuple[dict[str, Any] | None, str | None]:
+    """A line of a games file: ``(record, None)``, ``(None, None)`` for a record of another protocol version,
+    or ``(None, what is wrong)``."""
+    try:
+        record = json.loads(line.decode("utf-8"))
+    except UnicodeDecodeError:
+        return None, "not UTF-8 text"
+    except json.JSONDecodeError as err:
+        return None, f"not JSON (column {err.colno}: {err.msg})"
+    except RecursionError:
+        return None, "JSON nested too deep"
+    except ValueError:  # not a JSONDecodeError: an integer of more digits than Python converts
+        return None, "a number with too many digits"
+    if isinstance(record, dict) and isinstance(record.get("protocol"), str) and record["protocol"] != PROTOCOL:
+        return None, None  # another protocol version's record: not this run's
+    problem = protocol.record_problem(record)
+    return (None, problem) if problem else (record, None)
+
+
 class GameStore:
     """Game records by key: those of ``path`` (a JSONL file, appended to as games end) and of ``reuse``
-    files (read only). Records of another protocol version are ignored; a line cut short by an
-    interruption is skipped (its game is played again)."""
+    files (read only). Records of another protocol version are ignored. A damaged line (cut short by an
+    interruption, not JSON, a record whose fields do not check out) is reported on standard error by file
+    and line and skipped: its game is played again. The files are never rewritten.
 
-    def __init__(self, path: str | Path | None = None, reuse: Iterable[str | Path] = ()) -> None:
+    ``report=False``: skip damaged lines silently."""
+
+    def __init__(self, path: str | Path | None = None, reuse: Iterable[str | Path] = (), report: bool = True) -> None:
         self.records: dict[str, dict[str, Any]] = {}
         self.path = Path(path) if path is not None else None
+        self.report = report
         for extra in reuse:
             self._load(Path(extra))
         if self.path is not None and self.path.exists():
@@ -79,12 +105,19 @@ class GameStore:
                             out.write("\n")
 
     def _load(self, path: Path) -> None:
-        for line in path.read_text().splitlines():
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
+        try:
+            data = path.read_bytes()
+        except OSError as err:
+            raise UserError(f"cannot read games file {str(path)!r}: {err.strerror or err}") from None
+        for number, line in enumerate(data.split(b"\n"), 1):
+            if not line.strip():
                 continue
-            if isinstance(record, dict) and record.get("protocol") == PROTOCOL and "key" in record:
+            record, problem = parse_record(line)
+            if problem is not None:
+                if self.report:
+                    print(f"warning: {path}:{number}: {problem}; its game is played again", file=sys.stderr)
+                continue
+            if record is not None:
                 self.records[record["key"]] = record
 
     def __contains__(self, key: str) -> bool:
@@ -134,10 +167,11 @@ class Progress:
             self._plain()
 
     def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-        elif self.enabled:
-            print(file=sys.stderr)
+        with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP)
+            if self.bar is not None:
+                self.bar.close()
+            elif self.enabled:
+                print(file=sys.stderr)
 
 
 # ---- running games ---------------------------------------------------------------------------------------
@@ -152,8 +186,44 @@ def _script(task: GameTask, store: GameStore) -> list[int] | None:
     return None if first is None else list(first["chance"])
 
 
-def _ignore_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the pool
+def _worker_signals() -> None:
+    """In a worker: Ctrl-C and a closed terminal are the parent's to handle (it stops the pool, by SIGTERM)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where Ctrl-C raises ``KeyboardInterrupt`` (``stop_on_signals``)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def stop_on_signals() -> Iterator[None]:
+    """While in the block, SIGTERM (a scheduler stops the job) and SIGHUP (the terminal closed) raise
+    ``Stopped``, so a run keeps its games and says how to resume as on Ctrl-C. A signal already ignored
+    (``nohup``) stays ignored; off the main thread nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        raise Stopped(signum)
+
+    previous: dict[int, Any] = {}
+    for name in ("SIGTERM", "SIGHUP"):
+        sig = getattr(signal, name, None)  # no SIGHUP on Windows
+        if sig is not None and signal.getsignal(sig) is not signal.SIG_IGN:
+            previous[sig] = signal.signal(sig, handler)
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
 
 
 def run_games(tasks: Sequence[GameTask], store: GameStore, workers: int = 1, progress: bool = False) -> int:
@@ -178,7 +248,7 @@ def run_games(tasks: Sequence[GameTask], store: GameStore, workers: int = 1, pro
         ctx = mp.get_context("fork" if "fork" in methods else "spawn")
         results: queue.Queue[tuple[bool, Any]] = queue.Queue()
         waiting: dict[str, list[GameTask]] = {}
-        pool = ctx.Pool(workers, initializer=_ignore_sigint)
+        pool = ctx.Pool(workers, initializer=_worker_signals)
         pending = 0
 
         def submit(task: GameTask) -> None:
@@ -634,6 +704,16 @@ def slug(spec: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", spec).strip("_") or "agent"
 
 
+def default_out(agent: str) -> Path:
+    """Where ``gameshelf benchmark AGENT`` writes without ``--out``: ``runs/benchmark/<agent>``."""
+    return Path("runs") / "benchmark" / slug(agent)
+
+
+def run_folder(command: str) -> Path:
+    """A new folder of ``runs/`` for one run of ``command`` (leaderboard, analysis): ``runs/<command>/<time>``."""
+    return Path("runs") / command / time.strftime("%Y%m%d-%H%M%S")
+
+
 def build_parser() -> ArgumentParser:
     parser = ArgumentParser(
         prog="gameshelf benchmark",
@@ -689,20 +769,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         specs = [args.agent, *(args.ladder or protocol.ladder(env_id, model)[0])]
         for spec in dict.fromkeys(specs):
             check_agent(spec, env_id)
-    out = check_writable_dir(args.out or f"runs/benchmark/{slug(args.agent)}")
+    out = check_writable_dir(args.out or default_out(args.agent))
     command = reproduce_command("gameshelf benchmark", args_list)
     try:
-        result = benchmark(
-            args.agent, ids, args.games, out, args.workers, args.players, args.ladder, model,
-            not args.unpaired, args.bootstrap, args.reuse, show_progress(args.quiet), command,
-        )  # fmt: skip
-    except KeyboardInterrupt:
-        kept = GameStore(out / "games.jsonl")
-        print(
-            f"\ninterrupted: {len(kept)} games kept in {out / 'games.jsonl'}; run the same command again to resume",
-            file=sys.stderr,
-        )
-        raise SystemExit(130) from None
+        with stop_on_signals():
+            result = benchmark(
+                args.agent, ids, args.games, out, args.workers, args.players, args.ladder, model,
+                not args.unpaired, args.bootstrap, args.reuse, show_progress(args.quiet), command,
+            )  # fmt: skip
+    except KeyboardInterrupt as err:  # Ctrl-C, or Stopped: SIGTERM, SIGHUP
+        signum = err.signum if isinstance(err, Stopped) else signal.SIGINT
+        kept = GameStore(out / "games.jsonl", report=False)
+        with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
+            print(
+                f"\ninterrupted ({signal.Signals(signum).name}): {len(kept)} games kept in {out / 'games.jsonl'}; "
+                "run the same command again to resume",
+                file=sys.stderr,
+            )
+        raise SystemExit(128 + signum) from None
     except GameFailed as err:
         print(f"gameshelf benchmark: a game failed: {err}", file=sys.stderr)
         raise SystemExit(1) from None

@@ -1,6 +1,7 @@
-"""``gameshelf leaderboard``: docs/leaderboard.md from benchmark result files.
+"""``gameshelf leaderboard``: a leaderboard (markdown) from benchmark result files.
 
-    gameshelf leaderboard runs/benchmark/*/result.json                 # writes docs/leaderboard.md
+    gameshelf leaderboard runs/benchmark/*/result.json          # writes runs/leaderboard/<time>/leaderboard.md
+    gameshelf leaderboard benchmarks/results/*/result.json --out docs/leaderboard.md   # the shipped one
 
 Result files (``result.json`` of ``gameshelf benchmark``) of the same protocol version, id and player
 count are merged: every pairing they played (the one with the most deals when two files played it), one
@@ -32,10 +33,12 @@ from gameshelf.training.benchmark import (
     interval,
     pairing_gain,
     rating_cell,
+    run_folder,
     summarize,
     sweeps,
 )
 from gameshelf.training.cli_util import ArgumentParser, UserError, check_writable_file, run
+from gameshelf.training.protocol import is_count, is_finite_number
 
 
 @dataclass
@@ -55,16 +58,69 @@ class Group:
 
 
 def load_result(path: str | Path) -> dict[str, Any]:
+    """A ``result.json`` of ``gameshelf benchmark``; ``UserError`` naming the file (and the line or field)
+    when it cannot be read or its fields do not check out."""
     p = Path(path)
     try:
-        result = json.loads(p.read_text())
+        result = json.loads(p.read_bytes())
     except FileNotFoundError:
         raise UserError(f"no result file {str(p)!r}") from None
-    except (OSError, json.JSONDecodeError) as err:
-        raise UserError(f"cannot read {str(p)!r} as a benchmark result ({err})") from None
+    except OSError as err:
+        raise UserError(f"cannot read {str(p)!r}: {err.strerror or err}") from None
+    except json.JSONDecodeError as err:
+        raise UserError(f"{p}:{err.lineno}: not JSON (column {err.colno}: {err.msg})") from None
+    except UnicodeDecodeError:
+        raise UserError(f"{p}: not UTF-8 text") from None
+    except RecursionError:
+        raise UserError(f"{p}: JSON nested too deep") from None
+    except ValueError:  # an integer of more digits than Python converts
+        raise UserError(f"{p}: a number with too many digits") from None
     if not isinstance(result, dict) or "protocol" not in result or "ids" not in result:
         raise UserError(f"{str(p)!r} is not a benchmark result.json (no protocol or ids)")
+    problem = result_problem(result)
+    if problem is not None:
+        raise UserError(f"{p}: {problem}")
     return result
+
+
+def _short(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def result_problem(result: dict[str, Any]) -> str | None:
+    """The first field of a benchmark result that ``merge`` cannot use (named by its path), or None."""
+    for name in ("protocol", "agent", "command"):
+        if not isinstance(result.get(name), str):
+            return f"{name} is not a string"
+    if not isinstance(result.get("paired", True), bool):
+        return "paired is not true or false"
+    if not isinstance(result["ids"], dict):
+        return "ids is not an object"
+    for env_id, section in result["ids"].items():
+        where = f"ids.{_short(env_id)}"
+        if not isinstance(section, dict):
+            return f"{where} is not an object"
+        n, agents, left_out = section.get("num_players"), section.get("agents"), section.get("left_out", {})
+        if not is_count(n) or n < 2:
+            return f"{where}.num_players is not a player count"
+        if not isinstance(agents, list) or not all(isinstance(a, str) for a in agents):
+            return f"{where}.agents is not a list of names"
+        if not isinstance(left_out, dict) or not all(isinstance(v, str) for v in left_out.values()):
+            return f"{where}.left_out is not an object of reasons"
+        if not isinstance(section.get("pairs"), list):
+            return f"{where}.pairs is not a list"
+        for k, pair in enumerate(section["pairs"]):
+            at = f"{where}.pairs[{k}]"
+            if not isinstance(pair, dict) or pair.get("focal") not in agents or pair.get("other") not in agents:
+                return f"{at} is not a pairing of two of its agents"
+            if pair["focal"] == pair["other"] or not is_count(pair.get("games")):
+                return f"{at}: an agent against itself, or games not a count"
+            scores, rows = pair.get("deal_scores"), pair.get("game_scores", [])
+            if not isinstance(scores, list) or not all(is_finite_number(x) and 0 <= x <= 1 for x in scores):
+                return f"{at}.deal_scores is not a list of scores in [0, 1]"
+            if not isinstance(rows, list) or not all(isinstance(r, list) and all(map(is_finite_number, r)) for r in rows):
+                return f"{at}.game_scores is not lists of scores"
+    return None
 
 
 def merge(results: Sequence[dict[str, Any]]) -> list[Group]:
@@ -99,9 +155,19 @@ def _versus(s: Summary, a: str, b: str) -> dict[str, float] | None:
     return s.versus(a, b) if a != b and b in s.agents else None
 
 
+def default_out() -> Path:
+    """Where ``gameshelf leaderboard`` writes without ``--out``: ``runs/leaderboard/<time>/leaderboard.md``."""
+    return run_folder("leaderboard") / "leaderboard.md"
+
+
 def leaderboard_markdown(
-    results: Sequence[dict[str, Any]], bootstrap: int = DEFAULT_BOOTSTRAP, sources: Sequence[str] = ()
+    results: Sequence[dict[str, Any]],
+    bootstrap: int = DEFAULT_BOOTSTRAP,
+    sources: Sequence[str] = (),
+    out: str | Path | None = None,
 ) -> str:
+    """The leaderboard of ``results``; ``sources`` (their files) and ``out`` (where it is written) make its
+    Regenerate line."""
     groups = merge(results)
     ranked = [g for g in groups if g.paired]
     summaries = {
@@ -120,7 +186,10 @@ def leaderboard_markdown(
         "  (rows of ladder rungs name a run that played them).",
     ]
     if sources:
-        lines += ["", "Regenerate: `gameshelf leaderboard " + " ".join(sources) + "`."]
+        options = ([f"--out {out}"] if out is not None else []) + (
+            [f"--bootstrap {bootstrap}"] if bootstrap != DEFAULT_BOOTSTRAP else []
+        )
+        lines += ["", "Regenerate: `gameshelf leaderboard " + " ".join([*sources, *options]) + "`."]
     # mean normalized score per agent over the games it was run on
     per_agent: dict[str, list[tuple[float, np.ndarray]]] = {}
     for g in ranked:
@@ -240,19 +309,23 @@ def pairing_comparison(groups: Sequence[Group], summaries: dict[int, Summary]) -
     return head + rows + tail
 
 
-def write_leaderboard(
-    paths: Sequence[str | Path], out: str | Path = "docs/leaderboard.md", bootstrap: int = DEFAULT_BOOTSTRAP
-) -> Path:
+def write_leaderboard(paths: Sequence[str | Path], out: str | Path | None = None, bootstrap: int = DEFAULT_BOOTSTRAP) -> Path:
+    """Write the leaderboard of the result files ``paths`` to ``out`` (default: ``default_out()``)."""
     results = [load_result(p) for p in paths]
-    target = check_writable_file(out)
-    target.write_text(leaderboard_markdown(results, bootstrap, [str(p) for p in paths]))
+    target = check_writable_file(out if out is not None else default_out())
+    target.write_text(leaderboard_markdown(results, bootstrap, [str(p) for p in paths], out))
     return target
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = ArgumentParser(prog="gameshelf leaderboard", description="Write docs/leaderboard.md from benchmark result files.")
+    parser = ArgumentParser(prog="gameshelf leaderboard", description="Write a leaderboard from benchmark result files.")
     parser.add_argument("results", nargs="+", help="result.json files of gameshelf benchmark")
-    parser.add_argument("--out", default="docs/leaderboard.md", help="markdown file to write (default docs/leaderboard.md)")
+    parser.add_argument(
+        "--out",
+        default=None,
+        help="markdown file to write (default runs/leaderboard/<time>/leaderboard.md; "
+        "the shipped one: --out docs/leaderboard.md)",
+    )
     parser.add_argument(
         "--bootstrap", type=int, default=DEFAULT_BOOTSTRAP, help=f"bootstrap replicates (default {DEFAULT_BOOTSTRAP})"
     )

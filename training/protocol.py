@@ -51,7 +51,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -491,6 +491,64 @@ def play_game(task: GameTask, script: Sequence[int] | None = None, agents: Seque
         "divergence": episode.divergence,
         "cpu_s": round(cpu, 4),
     }
+
+
+def is_finite_number(x: Any) -> bool:
+    """A finite JSON number (not a bool, not an integer too large for a float)."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return False
+    try:
+        return math.isfinite(x)
+    except OverflowError:
+        return False
+
+
+def is_count(x: Any, high: int | None = None) -> TypeGuard[int]:
+    """A non-negative int (below ``high`` when given)."""
+    return isinstance(x, int) and not isinstance(x, bool) and x >= 0 and (high is None or x < high)
+
+
+def record_problem(record: Any) -> str | None:
+    """What is wrong with a game record read from a file (its fields' types, lengths, ranges and agreement
+    with its key and each other), or None when ``collect`` and the result can trust it."""
+    if not isinstance(record, dict):
+        return "not a JSON object"
+    if record.get("protocol") != PROTOCOL:
+        return f"protocol is not {PROTOCOL!r}"
+    n: Any = record.get("num_players")
+    if not is_count(n) or n < 2:
+        return "bad num_players"
+    key, env_id, deal = record.get("key"), record.get("env_id"), record.get("deal")
+    if not isinstance(env_id, str) or not is_count(deal):
+        return "bad env_id or deal"
+    if not isinstance(key, str) or not key.startswith(f"{PROTOCOL}|{env_id}|{n}|{deal}|"):
+        return "key does not match env_id, num_players and deal"
+    lineup = record.get("lineup")  # checked first: its length bounds n by the line's length
+    if not isinstance(lineup, list) or len(lineup) != n or not all(isinstance(s, str) for s in lineup):
+        return "lineup is not one agent name per seat"
+    assignment: Any = record.get("assignment")
+    if not is_count(assignment, len(seat_assignments(n))) or not isinstance(record.get("paired"), bool):
+        return "bad assignment or paired"
+    for name in ("returns", "scores"):
+        values = record.get(name)
+        if not isinstance(values, list) or len(values) != n or not all(map(is_finite_number, values)):
+            return f"{name} is not one finite number per seat"
+    chance = record.get("chance")
+    if not isinstance(chance, list) or not all(is_count(o, 2**31) for o in chance):
+        return "chance is not a list of outcomes"
+    replayed, diverged_at = record.get("replayed"), record.get("diverged_at")
+    if not is_count(replayed, len(chance) + 1) or not (diverged_at is None or is_count(diverged_at, len(chance) + 1)):
+        return "bad replayed or diverged_at"
+    if record.get("divergence") not in (None, "impossible", "ran_out") or not isinstance(record.get("truncated"), bool):
+        return "bad divergence or truncated"
+    if not is_finite_number(record.get("cpu_s")) or record["cpu_s"] < 0 or not is_count(record.get("decisions")):
+        return "bad cpu_s or decisions"
+    focal_seats = [s for s, who in enumerate(seat_assignments(n)[assignment]) if who == 0]
+    focal_score: Any = record.get("focal_score")
+    expected = float(np.mean([pair_scores(record["returns"], s) for s in focal_seats]))
+    if not is_finite_number(focal_score) or abs(focal_score - expected) > 1e-9:
+        return "focal_score does not match the returns"
+    return None
 
 
 def play_task(task: GameTask, script: Sequence[int] | None = None) -> dict[str, Any]:
