@@ -93,7 +93,7 @@ def test_resume_continues_and_matches_an_uninterrupted_run(tmp_path):
     assert "iterations: null" in (cut / "config.yaml").read_text()
 
 
-@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)])
 def test_a_signal_saves_and_prints_the_resume_command(tmp_path, sig, code):
     out = tmp_path / "run"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}

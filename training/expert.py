@@ -34,9 +34,9 @@ tensors only, read with ``weights_only=True``); ``replay/iter_K.npz`` (the sampl
 in the replay window, so a resumed run trains on the same data: for a fixed seed a resumed run gives the
 same networks as an uninterrupted one); ``final_net.npz`` at the end.
 
-SIGINT/SIGTERM during an iteration's games abandons that iteration (its games are dropped); during its
+SIGINT, SIGTERM or SIGHUP during an iteration's games abandons that iteration (its games are dropped); during its
 training or evaluation, the iteration is finished. Either way the last finished iteration is saved, the
-resume command printed, and the exit status is 130/143.
+resume command printed, and the exit status is 128 + the signal's number (130, 143, 129).
 """
 
 from __future__ import annotations
@@ -288,7 +288,7 @@ class _NoBar:
 
 
 def learn(plan: Plan, *, progress: bool, quiet: bool) -> TrainResult:
-    """Run (or resume) an expert-iteration run; SIGINT/SIGTERM stop it cleanly (see the module docstring)."""
+    """Run (or resume) an expert-iteration run; SIGINT, SIGTERM and SIGHUP stop it cleanly (see the module docstring)."""
     import torch
 
     from gameshelf.training.callbacks import Clock, StopOnSignal
