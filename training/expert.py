@@ -44,6 +44,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+import zipfile
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -92,20 +93,42 @@ def final_net(run: RunDir) -> Path:
 
 
 def sound_checkpoint(run: RunDir) -> tuple[Path, dict[str, Any], int] | None:
-    """The newest ``iter_K.npz`` that loads, with its optimizer state: ``(path, {"iteration", "optimizer"}, decisions)``."""
-    import torch
-
+    """The newest ``iter_K.npz`` that loads, with its optimizer state: ``(path, {"iteration", "optimizer"}, decisions)``.
+    Damaged newer ones are skipped with a warning each."""
     for k, path in reversed(net_checkpoints(run)):
         try:
             net = read_net(path)
-            optimizer = torch.load(path.with_suffix(".pt"), weights_only=True, map_location="cpu")
+            optimizer = load_optimizer(path.with_suffix(".pt"))
             trained = net.meta.get("trained", {})
             decisions = int(trained["decisions"])
-        except (NetLoadError, OSError, RuntimeError, KeyError, TypeError, ValueError) as err:
-            warn(f"skipping the damaged checkpoint checkpoints/{path.name}: {str(err).splitlines()[0] if str(err) else err!r}")
+        except (NetLoadError, OSError, KeyError, TypeError, ValueError) as err:
+            warn(f"skipping the damaged checkpoint checkpoints/{path.name}: {_first_line(err)}")
             continue
         return path, {"iteration": k, "optimizer": optimizer, "net": net, "samples": int(trained.get("samples", 0))}, decisions
     return None
+
+
+def load_optimizer(path: Path) -> dict[str, Any]:
+    """Adam's state saved beside a checkpoint, read as tensors only (never unpickled); ``ValueError`` if damaged."""
+    import pickle
+    import warnings
+
+    import torch
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch's note on the pickle protocol of a foreign file
+            state = torch.load(path, weights_only=True, map_location="cpu")
+    except (pickle.UnpicklingError, EOFError, RuntimeError) as err:
+        raise ValueError(f"{path.name} is not a saved optimizer state ({type(err).__name__})") from None
+    if not isinstance(state, dict) or not isinstance(state.get("state"), dict) or not isinstance(state.get("param_groups"), list):
+        raise ValueError(f"{path.name} is not a saved optimizer state (no 'state' and 'param_groups')")
+    return state
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip()
+    return text.splitlines()[0][:300] if text else type(err).__name__
 
 
 def read_state(run: RunDir) -> dict[str, Any]:
@@ -140,9 +163,38 @@ def _save_tensors(state: dict[str, Any], path: Path) -> None:
     model_io.atomic_write_bytes(path, buffer.getvalue())
 
 
-def load_samples(path: Path) -> dict[str, np.ndarray]:
-    with np.load(path, allow_pickle=False) as data:
-        return {k: data[k] for k in ARRAYS}
+def load_samples(
+    path: Path, observation_shape: tuple[int, ...] | None = None, num_actions: int | None = None
+) -> dict[str, np.ndarray]:
+    """The samples in a ``replay/iter_K.npz`` (arrays only, never unpickled), checked against the game's
+    observation shape and action count when given; ``ValueError`` naming the file when they are not sound."""
+    try:
+        if not zipfile.is_zipfile(path):
+            raise ValueError("not an .npz archive")
+        with np.load(path, allow_pickle=False) as data:
+            missing = [k for k in ARRAYS if k not in data.files]
+            if missing:
+                raise ValueError(f"no {missing[0]!r} array")
+            samples = {k: data[k] for k in ARRAYS}
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as err:
+        why = "pickled (object) data, never loaded" if "pickle" in str(err) else _first_line(err)
+        raise ValueError(f"{path.name}: not a replay file ({why})") from None
+    n = len(samples["value"]) if samples["value"].ndim == 1 else -1
+    shapes = {
+        "obs": (n, *observation_shape) if observation_shape is not None else None,
+        "mask": (n, num_actions) if num_actions is not None else None,
+        "policy": (n, num_actions) if num_actions is not None else None,
+        "value": (n,),
+    }
+    for name, array in samples.items():
+        expected = shapes[name]
+        if n < 0 or array.shape[:1] != (n,) or (expected is not None and array.shape != expected):
+            raise ValueError(f"{path.name}: {name!r} has shape {array.shape}, expected {expected or (n, '...')}")
+        if name == "mask" and array.dtype != np.bool_:
+            raise ValueError(f"{path.name}: 'mask' must be bool, not {array.dtype}")
+        if name != "mask" and (array.dtype.kind != "f" or not np.all(np.isfinite(array))):
+            raise ValueError(f"{path.name}: {name!r} must hold finite floats")
+    return samples
 
 
 # ---- playing ---------------------------------------------------------------------------------------------
@@ -330,6 +382,7 @@ def _learn(plan: Plan, clock: Any, stop: Any, *, progress: bool, quiet: bool) ->
     eval_cfg = replace(cfg, eval=replace(cfg.eval, games=max(1, x.eval_games)))
 
     say = reporter(quiet, progress)
+    replay = resumed_window(run, start, x.window, game)
 
     last = start - 1
     interrupted = False
@@ -361,9 +414,9 @@ def _learn(plan: Plan, clock: Any, stop: Any, *, progress: bool, quiet: bool) ->
         fresh = recorder.arrays(info.observation_shape, info.num_actions)
         play_s = time.perf_counter() - began
         save_samples(run.root / "replay" / f"iter_{k}.npz", fresh)
-        window = [fresh] + [
-            load_samples(p) for j in range(max(0, k - x.window + 1), k) if (p := run.root / "replay" / f"iter_{j}.npz").is_file()
-        ]
+        window = [fresh] + [replay[j] for j in range(max(0, k - x.window + 1), k) if j in replay]
+        replay = {j: samples for j, samples in replay.items() if j > k + 1 - x.window}
+        replay[k] = fresh
         data = {a: np.concatenate([w[a] for w in window]) for a in ARRAYS}
         began_train = time.perf_counter()
         losses = (float("nan"), float("nan"))
@@ -435,6 +488,22 @@ def _learn(plan: Plan, clock: Any, stop: Any, *, progress: bool, quiet: bool) ->
     _draw(run, cfg, evals)
     message = f"trained {last + 1} iterations ({decisions} decisions, {samples} samples) in {clock():.0f} s"
     return TrainResult(run.root, final_net(run), evals, clock(), decisions, "finished", message)
+
+
+def resumed_window(run: RunDir, start: int, window: int, game: Game) -> dict[int, dict[str, np.ndarray]]:
+    """The saved samples of the iterations before ``start`` still in the replay window, by iteration; a damaged
+    replay file is left out with a warning (the run trains on the rest of the window)."""
+    info = game.info
+    replay = {}
+    for j in range(max(0, start - window + 1), start):
+        path = run.root / "replay" / f"iter_{j}.npz"
+        if not path.is_file():
+            continue
+        try:
+            replay[j] = load_samples(path, tuple(info.observation_shape), int(info.num_actions))
+        except ValueError as err:
+            warn(f"leaving out the damaged replay/{path.name}: {str(err).removeprefix(path.name + ': ')}")
+    return replay
 
 
 def _ints(row: dict[str, Any]) -> dict[str, Any]:
