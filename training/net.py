@@ -1,7 +1,9 @@
 """``NetPolicy``: a small policy-and-value network stored as plain arrays and run with numpy.
 
-One file, ``NAME.npz`` (format ``gameshelf-net/1``), read with ``numpy.load(allow_pickle=False)``: arrays only,
-so loading never runs code, and playing needs neither torch nor a GPU. The file holds
+One file, ``NAME.npz`` (format ``gameshelf-net/1``), arrays only: ``read_net`` checks the ``meta`` header (against
+the game's registration too) and every array's ``.npy`` header before reading any weight, and never unpickles,
+so loading never runs code nor takes more than ``MAX_UNPACKED_BYTES``; playing needs neither torch nor a GPU.
+The file holds
 
 * ``meta``: UTF-8 JSON (as ``uint8``) with ``format``, ``env_id``, ``num_players``, ``options``,
   ``observation_shape``, ``num_actions``, ``cell_features``, ``hidden``, ``value_range`` and ``trained``
