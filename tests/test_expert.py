@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from gameshelf import envs
 from gameshelf.training.agents.mcts import MCTSAgent
 from gameshelf.training.cli_util import UserError
 from gameshelf.training.evaluate import evaluate
@@ -268,3 +269,22 @@ def test_resume_leaves_out_a_damaged_replay_file_with_one_warning(finished_run, 
     err = capsys.readouterr().err.strip().splitlines()
     assert resumed.status == "finished" and read_net(cut / "final_net.npz").meta["trained"]["iteration"] == 2
     assert err == [f"warning: leaving out the damaged replay/iter_1.npz: {words}"]
+
+
+def test_a_small_decision_budget_runs_every_phase_once(tmp_path):
+    """``--timesteps 300`` with Level X's 600 warm-start games and 160 games an iteration: the warm start stops
+    after a quarter of the budget, one search iteration plays the rest, then the checkpoint and the final net."""
+    import json
+
+    out = tmp_path / "run"
+    config = tiny(iterations=10, warm_games=600, games=160)
+    result = train("level_x-v0", backend="expert", config=config, timesteps=300, out=out, progress=False, quiet=True)
+    assert result.status == "finished" and result.model_path == out / "final_net.npz"
+    rows = [line.split(",") for line in (out / "progress.csv").read_text().splitlines()]
+    decisions = [int(float(row[rows[0].index("decisions")])) for row in rows[1:]]
+    assert len(decisions) == 2  # the warm start, then one search iteration
+    longest = envs.make_game("level_x-v0").info.max_game_length
+    assert 75 <= decisions[0] < 75 + longest and 300 <= decisions[1] < 300 + longest
+    check_run(out, "level_x-v0", iterations=1)
+    state = json.loads((out / "state.json").read_text())
+    assert state["decisions"] == decisions[1] and "iterations: null" in (out / "config.yaml").read_text()

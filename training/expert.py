@@ -21,7 +21,11 @@ The recipe (settings: the ``expert`` section of ``TrainConfig``, per game in ``t
   the masked logits + value MSE, Adam at ``learning_rate``, minibatches of ``batch_size``) and exported.
 * The run stops after ``iterations`` iterations, or earlier once ``timesteps`` decisions (all decisions of its
   games, warm start and forced moves included) were played. A run started or resumed with ``--timesteps``
-  (``timesteps=``) gets ``iterations: null``: that many decisions alone decide. ``n_envs`` is not used.
+  (``timesteps=``) gets ``iterations: null``: that many decisions alone decide, and they scale the phases
+  (``phase_budget``), so that a small budget still runs each once: the warm start stops its games once they
+  played ``WARM_SHARE`` (a quarter) of the budget, a search iteration once the run reached the budget (each
+  phase at least one game, the game under way finished), and the run ends after the first search iteration
+  that reaches it. ``n_envs`` is not used.
 
 Rollouts against value leaves, measured per CPU-second: see docs/training.md (rollouts were better).
 
@@ -42,6 +46,7 @@ resume command printed, and the exit status is 128 + the signal's number (130, 1
 from __future__ import annotations
 
 import json
+import math
 import sys
 import time
 import zipfile
@@ -245,7 +250,9 @@ def play_game(game: Game, choose: Any, rng: np.random.Generator, stop: Any) -> t
     return records, np.asarray(state.returns(), dtype=np.float64), moves
 
 
-def warm_start_games(cfg: TrainConfig, game: Game, rng: np.random.Generator, stop: Any, bar: Any) -> tuple[Recorder, int] | None:
+def warm_start_games(
+    cfg: TrainConfig, game: Game, rng: np.random.Generator, stop: Any, bar: Any, budget: int | None = None
+) -> tuple[Recorder, int] | None:
     from gameshelf.training.agents.base import heuristic_agent
 
     info = game.info
@@ -261,12 +268,12 @@ def warm_start_games(cfg: TrainConfig, game: Game, rng: np.random.Generator, sto
             action = int(legal[int(rng.integers(len(legal)))])
         return action, target
 
-    decisions = record_games(cfg.expert.warm_games, game, lambda: choose, recorder, rng, stop, bar)
+    decisions = record_games(cfg.expert.warm_games, game, lambda: choose, recorder, rng, stop, bar, budget)
     return None if decisions is None else (recorder, decisions)
 
 
 def self_play_games(
-    cfg: TrainConfig, game: Game, net: NetPolicy, rng: np.random.Generator, stop: Any, bar: Any
+    cfg: TrainConfig, game: Game, net: NetPolicy, rng: np.random.Generator, stop: Any, bar: Any, budget: int | None = None
 ) -> tuple[Recorder, int] | None:
     from gameshelf.training.agents.mcts import MCTSAgent
 
@@ -298,17 +305,27 @@ def self_play_games(
 
         return choose
 
-    decisions = record_games(x.games, game, new_game, recorder, rng, stop, bar)
+    decisions = record_games(x.games, game, new_game, recorder, rng, stop, bar, budget)
     return None if decisions is None else (recorder, decisions)
 
 
 def record_games(
-    count: int, game: Game, new_game: Any, recorder: Any, rng: np.random.Generator, stop: Any, bar: Any
+    count: int,
+    game: Game,
+    new_game: Any,
+    recorder: Any,
+    rng: np.random.Generator,
+    stop: Any,
+    bar: Any,
+    budget: int | None = None,
 ) -> int | None:
-    """Play ``count`` games, each with the ``choose`` that ``new_game()`` returns, into ``recorder``; the decisions
+    """Play ``count`` games, each with the ``choose`` that ``new_game()`` returns, into ``recorder``, fewer once
+    ``budget`` decisions were played (the game under way is finished; at least one game); the decisions
     played, or None when a signal arrived."""
     decisions = 0
     for _ in range(count):
+        if budget is not None and decisions >= budget and decisions > 0:
+            break
         played = play_game(game, new_game(), rng, stop)
         if played is None:
             return None
@@ -319,6 +336,27 @@ def record_games(
 
 
 # ---- the loop ------------------------------------------------------------------------------------------
+WARM_SHARE = 0.25
+"""The share of a decision budget (``iterations: null``) the warm start may take."""
+
+
+def phase_budget(cfg: TrainConfig, k: int, decisions: int) -> int | None:
+    """How many decisions iteration ``k``'s games may play in a run ending on its decision budget (``iterations:
+    null``): the warm start up to ``WARM_SHARE`` of the budget, a search iteration up to what is left of it
+    (each at least one game, at most ``warm_games`` or ``games``); None (no cap) in a run of ``iterations``."""
+    if cfg.expert.iterations is not None:
+        return None
+    if k == 0:
+        return max(1, math.ceil(cfg.timesteps * WARM_SHARE))
+    return max(1, cfg.timesteps - decisions)
+
+
+def budget_spent(cfg: TrainConfig, decisions: int, done: int) -> bool:
+    """Whether ``decisions`` end the run after iteration ``done``: ``timesteps`` reached, and in a run ending on
+    its decision budget (``iterations: null``) one search iteration done at least, so every phase ran."""
+    return decisions >= cfg.timesteps and (cfg.expert.iterations is not None or done >= 1)
+
+
 def net_meta(cfg: TrainConfig, game: Game, trained: dict[str, Any]) -> dict[str, Any]:
     info = game.info
     return {
@@ -388,7 +426,7 @@ def _learn(plan: Plan, clock: Any, stop: Any, *, progress: bool, quiet: bool) ->
     interrupted = False
     limit = x.iterations if x.iterations is not None else sys.maxsize - 1
     for k in range(start, limit + 1):
-        if decisions >= cfg.timesteps or stop.received is not None:
+        if budget_spent(cfg, decisions, k - 1) or stop.received is not None:
             interrupted = stop.received is not None
             break
         began, began_cpu = time.perf_counter(), time.process_time()
@@ -400,11 +438,12 @@ def _learn(plan: Plan, clock: Any, stop: Any, *, progress: bool, quiet: bool) ->
 
             bar = tqdm(total=total, desc=f"{cfg.env_id} iteration {k}" + (" (warm start)" if k == 0 else ""), unit="game")
         try:
+            budget = phase_budget(cfg, k, decisions)
             if k == 0:
-                played = warm_start_games(cfg, game, rng, stop, bar)
+                played = warm_start_games(cfg, game, rng, stop, bar, budget)
             else:
                 assert net is not None
-                played = self_play_games(cfg, game, net, rng, stop, bar)
+                played = self_play_games(cfg, game, net, rng, stop, bar, budget)
         finally:
             bar.close()
         if played is None:
@@ -462,14 +501,14 @@ def _learn(plan: Plan, clock: Any, stop: Any, *, progress: bool, quiet: bool) ->
             }
         )
         write_rows(run.root / "progress.csv", progress_rows)
-        finished = k >= limit or decisions >= cfg.timesteps
+        finished = k >= limit or budget_spent(cfg, decisions, k)
         if finished:
             net.save(final_net(run))
         state = RunState(timesteps=decisions, wall_s=clock(), finished=finished, checkpoint=run.relative(checkpoint))
         write_state(run, state, k, decisions, samples)
         _prune(run, cfg, k)
         last = k
-    if stop.received is not None and (last < limit and decisions < cfg.timesteps):
+    if stop.received is not None and last < limit and not budget_spent(cfg, decisions, last):
         interrupted = True
     if interrupted:
         kept = (
