@@ -314,6 +314,7 @@ def test_a_deflated_bomb_in_an_array_is_refused_from_its_header(tmp_path):
         ({}, {"env_id": "nope-v0"}, "trained on nope-v0, which is not a registered environment id"),
         ({}, {"num_actions": 10**9}, "its header says level_x-v0 with observation (212,) and 1000000000 actions"),
         ({}, {"hidden": [4096] * 9}, "'hidden' must be 1 to 8 widths up to 4096"),
+        ({"meta": npy_header((-1,), "|u1") + b"{}" * 1000}, None, "'meta.npy' has shape (-1,)"),
         ({"junk": b"x" * 10}, None, None),  # an extra member is never read
     ],
     ids=[
@@ -327,6 +328,7 @@ def test_a_deflated_bomb_in_an_array_is_refused_from_its_header(tmp_path):
         "unknown-game",
         "num-actions",
         "too-deep",
+        "negative-size",
         "extra-member",
     ],
 )

@@ -297,6 +297,8 @@ def _read_header(archive: zipfile.ZipFile, member: zipfile.ZipInfo, where: str) 
             raise NetLoadError(f"{where}: {member.filename!r} has .npy format {version}, not 1.0 or 2.0")
     if dtype.hasobject:
         raise NetLoadError(f"{where}: not a network file ({member.filename!r} holds Python objects, never unpickled)")
+    if any(int(d) < 0 for d in shape):
+        raise NetLoadError(f"{where}: {member.filename!r} has shape {_short(shape)}")
     return tuple(int(d) for d in shape), dtype, bool(fortran)
 
 
