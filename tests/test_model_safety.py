@@ -348,7 +348,7 @@ def test_arrays_larger_than_the_unpacked_cap_are_refused_before_any_is_read(tmp_
     from tests.toy_nets import meta_of, write_net
 
     meta = {**meta_of(write_net(tmp_path / "good.npz", "level_x-v0")), "hidden": [4096] * 8}
-    headers = {name: npy_header(shape) for name, shape in expected_shapes(meta, "").items()}
+    headers = {name: npy_header(shape) for name, shape in expected_shapes(meta).items()}
     message = refused(net_file(tmp_path, headers, {"hidden": [4096] * 8}))
     total = 4 * (212 * 4096 + 4096 + 7 * (4096 * 4096 + 4096) + 4096 * 49 + 49 + 4096 + 1)
     assert f"its arrays would take {total} bytes, more than {MAX_UNPACKED_BYTES}" in message

@@ -324,7 +324,7 @@ def record_games(
     played, or None when a signal arrived."""
     decisions = 0
     for _ in range(count):
-        if budget is not None and decisions >= budget and decisions > 0:
+        if budget is not None and decisions >= budget:
             break
         played = play_game(game, new_game(), rng, stop)
         if played is None:

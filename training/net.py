@@ -146,7 +146,7 @@ class NetPolicy:
 
     def _check_shapes(self) -> None:
         where = self.source or "network"
-        for name, shape in expected_shapes(self.meta, where).items():
+        for name, shape in expected_shapes(self.meta).items():
             if name not in self.weights:
                 raise NetLoadError(f"{where}: no {name!r} array")
             if np.shape(self.weights[name]) != shape:
@@ -194,7 +194,7 @@ def check_meta(meta: Any, where: str) -> None:
         raise NetLoadError(f"{where}: 'value_range' must be two finite numbers, low < high")
 
 
-def expected_shapes(meta: Mapping[str, Any], where: str) -> dict[str, tuple[int, ...]]:
+def expected_shapes(meta: Mapping[str, Any]) -> dict[str, tuple[int, ...]]:
     """The shape of every weight array of the architecture ``meta`` declares (``check_meta`` passed)."""
     shape = tuple(meta["observation_shape"])
     width = int(np.prod(shape))
@@ -258,7 +258,7 @@ def read_net(source: str | os.PathLike[str] | bytes) -> NetPolicy:
             if "meta" not in members:
                 raise NetLoadError(f"{where}: no 'meta' header")
             meta = _read_meta(archive, members["meta"], where)
-            shapes = expected_shapes(meta, where)
+            shapes = expected_shapes(meta)
             for name in shapes:
                 if name not in members:
                     raise NetLoadError(f"{where}: no {name!r} array")
