@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from gameshelf import envs
 from gameshelf.training.agents.mcts import MCTSAgent
 from gameshelf.training.cli_util import UserError
 from gameshelf.training.evaluate import evaluate
@@ -93,7 +94,7 @@ def test_resume_continues_and_matches_an_uninterrupted_run(tmp_path):
     assert "iterations: null" in (cut / "config.yaml").read_text()
 
 
-@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)])
 def test_a_signal_saves_and_prints_the_resume_command(tmp_path, sig, code):
     out = tmp_path / "run"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
@@ -184,3 +185,106 @@ def test_a_short_level_x_run_beats_random(tmp_path):
     net = read_net(out / "final_net.npz")
     result = evaluate("level_x-v0", [NetArgmaxAgent(net, "net"), "random"], games=40, seed=11)
     assert result.pair("net", "random").win_rate >= 0.8
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory):
+    """A tiny finished Level X run (two search iterations), copied by each test that damages it."""
+    out = tmp_path_factory.mktemp("expert") / "run"
+    train("level_x-v0", backend="expert", config=tiny(), out=out, progress=False, quiet=True)
+    return out
+
+
+def stopped_after(run: Path, tmp_path: Path, iteration: int) -> Path:
+    """A copy of ``run`` as a stop after ``iteration`` leaves it (later files removed, state unfinished)."""
+    import json
+
+    cut = tmp_path / "cut"
+    shutil.copytree(run, cut)
+    (cut / "final_net.npz").unlink()
+    for later in range(iteration + 1, 3):
+        for name in (f"checkpoints/iter_{later}.npz", f"checkpoints/iter_{later}.pt", f"replay/iter_{later}.npz"):
+            (cut / name).unlink(missing_ok=True)
+    state = json.loads((cut / "state.json").read_text())
+    trained = read_net(cut / "checkpoints" / f"iter_{iteration}.npz").meta["trained"]
+    state.update(iteration=iteration, finished=False, checkpoint=f"checkpoints/iter_{iteration}.npz")
+    state.update(timesteps=trained["decisions"], decisions=trained["decisions"], samples=trained["samples"])
+    (cut / "state.json").write_text(json.dumps(state))
+    return cut
+
+
+def pickled_list() -> bytes:
+    import io
+
+    import torch
+
+    buffer = io.BytesIO()
+    torch.save([1, 2, 3], buffer)  # loads with weights_only=True, but is no optimizer state
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("content", [b"garbage" * 20, b"", pickled_list()], ids=["garbage", "empty", "a-list"])
+def test_resume_skips_a_checkpoint_whose_optimizer_state_is_damaged(finished_run, tmp_path, capsys, content):
+    cut = stopped_after(finished_run, tmp_path, 1)
+    (cut / "checkpoints" / "iter_1.pt").write_bytes(content)
+    resumed = train("", resume=cut, progress=False, quiet=True)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert resumed.status == "finished" and read_net(cut / "final_net.npz").meta["trained"]["iteration"] == 2
+    why = "no 'state' and 'param_groups'" if content == pickled_list() else "EOFError" if not content else "UnpicklingError"
+    assert err == [
+        f"warning: skipping the damaged checkpoint checkpoints/iter_1.npz: iter_1.pt is not a saved optimizer state ({why})",
+        "warning: resuming from 136 steps (the run state says 290)",
+    ]
+
+
+def object_array_file(path: Path) -> None:
+    np.savez(path, obs=np.array([object()], dtype=object), mask=np.ones((1, 2), bool), policy=np.ones((1, 2)), value=np.ones(1))
+
+
+def wrong_shapes_file(path: Path) -> None:
+    np.savez(path, obs=np.zeros((3, 5), np.float16), mask=np.ones((3, 49), bool), policy=np.ones((3, 49)), value=np.ones(3))
+
+
+def nan_file(path: Path) -> None:
+    good = load_samples(path)
+    good["value"][0] = np.nan
+    np.savez(path, **good)
+
+
+@pytest.mark.parametrize(
+    ("damage", "words"),
+    [
+        (lambda path: path.write_bytes(b"garbage"), "not a replay file (not an .npz archive)"),
+        (object_array_file, "not a replay file (pickled (object) data, never loaded)"),
+        (wrong_shapes_file, "'obs' has shape (3, 5), expected (3, 212)"),
+        (lambda path: np.savez(path, obs=np.zeros((1, 212))), "not a replay file (no 'mask' array)"),
+        (nan_file, "'value' must hold finite floats"),
+    ],
+    ids=["garbage", "object-array", "wrong-shapes", "missing-array", "nan"],
+)
+def test_resume_leaves_out_a_damaged_replay_file_with_one_warning(finished_run, tmp_path, capsys, damage, words):
+    cut = stopped_after(finished_run, tmp_path, 1)
+    damage(cut / "replay" / "iter_1.npz")
+    resumed = train("", resume=cut, progress=False, quiet=True)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert resumed.status == "finished" and read_net(cut / "final_net.npz").meta["trained"]["iteration"] == 2
+    assert err == [f"warning: leaving out the damaged replay/iter_1.npz: {words}"]
+
+
+def test_a_small_decision_budget_runs_every_phase_once(tmp_path):
+    """``--timesteps 300`` with Level X's 600 warm-start games and 160 games an iteration: the warm start stops
+    after a quarter of the budget, one search iteration plays the rest, then the checkpoint and the final net."""
+    import json
+
+    out = tmp_path / "run"
+    config = tiny(iterations=10, warm_games=600, games=160)
+    result = train("level_x-v0", backend="expert", config=config, timesteps=300, out=out, progress=False, quiet=True)
+    assert result.status == "finished" and result.model_path == out / "final_net.npz"
+    rows = [line.split(",") for line in (out / "progress.csv").read_text().splitlines()]
+    decisions = [int(float(row[rows[0].index("decisions")])) for row in rows[1:]]
+    assert len(decisions) == 2  # the warm start, then one search iteration
+    longest = envs.make_game("level_x-v0").info.max_game_length
+    assert 75 <= decisions[0] < 75 + longest and 300 <= decisions[1] < 300 + longest
+    check_run(out, "level_x-v0", iterations=1)
+    state = json.loads((out / "state.json").read_text())
+    assert state["decisions"] == decisions[1] and "iterations: null" in (out / "config.yaml").read_text()

@@ -13,6 +13,7 @@ import json
 import pickle
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -217,3 +218,137 @@ def test_a_model_for_another_game_fails_at_load_time(saved_model, capsys):
         run(main, [KUHN, f"model:{saved_model}", "random", "--games", "2", "--no-plot", "--quiet"])
     err = capsys.readouterr().err
     assert exit_info.value.code == 2 and "cannot play toy_kuhn-v0" in err and "Traceback" not in err
+
+
+# ---- network files (gameshelf-net/1): hostile headers are refused before any array is read ---------------
+
+
+def npy_header(shape: tuple[int, ...], dtype: str = "<f4") -> bytes:
+    """The ``.npy`` magic and header of an array of ``shape`` (no data)."""
+    buffer = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buffer, {"descr": dtype, "fortran_order": False, "shape": shape})
+    return buffer.getvalue()
+
+
+def net_file(tmp_path: Path, members: dict[str, Any], meta: dict | None = None, name: str = "net.npz") -> Path:
+    """A Level X network file (random weights, one hidden layer of 16) with ``members`` replacing or added to its
+    arrays (raw ``.npy`` bytes, or a function writing them to the open member), and ``meta`` changes in its header."""
+    from tests.toy_nets import meta_of, write_net
+
+    good = write_net(tmp_path / "good.npz", "level_x-v0")
+    header = {**meta_of(good), **(meta or {})}
+    members = {"meta": _npy_bytes(np.frombuffer(json.dumps(header).encode(), np.uint8)), **members}
+    path = tmp_path / name
+    with zipfile.ZipFile(good) as source, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as target:
+        for info in source.infolist():
+            if info.filename.removesuffix(".npy") not in members:
+                target.writestr(info.filename, source.read(info))
+        for member, data in members.items():
+            if callable(data):
+                with target.open(f"{member}.npy", "w", force_zip64=True) as stream:
+                    data(stream)
+            else:
+                target.writestr(f"{member}.npy", data)
+    return path
+
+
+def _npy_bytes(array: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=False)
+    return buffer.getvalue()
+
+
+def refused(path: Path) -> str:
+    """The one-line ``NetLoadError`` reading ``path`` gives, checking the loader allocated little on the way."""
+    import tracemalloc
+
+    from gameshelf.training.agents.net import load_net
+    from gameshelf.training.net import NetLoadError
+
+    tracemalloc.start()
+    try:
+        with pytest.raises(NetLoadError) as err:
+            load_net(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * 1024 * 1024, peak
+    message = str(err.value)
+    assert "\n" not in message and len(message) < 400 and str(path) in message
+    return message
+
+
+def test_a_deflated_bomb_in_an_array_is_refused_from_its_header(tmp_path):
+    """256 MiB of zeros in ``value.b``, deflated to a file under a megabyte: refused by its header, unread."""
+    count = 64 * 1024 * 1024
+
+    def zeros(member: Any) -> None:
+        member.write(npy_header((count,)))
+        chunk = bytes(1024 * 1024)
+        for _ in range(count * 4 // len(chunk)):
+            member.write(chunk)
+
+    path = net_file(tmp_path, {"value.b": zeros}, name="bomb.npz")
+    assert path.stat().st_size < 1024 * 1024
+    assert f"'value.b' has shape ({count},), expected (1,)" in refused(path)
+
+
+@pytest.mark.parametrize(
+    ("members", "meta", "words"),
+    [
+        ({"dense0.w": npy_header((10**12,))}, None, "'dense0.w' has shape (1000000000000,), expected (212, 16)"),
+        (
+            {"value.b": npy_header((1,), "<f8") + bytes(8)},
+            None,
+            "'value.b' must hold finite float32 or float16 values, not float64",
+        ),
+        ({"value.b": npy_header((1,))}, None, "'value.b' is cut short (0 of 4 bytes)"),
+        ({"value.b": npy_header((1,), "|O")}, None, "'value.b.npy' holds Python objects, never unpickled"),
+        ({}, {"num_players": 99}, "'num_players' is 99; level_x-v0 allows [2, 3, 4]"),
+        (
+            {},
+            {"options": {"displaced_to": "moon"}},
+            "option displaced_to='moon' is not allowed; allowed values: ['supply', 'square1']",
+        ),
+        ({}, {"options": {"colour": 1}}, "'options' are not level_x-v0's"),
+        ({}, {"env_id": "nope-v0"}, "trained on nope-v0, which is not a registered environment id"),
+        ({}, {"num_actions": 10**9}, "its header says level_x-v0 with observation (212,) and 1000000000 actions"),
+        ({}, {"hidden": [4096] * 9}, "'hidden' must be 1 to 8 widths up to 4096"),
+        ({"meta": npy_header((-1,), "|u1") + b"{}" * 1000}, None, "'meta.npy' has shape (-1,)"),
+        ({"junk": b"x" * 10}, None, None),  # an extra member is never read
+    ],
+    ids=[
+        "huge-shape",
+        "float64",
+        "cut-short",
+        "object-dtype",
+        "num-players",
+        "option-value",
+        "option-name",
+        "unknown-game",
+        "num-actions",
+        "too-deep",
+        "negative-size",
+        "extra-member",
+    ],
+)
+def test_a_hostile_network_file_gives_one_clear_error(tmp_path, members, meta, words):
+    path = net_file(tmp_path, members, meta)
+    if words is None:
+        from gameshelf.training.agents.net import load_net
+
+        assert load_net(path).env_id == "level_x-v0"
+        return
+    assert words in refused(path)
+
+
+def test_arrays_larger_than_the_unpacked_cap_are_refused_before_any_is_read(tmp_path):
+    """Eight layers of 4096 (the widest architecture allowed), every header fitting it, no data behind them."""
+    from gameshelf.training.net import MAX_UNPACKED_BYTES, expected_shapes
+    from tests.toy_nets import meta_of, write_net
+
+    meta = {**meta_of(write_net(tmp_path / "good.npz", "level_x-v0")), "hidden": [4096] * 8}
+    headers = {name: npy_header(shape) for name, shape in expected_shapes(meta).items()}
+    message = refused(net_file(tmp_path, headers, {"hidden": [4096] * 8}))
+    total = 4 * (212 * 4096 + 4096 + 7 * (4096 * 4096 + 4096) + 4096 * 49 + 49 + 4096 + 1)
+    assert f"its arrays would take {total} bytes, more than {MAX_UNPACKED_BYTES}" in message

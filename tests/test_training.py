@@ -247,6 +247,42 @@ def test_stop_on_signal_catches_sigterm_once():
     assert signal.getsignal(signal.SIGTERM) == before
 
 
+def test_stop_on_signal_catches_sighup_and_leaves_an_ignored_signal_ignored():
+    """SIGHUP (the terminal closed) stops a run as SIGTERM does; under ``nohup`` (SIGHUP ignored) it stays ignored."""
+    from gameshelf.training.callbacks import StopOnSignal
+
+    before = signal.getsignal(signal.SIGHUP)
+    try:
+        with StopOnSignal() as stop:
+            assert signal.getsignal(signal.SIGHUP) == stop._handle
+            os.kill(os.getpid(), signal.SIGHUP)
+            assert stop.received == signal.SIGHUP and stop.signal_name == "SIGHUP"
+        assert signal.getsignal(signal.SIGHUP) == before
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        with StopOnSignal() as stop:
+            assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+            os.kill(os.getpid(), signal.SIGHUP)
+            assert stop.received is None
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGHUP, before)
+
+
+def test_sighup_saves_the_run_and_resume_continues_from_it(tmp_path, capsys):
+    from gameshelf.training.train import exit_code as status_of
+    from gameshelf.training.train import train
+
+    out = tmp_path / "run"
+    result = train(NIM, config=SHORT, out=out, progress=False, callbacks=[send_signal_at(64, signal.SIGHUP)])
+    assert result.status == "interrupted" and result.signal == "SIGHUP" and status_of(result) == 128 + signal.SIGHUP
+    assert "SIGHUP" in capsys.readouterr().err
+    state = read_state(out)
+    assert state["finished"] is False and state["timesteps"] == result.timesteps >= 64
+    resumed = train("", resume=out, progress=False)
+    assert resumed.status == "finished" and (out / "checkpoints" / f"model_{result.timesteps}.zip").is_file()
+    assert "no usable checkpoint" not in capsys.readouterr().err
+
+
 def test_a_moved_run_resumes_on_its_own_files_skipping_a_damaged_checkpoint(tmp_path, capsys):
     from gameshelf.training.train import main, train
 

@@ -5,7 +5,7 @@
 * ``EvaluationCallback``: every ``eval.every`` steps the learner plays the baselines (every seat); rows go
   to ``eval.csv`` and TensorBoard, then its ``callback_after_eval`` runs (``LearningCurveCallback``).
 * ``CheckpointCallback``: every ``checkpoint_every`` steps a checkpoint and the run state.
-* ``StopOnSignal``: a SIGINT/SIGTERM ends learning at the next step, so ``train`` can save and exit.
+* ``StopOnSignal``: a SIGINT, SIGTERM or SIGHUP ends learning at the next step, so ``train`` can save and exit.
 """
 
 from __future__ import annotations
@@ -208,13 +208,14 @@ class CheckpointCallback(Periodic):
 
 
 class StopOnSignal(BaseCallback):  # type: ignore[misc]
-    """While installed (``with``), SIGINT and SIGTERM stop learning at the next step instead of killing it.
+    """While installed (``with``), SIGINT, SIGTERM and SIGHUP (the terminal closed) stop learning at the next
+    step instead of killing it.
 
-    A second signal is not caught: it interrupts at once. Outside the main thread (where signal handlers
-    cannot be set) it does nothing.
+    A second signal is not caught: it interrupts at once. A signal the process ignores (``nohup``, a
+    background job) stays ignored. Outside the main thread (where signal handlers cannot be set) it does nothing.
     """
 
-    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+    SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
     def __init__(self) -> None:
         super().__init__()
@@ -228,7 +229,8 @@ class StopOnSignal(BaseCallback):  # type: ignore[misc]
     def __enter__(self) -> StopOnSignal:
         try:
             for sig in self.SIGNALS:
-                self._previous[sig] = signal.signal(sig, self._handle)
+                if signal.getsignal(sig) is not signal.SIG_IGN:
+                    self._previous[sig] = signal.signal(sig, self._handle)
         except ValueError:  # not the main thread
             self._restore()
         return self

@@ -21,7 +21,11 @@ The recipe (settings: the ``expert`` section of ``TrainConfig``, per game in ``t
   the masked logits + value MSE, Adam at ``learning_rate``, minibatches of ``batch_size``) and exported.
 * The run stops after ``iterations`` iterations, or earlier once ``timesteps`` decisions (all decisions of its
   games, warm start and forced moves included) were played. A run started or resumed with ``--timesteps``
-  (``timesteps=``) gets ``iterations: null``: that many decisions alone decide. ``n_envs`` is not used.
+  (``timesteps=``) gets ``iterations: null``: that many decisions alone decide, and they scale the phases
+  (``phase_budget``), so that a small budget still runs each once: the warm start stops its games once they
+  played ``WARM_SHARE`` (a quarter) of the budget, a search iteration once the run reached the budget (each
+  phase at least one game, the game under way finished), and the run ends after the first search iteration
+  that reaches it. ``n_envs`` is not used.
 
 Rollouts against value leaves, measured per CPU-second: see docs/training.md (rollouts were better).
 
@@ -34,16 +38,18 @@ tensors only, read with ``weights_only=True``); ``replay/iter_K.npz`` (the sampl
 in the replay window, so a resumed run trains on the same data: for a fixed seed a resumed run gives the
 same networks as an uninterrupted one); ``final_net.npz`` at the end.
 
-SIGINT/SIGTERM during an iteration's games abandons that iteration (its games are dropped); during its
+SIGINT, SIGTERM or SIGHUP during an iteration's games abandons that iteration (its games are dropped); during its
 training or evaluation, the iteration is finished. Either way the last finished iteration is saved, the
-resume command printed, and the exit status is 130/143.
+resume command printed, and the exit status is 128 + the signal's number (130, 143, 129).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import sys
 import time
+import zipfile
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -92,20 +98,42 @@ def final_net(run: RunDir) -> Path:
 
 
 def sound_checkpoint(run: RunDir) -> tuple[Path, dict[str, Any], int] | None:
-    """The newest ``iter_K.npz`` that loads, with its optimizer state: ``(path, {"iteration", "optimizer"}, decisions)``."""
-    import torch
-
+    """The newest ``iter_K.npz`` that loads, with its optimizer state: ``(path, {"iteration", "optimizer"}, decisions)``.
+    Damaged newer ones are skipped with a warning each."""
     for k, path in reversed(net_checkpoints(run)):
         try:
             net = read_net(path)
-            optimizer = torch.load(path.with_suffix(".pt"), weights_only=True, map_location="cpu")
+            optimizer = load_optimizer(path.with_suffix(".pt"))
             trained = net.meta.get("trained", {})
             decisions = int(trained["decisions"])
-        except (NetLoadError, OSError, RuntimeError, KeyError, TypeError, ValueError) as err:
-            warn(f"skipping the damaged checkpoint checkpoints/{path.name}: {str(err).splitlines()[0] if str(err) else err!r}")
+        except (NetLoadError, OSError, KeyError, TypeError, ValueError) as err:
+            warn(f"skipping the damaged checkpoint checkpoints/{path.name}: {_first_line(err)}")
             continue
         return path, {"iteration": k, "optimizer": optimizer, "net": net, "samples": int(trained.get("samples", 0))}, decisions
     return None
+
+
+def load_optimizer(path: Path) -> dict[str, Any]:
+    """Adam's state saved beside a checkpoint, read as tensors only (never unpickled); ``ValueError`` if damaged."""
+    import pickle
+    import warnings
+
+    import torch
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch's note on the pickle protocol of a foreign file
+            state = torch.load(path, weights_only=True, map_location="cpu")
+    except (pickle.UnpicklingError, EOFError, RuntimeError) as err:
+        raise ValueError(f"{path.name} is not a saved optimizer state ({type(err).__name__})") from None
+    if not isinstance(state, dict) or not isinstance(state.get("state"), dict) or not isinstance(state.get("param_groups"), list):
+        raise ValueError(f"{path.name} is not a saved optimizer state (no 'state' and 'param_groups')")
+    return state
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip()
+    return text.splitlines()[0][:300] if text else type(err).__name__
 
 
 def read_state(run: RunDir) -> dict[str, Any]:
@@ -140,9 +168,38 @@ def _save_tensors(state: dict[str, Any], path: Path) -> None:
     model_io.atomic_write_bytes(path, buffer.getvalue())
 
 
-def load_samples(path: Path) -> dict[str, np.ndarray]:
-    with np.load(path, allow_pickle=False) as data:
-        return {k: data[k] for k in ARRAYS}
+def load_samples(
+    path: Path, observation_shape: tuple[int, ...] | None = None, num_actions: int | None = None
+) -> dict[str, np.ndarray]:
+    """The samples in a ``replay/iter_K.npz`` (arrays only, never unpickled), checked against the game's
+    observation shape and action count when given; ``ValueError`` naming the file when they are not sound."""
+    try:
+        if not zipfile.is_zipfile(path):
+            raise ValueError("not an .npz archive")
+        with np.load(path, allow_pickle=False) as data:
+            missing = [k for k in ARRAYS if k not in data.files]
+            if missing:
+                raise ValueError(f"no {missing[0]!r} array")
+            samples = {k: data[k] for k in ARRAYS}
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as err:
+        why = "pickled (object) data, never loaded" if "pickle" in str(err) else _first_line(err)
+        raise ValueError(f"{path.name}: not a replay file ({why})") from None
+    n = len(samples["value"]) if samples["value"].ndim == 1 else -1
+    shapes = {
+        "obs": (n, *observation_shape) if observation_shape is not None else None,
+        "mask": (n, num_actions) if num_actions is not None else None,
+        "policy": (n, num_actions) if num_actions is not None else None,
+        "value": (n,),
+    }
+    for name, array in samples.items():
+        expected = shapes[name]
+        if n < 0 or array.shape[:1] != (n,) or (expected is not None and array.shape != expected):
+            raise ValueError(f"{path.name}: {name!r} has shape {array.shape}, expected {expected or (n, '...')}")
+        if name == "mask" and array.dtype != np.bool_:
+            raise ValueError(f"{path.name}: 'mask' must be bool, not {array.dtype}")
+        if name != "mask" and (array.dtype.kind != "f" or not np.all(np.isfinite(array))):
+            raise ValueError(f"{path.name}: {name!r} must hold finite floats")
+    return samples
 
 
 # ---- playing ---------------------------------------------------------------------------------------------
@@ -193,7 +250,9 @@ def play_game(game: Game, choose: Any, rng: np.random.Generator, stop: Any) -> t
     return records, np.asarray(state.returns(), dtype=np.float64), moves
 
 
-def warm_start_games(cfg: TrainConfig, game: Game, rng: np.random.Generator, stop: Any, bar: Any) -> tuple[Recorder, int] | None:
+def warm_start_games(
+    cfg: TrainConfig, game: Game, rng: np.random.Generator, stop: Any, bar: Any, budget: int | None = None
+) -> tuple[Recorder, int] | None:
     from gameshelf.training.agents.base import heuristic_agent
 
     info = game.info
@@ -209,12 +268,12 @@ def warm_start_games(cfg: TrainConfig, game: Game, rng: np.random.Generator, sto
             action = int(legal[int(rng.integers(len(legal)))])
         return action, target
 
-    decisions = record_games(cfg.expert.warm_games, game, lambda: choose, recorder, rng, stop, bar)
+    decisions = record_games(cfg.expert.warm_games, game, lambda: choose, recorder, rng, stop, bar, budget)
     return None if decisions is None else (recorder, decisions)
 
 
 def self_play_games(
-    cfg: TrainConfig, game: Game, net: NetPolicy, rng: np.random.Generator, stop: Any, bar: Any
+    cfg: TrainConfig, game: Game, net: NetPolicy, rng: np.random.Generator, stop: Any, bar: Any, budget: int | None = None
 ) -> tuple[Recorder, int] | None:
     from gameshelf.training.agents.mcts import MCTSAgent
 
@@ -246,17 +305,27 @@ def self_play_games(
 
         return choose
 
-    decisions = record_games(x.games, game, new_game, recorder, rng, stop, bar)
+    decisions = record_games(x.games, game, new_game, recorder, rng, stop, bar, budget)
     return None if decisions is None else (recorder, decisions)
 
 
 def record_games(
-    count: int, game: Game, new_game: Any, recorder: Any, rng: np.random.Generator, stop: Any, bar: Any
+    count: int,
+    game: Game,
+    new_game: Any,
+    recorder: Any,
+    rng: np.random.Generator,
+    stop: Any,
+    bar: Any,
+    budget: int | None = None,
 ) -> int | None:
-    """Play ``count`` games, each with the ``choose`` that ``new_game()`` returns, into ``recorder``; the decisions
+    """Play ``count`` games, each with the ``choose`` that ``new_game()`` returns, into ``recorder``, fewer once
+    ``budget`` decisions were played (the game under way is finished; at least one game); the decisions
     played, or None when a signal arrived."""
     decisions = 0
     for _ in range(count):
+        if budget is not None and decisions >= budget:
+            break
         played = play_game(game, new_game(), rng, stop)
         if played is None:
             return None
@@ -267,6 +336,27 @@ def record_games(
 
 
 # ---- the loop ------------------------------------------------------------------------------------------
+WARM_SHARE = 0.25
+"""The share of a decision budget (``iterations: null``) the warm start may take."""
+
+
+def phase_budget(cfg: TrainConfig, k: int, decisions: int) -> int | None:
+    """How many decisions iteration ``k``'s games may play in a run ending on its decision budget (``iterations:
+    null``): the warm start up to ``WARM_SHARE`` of the budget, a search iteration up to what is left of it
+    (each at least one game, at most ``warm_games`` or ``games``); None (no cap) in a run of ``iterations``."""
+    if cfg.expert.iterations is not None:
+        return None
+    if k == 0:
+        return max(1, math.ceil(cfg.timesteps * WARM_SHARE))
+    return max(1, cfg.timesteps - decisions)
+
+
+def budget_spent(cfg: TrainConfig, decisions: int, done: int) -> bool:
+    """Whether ``decisions`` end the run after iteration ``done``: ``timesteps`` reached, and in a run ending on
+    its decision budget (``iterations: null``) one search iteration done at least, so every phase ran."""
+    return decisions >= cfg.timesteps and (cfg.expert.iterations is not None or done >= 1)
+
+
 def net_meta(cfg: TrainConfig, game: Game, trained: dict[str, Any]) -> dict[str, Any]:
     info = game.info
     return {
@@ -288,7 +378,7 @@ class _NoBar:
 
 
 def learn(plan: Plan, *, progress: bool, quiet: bool) -> TrainResult:
-    """Run (or resume) an expert-iteration run; SIGINT/SIGTERM stop it cleanly (see the module docstring)."""
+    """Run (or resume) an expert-iteration run; SIGINT, SIGTERM and SIGHUP stop it cleanly (see the module docstring)."""
     import torch
 
     from gameshelf.training.callbacks import Clock, StopOnSignal
@@ -330,12 +420,13 @@ def _learn(plan: Plan, clock: Any, stop: Any, *, progress: bool, quiet: bool) ->
     eval_cfg = replace(cfg, eval=replace(cfg.eval, games=max(1, x.eval_games)))
 
     say = reporter(quiet, progress)
+    replay = resumed_window(run, start, x.window, game)
 
     last = start - 1
     interrupted = False
     limit = x.iterations if x.iterations is not None else sys.maxsize - 1
     for k in range(start, limit + 1):
-        if decisions >= cfg.timesteps or stop.received is not None:
+        if budget_spent(cfg, decisions, k - 1) or stop.received is not None:
             interrupted = stop.received is not None
             break
         began, began_cpu = time.perf_counter(), time.process_time()
@@ -347,11 +438,12 @@ def _learn(plan: Plan, clock: Any, stop: Any, *, progress: bool, quiet: bool) ->
 
             bar = tqdm(total=total, desc=f"{cfg.env_id} iteration {k}" + (" (warm start)" if k == 0 else ""), unit="game")
         try:
+            budget = phase_budget(cfg, k, decisions)
             if k == 0:
-                played = warm_start_games(cfg, game, rng, stop, bar)
+                played = warm_start_games(cfg, game, rng, stop, bar, budget)
             else:
                 assert net is not None
-                played = self_play_games(cfg, game, net, rng, stop, bar)
+                played = self_play_games(cfg, game, net, rng, stop, bar, budget)
         finally:
             bar.close()
         if played is None:
@@ -361,9 +453,9 @@ def _learn(plan: Plan, clock: Any, stop: Any, *, progress: bool, quiet: bool) ->
         fresh = recorder.arrays(info.observation_shape, info.num_actions)
         play_s = time.perf_counter() - began
         save_samples(run.root / "replay" / f"iter_{k}.npz", fresh)
-        window = [fresh] + [
-            load_samples(p) for j in range(max(0, k - x.window + 1), k) if (p := run.root / "replay" / f"iter_{j}.npz").is_file()
-        ]
+        window = [fresh] + [replay[j] for j in range(max(0, k - x.window + 1), k) if j in replay]
+        replay = {j: samples for j, samples in replay.items() if j > k + 1 - x.window}
+        replay[k] = fresh
         data = {a: np.concatenate([w[a] for w in window]) for a in ARRAYS}
         began_train = time.perf_counter()
         losses = (float("nan"), float("nan"))
@@ -409,14 +501,14 @@ def _learn(plan: Plan, clock: Any, stop: Any, *, progress: bool, quiet: bool) ->
             }
         )
         write_rows(run.root / "progress.csv", progress_rows)
-        finished = k >= limit or decisions >= cfg.timesteps
+        finished = k >= limit or budget_spent(cfg, decisions, k)
         if finished:
             net.save(final_net(run))
         state = RunState(timesteps=decisions, wall_s=clock(), finished=finished, checkpoint=run.relative(checkpoint))
         write_state(run, state, k, decisions, samples)
         _prune(run, cfg, k)
         last = k
-    if stop.received is not None and (last < limit and decisions < cfg.timesteps):
+    if stop.received is not None and last < limit and not budget_spent(cfg, decisions, last):
         interrupted = True
     if interrupted:
         kept = (
@@ -435,6 +527,22 @@ def _learn(plan: Plan, clock: Any, stop: Any, *, progress: bool, quiet: bool) ->
     _draw(run, cfg, evals)
     message = f"trained {last + 1} iterations ({decisions} decisions, {samples} samples) in {clock():.0f} s"
     return TrainResult(run.root, final_net(run), evals, clock(), decisions, "finished", message)
+
+
+def resumed_window(run: RunDir, start: int, window: int, game: Game) -> dict[int, dict[str, np.ndarray]]:
+    """The saved samples of the iterations before ``start`` still in the replay window, by iteration; a damaged
+    replay file is left out with a warning (the run trains on the rest of the window)."""
+    info = game.info
+    replay = {}
+    for j in range(max(0, start - window + 1), start):
+        path = run.root / "replay" / f"iter_{j}.npz"
+        if not path.is_file():
+            continue
+        try:
+            replay[j] = load_samples(path, tuple(info.observation_shape), int(info.num_actions))
+        except ValueError as err:
+            warn(f"leaving out the damaged replay/{path.name}: {str(err).removeprefix(path.name + ': ')}")
+    return replay
 
 
 def _ints(row: dict[str, Any]) -> dict[str, Any]:

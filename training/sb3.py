@@ -4,7 +4,7 @@
 ``SubprocVecEnv`` for ``sb3``, the compiled ``BatchedSingleSeatVecEnv`` for ``batched``), restores a
 checkpoint when resuming, and runs ``model.learn`` under the callbacks of ``gameshelf.training.callbacks``:
 self-play snapshots, periodic evaluation, checkpoints with the run state, the learning curve, and a stop
-on SIGINT or SIGTERM that saves the run. It is driven by ``gameshelf.training.train.train``.
+on SIGINT, SIGTERM or SIGHUP that saves the run. It is driven by ``gameshelf.training.train.train``.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def learn(
     """Build the environments (``make_vec_env(config)``) and the model, run ``model.learn`` under the callbacks,
     save the outcome.
 
-    SIGINT and SIGTERM are caught from here on: learning stops at the next step and the run is saved.
+    SIGINT, SIGTERM and SIGHUP are caught from here on: learning stops at the next step and the run is saved.
     """
     import torch
 

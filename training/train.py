@@ -33,7 +33,8 @@ every seat), ``checkpoints/`` (the last ``keep_checkpoints``) and the model: ``f
 batched) or ``final_policy/`` (RLlib), each with its ``gameshelf.json`` beside the weights.
 
 Every setting is checked before anything is created; a bad one prints one line and exits with status 2.
-Ctrl-C (or SIGTERM) saves a checkpoint and the run state, prints how to resume and exits with 130 (143).
+Ctrl-C (or SIGTERM, or SIGHUP when the terminal closes) saves a checkpoint and the run state, prints how to resume
+and exits with 130 (143, 129).
 ``--resume`` continues a run of any backend from its newest sound checkpoint (RLlib: the algorithm's state,
 the league's snapshots, the step count and the evaluations).
 A full disk stops training with one line saying so and status 1 (``RunWriteError``): every file is written

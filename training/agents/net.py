@@ -10,8 +10,8 @@
 network (the architecture is in ``training.net``) trained by ``gameshelf train ID --backend expert``. A game
 without a shipped file is refused with a message listing the games that have one.
 
-A network file is only arrays: it is read with ``numpy.load(allow_pickle=False)`` (nothing is unpickled, so
-``--trust-model`` has no say over it) and played with numpy, so it needs neither torch nor a GPU. The agent
+A network file is only arrays: ``training.net.read_net`` checks its headers before reading them and never
+unpickles (so ``--trust-model`` has no say over it) and played with numpy, so it needs neither torch nor a GPU. The agent
 reads ``state.observation(seat)`` and the legal-action mask. Deterministic (the most likely legal action)
 by default; with ``deterministic=False`` it samples from the policy with the caller's ``rng``.
 

@@ -28,8 +28,8 @@ league's frozen snapshots as weights.
 ``gameshelf train --resume RUN`` continues an RLlib run from its checkpoint with the most steps: the
 algorithm's state, the snapshots, the step and iteration counts, ``progress.csv`` and ``eval.csv`` up to
 it; RLlib's options other than ``--policies`` may change (e.g. more env runners, or ``--address``).
-SIGINT or SIGTERM stops the run after the current iteration, saves ``checkpoints/iter_N/`` and
-``state.json``, prints the resume command and exits with 130 (143), as SB3 runs do.
+SIGINT, SIGTERM or SIGHUP stops the run after the current iteration, saves ``checkpoints/iter_N/`` and
+``state.json``, prints the resume command and exits with 130 (143, 129), as SB3 runs do.
 """
 
 from __future__ import annotations
@@ -563,7 +563,7 @@ def learn(plan: Plan, *, progress: bool = False, quiet: bool = False) -> TrainRe
     """Train the planned run on RLlib (its folder already holds ``config.yaml``), from ``plan.checkpoint`` when
     resuming; ``model_path`` is ``final_policy/``, or the checkpoint written when a signal stopped the run.
 
-    SIGINT and SIGTERM are caught from the building of the algorithm on: training stops after the current
+    SIGINT, SIGTERM and SIGHUP are caught from the building of the algorithm on: training stops after the current
     iteration, a checkpoint and the run state are saved and the resume command printed.
     """
     from gameshelf.training.callbacks import StopOnSignal
