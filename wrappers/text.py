@@ -31,6 +31,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from gameshelf.envs.core.episode import Episode
 from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, State
 
 CLOSE_MATCH = 0.85
@@ -320,3 +321,126 @@ def check_prompt_hides_what_the_seat_cannot_see(
 
 def _line(lines: list[str], k: int) -> str:
     return _quoted(lines[k]) if k < len(lines) else "(no line)"
+
+
+# ---- TextArena's shape --------------------------------------------------------------------------------
+class TextArenaEnv:
+    """A gameshelf id in TextArena's environment shape (``textarena.Env``), so a TextArena agent (a callable
+    ``observation -> action text``) plays it unchanged:
+
+        env = TextArenaEnv("olenon-v0")
+        env.reset(num_players=4, seed=0)
+        done = False
+        while not done:
+            player_id, observation = env.get_observation()
+            done, step_info = env.step(action=agents[player_id](observation))
+        rewards, game_info = env.close()
+
+    The observation is the seat's ``prompt`` (as TextArena's ``LLMObservationWrapper`` hands agents text),
+    followed, after an invalid reply, by the reason. A reply is read by ``parse_move``; an invalid one may be
+    resubmitted ``error_allowance`` times in a row (TextArena's default is 1), after that the game ends with
+    -1 for that seat and 0 for the others (the environments' ``illegal_action="penalize"``). ``rewards`` are the
+    final returns by seat; ``game_info[seat]`` has TextArena's ``role``, ``invalid_move``, ``turn_count`` and
+    ``reason``. Chance is drawn from ``seed``; ``options`` are the game's.
+    """
+
+    def __init__(self, env_id: str, error_allowance: int = 1, **options: Any) -> None:
+        from gameshelf import envs
+
+        envs.spec(env_id)  # an unknown id fails here
+        if isinstance(error_allowance, bool) or not isinstance(error_allowance, int) or error_allowance < 0:
+            raise ValueError(f"error_allowance must be a whole number of 0 or more, got {error_allowance!r}")
+        self.env_id, self.error_allowance, self.options = env_id, error_allowance, options
+        self.episode: Episode | None = None
+
+    def reset(self, num_players: int | None = None, seed: int | None = None) -> None:
+        """A new game (``num_players``: the game's option; None keeps the default) with chance drawn from ``seed``."""
+        from gameshelf import envs
+
+        options = dict(self.options)
+        if num_players is not None:
+            options["num_players"] = num_players
+        game = envs.make_game(self.env_id, **options)
+        self.episode = Episode(game, env_id=self.env_id)
+        self.episode.reset(np.random.default_rng(seed))
+        n = game.info.num_players
+        self._shadow = game.new_initial_state()
+        self._tails: list[list[tuple[State, int]]] = [[] for _ in range(n)]
+        self._mine: list[str | None] = [None] * n
+        self._errors, self._notice, self._last_seat = 0, "", 0
+        self.offender: int | None = None
+        self.game_info: dict[int, dict[str, Any]] = {
+            s: {"role": f"Player {s}", "invalid_move": False, "turn_count": 0} for s in range(n)
+        }
+        self._follow()
+
+    def _require(self) -> Episode:
+        if self.episode is None:
+            raise RuntimeError("call reset() before playing")
+        return self.episode
+
+    def _follow(self) -> None:
+        """Note the actions played since the last call in every seat's log (who moved, the state before)."""
+        history = self._require().require_state().history
+        while len(self._shadow.history) < len(history):
+            action, mover = history[len(self._shadow.history)], self._shadow.current_player()
+            before = self._shadow.clone()
+            for seat, tail in enumerate(self._tails):
+                if seat == mover:
+                    tail.clear()
+                    self._mine[seat] = before.action_to_string(action)
+                else:
+                    tail.append((before, action))
+            self._shadow.apply_action(action)
+
+    @property
+    def done(self) -> bool:
+        return self.offender is not None or self._require().done
+
+    def get_observation(self) -> tuple[int, str]:
+        """``(player_id, observation)``: the seat to move (the last to move once the game is over) and its prompt."""
+        state = self._require().require_state()
+        player = state.current_player()
+        seat = player if player >= 0 and self.offender is None else self._last_seat
+        text = render_prompt(state, seat, self._tails[seat], self._mine[seat])
+        if self._notice:
+            text += f"\n\nYour last reply was invalid: {self._notice}. Please resubmit a valid move."
+        return seat, text
+
+    def step(self, action: Any) -> tuple[bool, dict[str, Any]]:
+        """Play the reply ``action`` for the seat to move: ``(done, step_info)``."""
+        episode = self._require()
+        if self.done:
+            return True, {}
+        state = episode.require_state()
+        seat = self._last_seat = state.current_player()
+        move, reason = parse_move(state, action)
+        if move is None:
+            self._errors += 1
+            if self._errors > self.error_allowance:
+                self.offender = seat
+                self.game_info[seat]["invalid_move"] = True
+                for info in self.game_info.values():
+                    info["reason"] = f"Player {seat} made an invalid move: {reason}"
+                return True, {"invalid_move": reason}
+            self._notice = reason
+            return False, {"invalid_move": reason}
+        episode.step(move)
+        self._errors, self._notice = 0, ""
+        self.game_info[seat]["turn_count"] += 1
+        self._follow()
+        if episode.done:
+            why = f"cut off after {episode.num_moves} moves" if episode.truncated else "the game ended"
+            for info in self.game_info.values():
+                info["reason"] = why
+        return self.done, {}
+
+    def close(self) -> tuple[dict[int, float], dict[int, dict[str, Any]]]:
+        """``(rewards, game_info)``: every seat's final return (the penalty after too many invalid replies)."""
+        state = self._require().require_state()
+        n = state.game.info.num_players
+        if self.offender is not None:
+            rewards = {s: -1.0 if s == self.offender else 0.0 for s in range(n)}
+        else:
+            rewards = {s: float(r) for s, r in enumerate(state.returns())}
+        return rewards, self.game_info
