@@ -11,7 +11,8 @@ left out), and on its turn the legal moves by name and number. ``check_prompt_hi
 verifies it: a seat's prompt is unchanged when what the seat cannot see is redealt.
 
 A reply is read by ``parse_move``: an exact move name, the number of a move in the list, or an unambiguous
-prefix or close match of a legal name (compared case-folded and Unicode-normalized, so ``+`` reads ``＋``);
+prefix or close match of a legal name (compared case-folded and Unicode-normalized, so ``+`` reads ``＋``; a
+close match is the legal name difflib finds at least ``CLOSE_MATCH`` alike, ahead of any other by ``CLOSER_BY``);
 anything else is ``Parsed(None, reason)``.
 
 ``TextArenaEnv`` plays any id in TextArena's shape (``reset(num_players, seed)``, ``get_observation()``,
@@ -36,8 +37,12 @@ from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, State
 
 CLOSE_MATCH = 0.85
 """How alike (difflib's ratio) a reply must be to a legal move name to be read as that move."""
+CLOSER_BY = 0.05
+"""How much more alike than any other legal name the closest one must be, when several are alike enough."""
 REPLY_SHOWN = 80
 """Characters of a reply quoted in a reason."""
+WRAPPING = " \t\r\n`\"'*."
+"""Characters stripped from both ends of a reply before it is read."""
 
 
 # ---- the short rules ----------------------------------------------------------------------------------
@@ -255,11 +260,11 @@ def parse_move(state: State, reply: Any) -> Parsed:
         return Parsed(None, "no move is expected now")
     if not isinstance(reply, str):
         return Parsed(None, f"a reply must be text, not {type(reply).__name__}")
-    text = reply.strip().strip("`\"'*").strip().rstrip(".").strip()
+    text = reply.strip(WRAPPING)  # quotes, backticks, bold and a full stop around a name
     if not text:
         return Parsed(None, "the reply is empty")
     for action, name in moves:
-        if name == text:
+        if name in (text, reply.strip()):
             return Parsed(action, "exact name")
     number = text.removeprefix("#")
     if number.isdigit() and number.isascii():
@@ -277,8 +282,8 @@ def parse_move(state: State, reply: Any) -> Parsed:
     if len(starts) > 1:
         return Parsed(None, f"{_quoted(reply)} begins {len(starts)} legal moves: {_listed([n for _, n in starts])}")
     alike = [(difflib.SequenceMatcher(None, plain, _plain(name)).ratio(), a, name) for a, name in moves]
-    close = sorted((m for m in alike if m[0] >= CLOSE_MATCH), reverse=True)
-    if len(close) == 1:
+    close = sorted((m for m in alike if m[0] >= CLOSE_MATCH), key=lambda m: -m[0])
+    if len(close) == 1 or (close and close[0][0] - close[1][0] >= CLOSER_BY):
         return Parsed(close[0][1], "close match")
     if close:
         return Parsed(None, f"{_quoted(reply)} is close to {len(close)} legal moves: {_listed([n for _, _, n in close])}")
