@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,7 @@ from gameshelf.wrappers import text
 from gameshelf.wrappers.text import (
     TextArenaEnv,
     check_prompt_hides_what_the_seat_cannot_see,
+    examples_markdown,
     legal_names,
     parse_move,
     prompt,
@@ -242,3 +244,9 @@ def test_the_same_seed_plays_the_same_game() -> None:
         env.step(action="1")
         games.append((observations, env.get_observation()[1]))
     assert games[0] == games[1]
+
+
+def test_the_example_prompts_in_the_docs_are_current() -> None:
+    doc = (Path(__file__).parents[1] / "docs" / "llm.md").read_text(encoding="utf-8")
+    section = doc.split("<!-- example prompts: begin -->\n")[1].split("<!-- example prompts: end -->")[0]
+    assert section == examples_markdown(), "docs/llm.md: regenerate its example prompts with python -m gameshelf.wrappers.text"

@@ -229,6 +229,33 @@ def render_prompt(state: State, seat: int, tail: list[tuple[State, int]], mine: 
     return "\n".join(parts)
 
 
+def example_prompt(env_id: str, decisions: int = 6, seed: int = 0) -> str:
+    """The prompt of the seat to move after ``decisions`` random decisions of a game of ``env_id`` (chance and
+    moves drawn from ``seed``): the examples in docs/llm.md."""
+    from gameshelf import envs
+
+    state, rng = envs.make_game(env_id).new_initial_state(), np.random.default_rng(seed)
+    made = 0
+    while state.is_chance_node() or made < decisions:
+        if state.is_chance_node():
+            state.apply_action(state.sample_chance(rng))
+            continue
+        legal = state.legal_actions()
+        state.apply_action(legal[rng.integers(len(legal))])
+        made += 1
+    return prompt(state, state.current_player())
+
+
+def examples_markdown() -> str:
+    """The example prompts of docs/llm.md, one per registered id (``python -m gameshelf.wrappers.text`` prints it)."""
+    from gameshelf import envs
+
+    parts = []
+    for env_id in envs.registered_ids():
+        parts += [f"### {env_id}", "", "```text", example_prompt(env_id), "```", ""]
+    return "\n".join(parts)
+
+
 # ---- reading a reply ----------------------------------------------------------------------------------
 class Parsed(NamedTuple):
     """A reply read as a move: ``action`` (None when the reply is not one) and ``reason`` (how it was read, or
@@ -449,3 +476,7 @@ class TextArenaEnv:
         else:
             rewards = {s: float(r) for s, r in enumerate(state.returns())}
         return rewards, self.game_info
+
+
+if __name__ == "__main__":
+    print(examples_markdown(), end="")
