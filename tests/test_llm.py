@@ -20,7 +20,9 @@ import pytest
 from gameshelf import envs
 from gameshelf.training.agents import make_agent
 from gameshelf.training.agents.llm import LLMError, TextAgent
+from gameshelf.training.cli_util import run
 from gameshelf.training.evaluate import evaluate
+from gameshelf.training.evaluate import main as evaluate_main
 from gameshelf.wrappers.text import prompt
 
 IDS = envs.registered_ids()
@@ -276,6 +278,14 @@ def test_an_unreachable_server_is_one_clear_error() -> None:
     agent = make_agent(f"llm:m@{chat.url}", "olenon-v0", **FAST)
     with pytest.raises(LLMError, match=r"after 4 tries"):
         agent.act(state, seat, np.random.default_rng(0))
+
+
+def test_the_command_line_reports_a_failing_server_in_one_line(server: ChatServer, capsys: pytest.CaptureFixture[str]) -> None:
+    server.script = [status(401)]
+    with pytest.raises(SystemExit) as info:
+        run(evaluate_main, ["koplus-v0", f"llm:m@{server.url}", "random", "--games", "1", "--no-plot"])
+    err = capsys.readouterr().err.strip()
+    assert info.value.code == 2 and len(err.splitlines()) == 1 and "status 401" in err and "Traceback" not in err
 
 
 # ---- names and settings ------------------------------------------------------------------------------------

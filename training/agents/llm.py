@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from gameshelf.envs.core.game import State
+from gameshelf.training.cli_util import UserError
 from gameshelf.wrappers.text import parse_move, prompt
 
 API_KEY_VARIABLES = ("GAMESHELF_LLM_API_KEY", "OPENAI_API_KEY")
@@ -50,9 +51,10 @@ SHOWN = 200
 Messages = list[dict[str, str]]
 
 
-class LLMError(RuntimeError):
+class LLMError(UserError, RuntimeError):
     """The chat server could not be used: unreachable or failing after every retry, an error status, or an
-    answer that is not a chat completion. The message names the server and the problem."""
+    answer that is not a chat completion. The message names the server and the problem; a command
+    (``gameshelf evaluate``) reports it in one line with exit status 2, as it does a bad name."""
 
 
 @dataclass
