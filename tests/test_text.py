@@ -132,6 +132,8 @@ def koplus_state() -> State:
         ("place + at r10", "place ＋ at r10c7", "unambiguous prefix"),
         ("plase ＋ at r3c8", "place ＋ at r3c8", "close match"),
         ("place + at r2c7x", "place ＋ at r2c7", "close match"),
+        ("5. place ＋ at r3c8", "place ＋ at r3c8", "line 5 of the list"),
+        ("<think>\nr3c8 covers a 5.\n</think>\n\nplace ＋ at r3c8", "place ＋ at r3c8", "exact name"),
     ],
 )
 def test_a_reply_reads_as_a_name_a_number_a_prefix_or_a_close_match(reply: str, name: str, how: str) -> None:
@@ -150,6 +152,8 @@ def test_a_reply_reads_as_a_name_a_number_a_prefix_or_a_close_match(reply: str, 
         ("place + at r4", "'place + at r4' begins 2 legal moves: 'place ＋ at r4c3', 'place ＋ at r4c9'"),
         ("placed ＋ at r5c", "'placed ＋ at r5c' is close to 14 legal moves: "),
         ("capture the alien", "'capture the alien' is not a legal move"),
+        ("4. place ＋ at r3c8", "'4. place ＋ at r3c8': move 4 of the list is 'place ＋ at r3c4', not 'place ＋ at r3c8'"),
+        ("<think>the best move is 2</think>", "the reply is empty"),
         ("x" * 500, "'" + "x" * 80 + "...' is not a legal move"),
         (None, "a reply must be text, not NoneType"),
         (3, "a reply must be text, not int"),

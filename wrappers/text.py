@@ -10,8 +10,9 @@ only when the seat can tell it apart from every differently named one, else it r
 left out), and on its turn the legal moves by name and number. ``check_prompt_hides_what_the_seat_cannot_see``
 verifies it: a seat's prompt is unchanged when what the seat cannot see is redealt.
 
-A reply is read by ``parse_move``: an exact move name, the number of a move in the list, or an unambiguous
-prefix or close match of a legal name (compared case-folded and Unicode-normalized, so ``+`` reads ``＋``; a
+A reply is read by ``parse_move`` (a leading ``<think>...</think>`` block and quotes or backticks around it
+dropped): an exact move name, a line of the list copied (``3. name``), the number of a move in the list, or an
+unambiguous prefix or close match of a legal name (compared case-folded and Unicode-normalized, so ``+`` reads ``＋``; a
 close match is the legal name difflib finds at least ``CLOSE_MATCH`` alike, ahead of any other by ``CLOSER_BY``);
 anything else is ``Parsed(None, reason)``.
 
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import difflib
 import itertools
+import re
 import unicodedata
 from dataclasses import dataclass
 from functools import cache
@@ -43,6 +45,10 @@ REPLY_SHOWN = 80
 """Characters of a reply quoted in a reason."""
 WRAPPING = " \t\r\n`\"'*."
 """Characters stripped from both ends of a reply before it is read."""
+THINKING = re.compile(r"^\s*<think>.*?</think>", re.DOTALL)
+"""A reasoning block that some models put before their answer, dropped."""
+LIST_LINE = re.compile(r"(\d+)\.\s+(.+)")
+"""A line of the prompt's list of moves (``3. name``)."""
 
 
 # ---- the short rules ----------------------------------------------------------------------------------
@@ -287,12 +293,19 @@ def parse_move(state: State, reply: Any) -> Parsed:
         return Parsed(None, "no move is expected now")
     if not isinstance(reply, str):
         return Parsed(None, f"a reply must be text, not {type(reply).__name__}")
+    reply = THINKING.sub("", reply, count=1)
     text = reply.strip(WRAPPING)  # quotes, backticks, bold and a full stop around a name
     if not text:
         return Parsed(None, "the reply is empty")
     for action, name in moves:
         if name in (text, reply.strip()):
             return Parsed(action, "exact name")
+    line = LIST_LINE.fullmatch(text)  # a line of the list, copied
+    if line and 1 <= int(line[1]) <= len(moves):
+        action, name = moves[int(line[1]) - 1]
+        if _plain(name) == _plain(line[2]):
+            return Parsed(action, f"line {line[1]} of the list")
+        return Parsed(None, f"{_quoted(reply)}: move {line[1]} of the list is {name!r}, not {_quoted(line[2])}")
     number = text.removeprefix("#")
     if number.isdigit() and number.isascii():
         k = int(number)
