@@ -82,6 +82,14 @@ def test_a_seat_reads_its_own_cards_dealt_but_not_the_others() -> None:
     assert "It is not your turn (player_" in prompt(state, (seat + 1) % 4)
 
 
+def test_a_state_whose_history_starts_at_a_position_is_a_value_error() -> None:
+    game = envs.make_game("koplus-v0")
+    state = game.state_from_position(played("koplus-v0", 6).position())  # its history: the board's deal only
+    state.apply_action(state.legal_actions()[-1])
+    with pytest.raises(ValueError, match="does not start there"):
+        prompt(state, state.current_player())
+
+
 def test_a_bad_seat_is_a_value_error() -> None:
     state = played("koplus-v0", 2)
     with pytest.raises(ValueError):

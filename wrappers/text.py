@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from gameshelf.envs.core.episode import Episode
-from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, State
+from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, IllegalActionError, State
 
 CLOSE_MATCH = 0.85
 """How alike (difflib's ratio) a reply must be to a legal move name to be read as that move."""
@@ -145,17 +145,26 @@ def seen_by(state: State, action: int, seat: int, samples: int = 4) -> bool:
 
 def _since_last_decision(state: State, seat: int) -> tuple[list[tuple[State, int]], str | None]:
     """The actions after ``seat``'s last decision, each with the state it was played at, and that decision's
-    name (None before its first): ``state``'s history replayed from the start of the game."""
+    name (None before its first): ``state``'s history replayed from the start of the game (none without a
+    history). ``ValueError`` when it does not replay to what the seat sees (a state built from a position and
+    played on: its history starts at the position)."""
     replay = state.game.new_initial_state()
     tail: list[tuple[State, int]] = []
     mine: str | None = None
-    for action in state.history:
-        if replay.current_player() == seat:
-            tail, mine = [], replay.action_to_string(action)
+    try:
+        for action in state.history:
+            if replay.current_player() == seat:
+                tail, mine = [], replay.action_to_string(action)
+            else:
+                tail.append((replay.clone(), action))
             replay.apply_action(action)
-            continue
-        tail.append((replay.clone(), action))
-        replay.apply_action(action)
+    except IllegalActionError:
+        replay = state.game.new_initial_state()
+    if state.history and (replay.current_player() != state.current_player() or replay.seat_text(seat) != state.seat_text(seat)):
+        raise ValueError(
+            "the moves since a seat's last decision are read by replaying the state's history from the start of the "
+            "game, and this state's history does not start there (a state built from a position?)"
+        )
     return tail, mine
 
 
@@ -196,7 +205,8 @@ def legal_names(state: State) -> list[tuple[int, str]]:
 
 def prompt(state: State, seat: int) -> str:
     """Everything ``seat`` is told: the short rules, its view, the moves since its last decision and, on its turn,
-    its legal moves by number and name. ``ValueError`` for a bad seat."""
+    its legal moves by number and name. ``ValueError`` for a bad seat, or a state whose history does not start at
+    the start of the game (one built from a position)."""
     seat = state.check_seat(seat)
     return render_prompt(state, seat, *_since_last_decision(state, seat))
 
