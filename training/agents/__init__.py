@@ -5,7 +5,9 @@ named in the id's registration), ``"reference"`` (the small network shipped for 
 ``training.agents.net``), a saved model (``"model:PATH"``: a network file when PATH ends in ``.npz``, else
 a MaskablePPO model), a policy trained with RLlib (``"rllib:PATH"``, needs the rllib extra) or Monte Carlo
 tree search (``"mcts:N"``, ``"mcts:N:heuristic"``, ``"mcts:N:reference"``, ``"mcts:N:reference:heuristic"``,
-``"mcts:N:model:PATH"``, ``"mcts:Ts"``: see ``training.agents.mcts``).
+``"mcts:N:model:PATH"``, ``"mcts:Ts"``: see ``training.agents.mcts``), or an agent that plays through text
+(``"llm:MODEL@URL"``: a model on an OpenAI-compatible chat server; ``"callable:MODULE:FACTORY"``: a function
+of your own from prompt text to reply text; see ``training.agents.llm``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from gameshelf.training.agents.base import Agent, RandomAgent, heuristic_agent
 
 FORMS = (
     "'random', 'heuristic', 'reference', 'model:PATH' (PATH.npz: a network file), 'rllib:PATH', 'mcts:N', "
-    "'mcts:N:heuristic', 'mcts:N:reference', 'mcts:N:reference:heuristic', 'mcts:N:model:PATH' or 'mcts:Ts'"
+    "'mcts:N:heuristic', 'mcts:N:reference', 'mcts:N:reference:heuristic', 'mcts:N:model:PATH', 'mcts:Ts', "
+    "'llm:MODEL@URL' or 'callable:MODULE:FACTORY'"
 )
 """The agent names ``make_agent`` takes, for error messages."""
 
@@ -32,7 +35,12 @@ def make_agent(name: str, env_id: str, **kwargs: Any) -> Agent:
       ``trust_model`` does not apply), else a saved MaskablePPO model (``LearnedAgent``);
     * ``rllib:PATH``: an RLlib policy (the rllib extra);
     * ``mcts:...``: Monte Carlo tree search (``mcts:N``, ``mcts:Ts``, ``mcts:N:heuristic``,
-      ``mcts:N:reference``, ``mcts:N:reference:heuristic``, ``mcts:N:model:PATH``; see ``training.agents.mcts``).
+      ``mcts:N:reference``, ``mcts:N:reference:heuristic``, ``mcts:N:model:PATH``; see ``training.agents.mcts``);
+    * ``llm:MODEL@URL``: MODEL on the OpenAI-compatible chat server at URL (its base, e.g.
+      ``http://127.0.0.1:8080/v1``; API key from ``GAMESHELF_LLM_API_KEY`` or ``OPENAI_API_KEY``);
+      ``callable:MODULE:FACTORY``: ``FACTORY()`` from MODULE returns a function prompt text -> reply text. Both
+      read replies as moves, re-ask after an invalid one and then play a random legal move, counted in
+      ``agent.stats`` (``training.agents.llm``; kwargs ``reasks``, ``seed``, ``timeout``, ``retries``, ...).
 
     ``kwargs`` go to the agent (``deterministic`` for learned agents, ``trust_model`` for SB3 models).
     """
@@ -67,6 +75,10 @@ def make_agent(name: str, env_id: str, **kwargs: Any) -> Agent:
         from gameshelf.training.agents.mcts import make_mcts_agent
 
         return make_mcts_agent(name, env_id, **kwargs)
+    if name.startswith(("llm:", "callable:")):
+        from gameshelf.training.agents.llm import make_text_agent
+
+        return make_text_agent(name, env_id, **kwargs)
     raise ValueError(f"unknown agent {name!r}; use {FORMS}")
 
 
