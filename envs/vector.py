@@ -17,7 +17,8 @@ reported, and the observation, mask and player are already those of the next gam
 
 The returned arrays are buffers of the environment, overwritten by the next ``reset`` or ``step``: copy
 them to keep them (``action_mask`` is read-only: the next step checks the actions against it). An illegal
-action raises ``IllegalActionError`` naming the games (indices) and their actions, and nothing is changed.
+action raises ``IllegalActionError`` naming the games (indices) and their actions, and nothing is changed
+(the batch driver checks every action against the masks before it applies any).
 Only games with compiled kernels can be batched: ``spec(id).batched``, read from the game; ``BATCHED_IDS``
 lists them. The stepping is the kernel template's one batch driver (``envs.core.kernel``), compiled over
 the game's kernels.
@@ -138,11 +139,7 @@ class VectorEnv:
         if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
             raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got {acts.dtype} {acts.shape}")
         acts = acts.astype(np.int64, copy=False)
-        if illegal_actions(self._masks, acts, active, self._bad):
-            bad = np.flatnonzero(self._bad)
-            shown = ", ".join(f"env {i}: action {acts[i]}" for i in bad[:10]) + (" ..." if len(bad) > 10 else "")
-            raise IllegalActionError(f"illegal actions in {len(bad)} game(s) (nothing was applied): {shown}")
-        self.drivers.batch_step(
+        refused = self.drivers.batch_step(  # checks the actions against the masks first: illegal ones change nothing
             self.states,
             self.rngs,
             self._initial,
@@ -156,6 +153,11 @@ class VectorEnv:
             self._terminated,
             self._truncated,
         )
+        if refused:
+            illegal_actions(self._masks, acts, active, self._bad)
+            bad = np.flatnonzero(self._bad)
+            shown = ", ".join(f"env {i}: action {acts[i]}" for i in bad[:10]) + (" ..." if len(bad) > 10 else "")
+            raise IllegalActionError(f"illegal actions in {len(bad)} game(s) (nothing was applied): {shown}")
         return self._batch()
 
     def _check_active(self, active: Any) -> np.ndarray:

@@ -140,6 +140,55 @@ def test_illegal_actions_raise_naming_the_games_and_change_nothing():
         env.step(np.zeros(4))
 
 
+DRIVER_SCRIPT = """
+import sys
+import numpy as np
+from gameshelf import vector
+from gameshelf.envs.core.kernel import seed_generators
+
+env = vector.make(sys.argv[1], num_envs=3, seed=0)
+out = env.reset()
+illegal = int(np.flatnonzero(~out.action_mask[2])[0])
+buffers = (env.states, env.rngs, env._players, env._obs, env._masks, env._rewards, env._terminated, env._truncated)
+for bad in ({0: 10**8}, {1: -(10**8)}, {2: illegal}, {0: 10**8, 1: -(10**8), 2: illegal}):
+    actions = env.random_actions(seed_generators(1, 3))
+    for i, a in bad.items():
+        actions[i] = a
+    before = [b.copy() for b in buffers]
+    refused = env.drivers.batch_step(env.states, env.rngs, env._initial, actions, env._all, env.max_game_length,
+        env._players, env._flat_obs, env._masks, env._rewards, env._terminated, env._truncated)
+    assert refused == len(bad), (bad, refused)
+    assert all(np.array_equal(b, a) for b, a in zip(before, buffers)), bad
+inactive = np.array([True, True, False])
+actions = env.random_actions(seed_generators(1, 3))
+actions[2] = 10**8  # ignored: its row is not stepped
+assert env.drivers.batch_step(env.states, env.rngs, env._initial, actions, inactive, env.max_game_length,
+    env._players, env._flat_obs, env._masks, env._rewards, env._terminated, env._truncated) == 0
+print("refused")
+"""
+
+
+@pytest.mark.parametrize("env_id", ["level_x-v0", "koplus-v0"])
+def test_the_batch_driver_refuses_illegal_actions_and_changes_nothing(env_id):
+    """Called directly, unchecked, ``batch_step`` refuses out-of-range and illegal actions itself (it returns how
+    many rows, changing nothing) instead of applying them, which could write outside the state matrix and end
+    the process: so it runs in a subprocess."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    done = subprocess.run([sys.executable, "-c", DRIVER_SCRIPT, env_id], cwd=root, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, f"exit status {done.returncode}: {done.stderr[-2000:]}"
+    assert done.stdout.split() == ["refused"]
+
+
+def test_koplus_illegal_actions_raise_and_change_nothing():
+    env = vector.make("koplus-v0", num_envs=2, seed=0)
+    env.reset()
+    before = env.states.copy()
+    for action in (10**8, -(10**8)):
+        with pytest.raises(IllegalActionError, match=f"env 1: action {action}"):
+            env.step(np.array([env.random_actions(seed_generators(0, 2))[0], action]))
+    assert np.array_equal(env.states, before)
+
+
 def test_active_takes_any_array_like_of_bools_and_refuses_anything_else():
     env = vector.make("level_x-v0", num_envs=3, seed=0)
     out = env.reset()

@@ -284,9 +284,23 @@ def batch_step(
     rewards: np.ndarray,
     terminated: np.ndarray,
     truncated: np.ndarray,
-) -> None:
-    """One action per active row (checked beforehand by ``illegal_actions``), chance resolved, finished games
-    reported then reset, outputs written. Inactive rows are left as they are (zero rewards, no end flags)."""
+) -> int:
+    """One action per active row, chance resolved, finished games reported then reset, outputs written; returns 0.
+    Inactive rows are left as they are (zero rewards, no end flags).
+
+    The actions are checked first against ``masks``, which must be the masks this driver (or ``batch_reset``)
+    last wrote for these rows: if an active row's action is out of range or not legal, nothing is changed
+    and the number of such rows is returned (``illegal_actions`` marks them). The kernels apply an action
+    unchecked, and an illegal one can make them write outside the state matrix.
+    """
+    num_actions = masks.shape[1]
+    bad = 0
+    for i in range(S.shape[0]):
+        a = actions[i]
+        if active[i] and not (0 <= a < num_actions and masks[i, a]):
+            bad += 1
+    if bad:
+        return bad
     for i in range(S.shape[0]):
         for k in range(rewards.shape[1]):
             rewards[i, k] = 0.0
@@ -314,6 +328,7 @@ def batch_step(
         players[i] = player
         K.legal_mask(S, i, masks)
         K.observation(S, i, player, obs)
+    return 0
 
 
 _TEMPLATE = (resolve_chance, random_playout, batch_reset, batch_step)
@@ -325,7 +340,7 @@ class Drivers(NamedTuple):
     resolve_chance: Callable[[np.ndarray, int, np.ndarray], int]
     random_playout: Callable[[np.ndarray, int, np.ndarray, int, np.ndarray], int]
     batch_reset: Callable[..., None]
-    batch_step: Callable[..., None]
+    batch_step: Callable[..., int]
 
 
 _DRIVERS: dict[str, tuple[types.ModuleType, Drivers]] = {}

@@ -190,7 +190,8 @@ class KoPlusState(KernelState):
 
     The fields read and write the row: ``points``, ``placed``, ``bonus_left`` (per seat, list-like),
     ``bonus_turn``, ``skipped``, ``player``; ``layout``, ``pending_section``, ``tiles``, ``aliens``, ``owner``,
-    ``tile_at`` and ``final`` are read from it.
+    ``tile_at`` and ``final`` are read from it. ``placed`` says where each stack's top is; writing it changes
+    the next tiles and the tiles left, not the tiles on the board (``tiles`` reads their shapes from the board).
     """
 
     game: KoPlusGame
@@ -221,7 +222,8 @@ class KoPlusState(KernelState):
 
     @property
     def placed(self) -> IntView:
-        """Tiles placed, per seat."""
+        """Tiles placed, per seat: where each stack's top is (the shape of the next tile, tiles left). Writing it
+        (a what-if) changes neither the board nor ``tiles``."""
         return self._seat_view(K.PLACED)
 
     @placed.setter
@@ -263,13 +265,16 @@ class KoPlusState(KernelState):
 
     @property
     def tiles(self) -> list[tuple[int, int, int]]:
-        """Placed tiles in order: (seat, shape, action)."""
+        """Placed tiles in order: (seat, shape, action), each shape read from the cells the tile covers (so it
+        stays right when ``placed`` is written: the next tile's shape follows ``placed``)."""
         placed = self.s[K.TILES : K.TILES + 2 * self.s[K.NTILES]].tolist()
+        tile_at = self.tile_at
+        ko_cells = self.geo.cells_of[KO]
         out = []
-        count = [0] * K.P
-        for seat, action in zip(placed[::2], placed[1::2], strict=True):
-            out.append((seat, STACKS[seat % 2][count[seat]], action))
-            count[seat] += 1
+        for index, (seat, action) in enumerate(zip(placed[::2], placed[1::2], strict=True)):
+            cells = ko_cells.get(action)
+            shape = KO if cells is not None and all(tile_at[c] == index for c in cells) else PLUS
+            out.append((seat, shape, action))
         return out
 
     @property

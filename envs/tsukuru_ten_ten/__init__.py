@@ -173,7 +173,8 @@ counters consistent with the phase.
 The rules are compiled kernels over one `int16` state row (`envs/tsukuru_ten_ten/kernel.py`, layout in its
 docstring): legality, masks, every step, the scoring of a win, returns and observations. `rules.py` keeps
 what is not a rule step in Python over that row (text, move names, chance outcomes, positions, and the
-`last_round` line, written with `hand.score_win`), `resample.py` redeals hidden tiles in Python over the row,
+`last_round` line, written with `hand.score_win` from the end of the previous round that the kernels record in
+the row, so a batch's row view reads the same line as a State), `resample.py` redeals hidden tiles in Python over the row,
 and `hand.py` stays the readable hand evaluation (the heuristic agent and the text use it). The id is
 batched: `gameshelf.vector.make("tsukuru_ten_ten-v0", num_envs=N, ...)` steps N games per call, every
 player count and option included. Importing `gameshelf` compiles nothing: the first use of the game

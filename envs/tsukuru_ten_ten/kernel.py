@@ -24,9 +24,16 @@ value in one number). Layout of a row (``SIZE`` ints; per-seat blocks padded to 
 | ``DECK`` | 19 | undrawn tiles of each kind |
 | ``HANDS`` | 4 x 19 | concealed tiles of kind ``k`` of seat ``s`` at ``HANDS + 19 s + k`` |
 | ``PILE_LEN``, ``PILES`` | 4, 4 x 61 | per seat: discard pile length, its tiles bottom to top |
+| ``LAST_END`` | 1 | how the previous round ended: ``NO_ROUND`` (none yet), ``RAN_OUT``, ``FINISHED_DRAW``, ``FINISHED_DISCARD`` |
+| ``LAST_ROUND``, ``LAST_SEAT`` | 1 each | its number; the seat that ended it |
+| ``LAST_TILE``, ``LAST_OWNER`` | 1 each | the tile finished with (drawn or taken); whose discard it was |
+| ``LAST_DEALER``, ``LAST_HEAVEN`` | 1 each | the round's dealer; was the finish on the finisher's first turn after a draw |
+| ``LAST_OPEN``, ``LAST_HAND`` | 2, 19 | the finisher's open sets (shapes, -1: none) and concealed tiles (kind counts) |
 | ``SCRATCH`` | 18 | working space of the hand scoring (tiles per colour and value), meaningless between calls |
 
-The drivers (chance resolution, random playouts, the batch steps) are the template's, in ``envs.core.kernel``.
+The ``LAST_`` entries record the end of the previous round, so the text line about it (``rules.py``) is a
+function of the row alone: a State, a batch's row view and a position give the same line. The drivers (chance
+resolution, random playouts, the batch steps) are the template's, in ``envs.core.kernel``.
 """
 
 from __future__ import annotations
@@ -94,11 +101,22 @@ HANDS = DECK + KN
 PILE_LEN = HANDS + P * KN
 PILE_CAP = NUM_TILES
 PILES = PILE_LEN + P
-SCRATCH = PILES + P * PILE_CAP
+LAST_END = PILES + P * PILE_CAP
+LAST_ROUND = LAST_END + 1
+LAST_SEAT = LAST_END + 2
+LAST_TILE = LAST_END + 3
+LAST_OWNER = LAST_END + 4
+LAST_DEALER = LAST_END + 5
+LAST_HEAVEN = LAST_END + 6
+LAST_OPEN = LAST_END + 7
+LAST_HAND = LAST_OPEN + MAX_SETS
+SCRATCH = LAST_HAND + KN
 NUM_VALUES = 9
 SIZE = SCRATCH + 2 * NUM_VALUES
 NUM_ACTS = act.NUM_ACTIONS
 MAX_DECISIONS = 32767
+NO_ROUND, RAN_OUT, FINISHED_DRAW, FINISHED_DISCARD = 0, 1, 2, 3
+"""Values of ``LAST_END``: how the previous round ended."""
 
 # ---- tables (frozen as constants by numba) -------------------------------------------------------
 VALUE_A = np.array(VALUE, dtype=np.int64)
@@ -190,6 +208,8 @@ def initial_state(num_players: int, scoring: str, claim_from: str, game_end: str
     s[PHASE] = FIRST_DEALER
     s[DEALER] = s[TURN_SEAT] = s[DRAWN] = s[PENDING] = -1
     s[OPEN : OPEN + P * MAX_SETS] = -1
+    s[LAST_SEAT] = s[LAST_TILE] = s[LAST_OWNER] = s[LAST_DEALER] = -1
+    s[LAST_OPEN : LAST_OPEN + MAX_SETS] = -1
     s[DECK : DECK + KN] = COPIES
     s[DECK_SIZE] = NUM_TILES
     return s
@@ -598,6 +618,23 @@ def _start_round(S: np.ndarray, i: int) -> None:
 
 
 @jit_helper
+def _record_end(S: np.ndarray, i: int, how: int, tile: int, owner: int, heaven: bool) -> None:
+    """Record how the round ends (``LAST_``): by the seat to act, before the next round clears the hands."""
+    seat = S[i, TURN_SEAT]
+    S[i, LAST_END] = how
+    S[i, LAST_ROUND] = S[i, ROUNDS] + 1
+    S[i, LAST_SEAT] = seat
+    S[i, LAST_TILE] = tile
+    S[i, LAST_OWNER] = owner
+    S[i, LAST_DEALER] = S[i, DEALER]
+    S[i, LAST_HEAVEN] = heaven
+    for j in range(MAX_SETS):
+        S[i, LAST_OPEN + j] = S[i, OPEN + MAX_SETS * seat + j] if how != RAN_OUT else -1
+    for k in range(KN):
+        S[i, LAST_HAND + k] = S[i, HANDS + KN * seat + k] if how != RAN_OUT else 0
+
+
+@jit_helper
 def _end_round(S: np.ndarray, i: int, winner: int) -> None:
     S[i, ROUNDS] += 1
     n = S[i, NP]
@@ -662,10 +699,13 @@ def apply(S: np.ndarray, i: int, action: int) -> None:
         if action == act.DRAW:
             S[i, PHASE] = DRAWING
         elif action == act.END_ROUND:
+            _record_end(S, i, RAN_OUT, -1, -1, False)
             _end_round(S, i, -1)
         elif action < act.DISCARD:
-            tile = _take_discard(S, i, action - act.FINISH_FROM + 1)
+            offset = action - act.FINISH_FROM + 1
+            tile = _take_discard(S, i, offset)
             S[i, HANDS + KN * seat + tile] += 1
+            _record_end(S, i, FINISHED_DISCARD, tile, (seat + offset) % n, False)
             S[i, SCORES + seat] += _win_points(S, i, seat, False)
             _end_round(S, i, seat)
         else:
@@ -689,7 +729,9 @@ def apply(S: np.ndarray, i: int, action: int) -> None:
         return
     # DISCARDING
     if action == act.FINISH:
-        S[i, SCORES + seat] += _win_points(S, i, seat, S[i, TURNS + seat] == 1)
+        heaven = S[i, TURNS + seat] == 1
+        _record_end(S, i, FINISHED_DRAW, S[i, DRAWN], -1, heaven)
+        S[i, SCORES + seat] += _win_points(S, i, seat, heaven)
         _end_round(S, i, seat)
         return
     kind = action - act.DISCARD

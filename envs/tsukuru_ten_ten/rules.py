@@ -123,14 +123,19 @@ class TsukuruTenTenState(KernelState):
     and lists; ``open_sets``, ``pending`` and ``discards`` are built from it on each read."""
 
     game: TsukuruTenTenGame
-    EXTRA = ("last_round", "history_from_start")
+    EXTRA = ("given_last_round", "history_from_start")
 
     def __init__(self, game: TsukuruTenTenGame) -> None:
         super().__init__(game)
-        self.last_round = ""
-        """One-line summary of the previous round (shown in the text)."""
+        self.given_last_round = ""
+        """The ``last_round`` line of a position built from data, whose row records no round end."""
         self.history_from_start = True
-        """Does ``history`` hold the whole game (False for a position built from data)?"""
+        """Does ``history`` hold the whole game (False for a position built from data or a batch's row view)?"""
+
+    def view_row(self, states: np.ndarray, i: int) -> None:
+        """A view of a batch's row: its history is not kept, so hidden tiles are redealt from the row alone."""
+        super().view_row(states, i)
+        self.history_from_start = False
 
     phase = int_field(K.PHASE, "FIRST_DEALER, DEAL, TURN, DRAWING, DISCARDING, PICK_COLOUR or OVER")
     dealer = int_field(K.DEALER, "the round's dealer (-1 before the first)")
@@ -238,31 +243,32 @@ class TsukuruTenTenState(KernelState):
         """Total value of ``seat``'s open sets."""
         return int(self.s[K.OPEN_VALUE + seat])
 
-    def _apply(self, action: int) -> None:
+    @property
+    def last_round(self) -> str:
+        """One-line summary of the previous round (shown in the text): read from the row's ``LAST_`` entries,
+        so every view of the same row gives the same line; assigning a line (a position built from data)
+        stores it in place of a recorded end."""
         s = self.s
-        phase = s[K.PHASE]
-        # the line about a round that ends, written before the kernel resets the round
-        if phase == TURN and action == act.END_ROUND:
-            seat = int(s[K.TURN_SEAT])
-            self.last_round = f"Round {self.rounds_played + 1}: the deck ran out, nobody scores (seat {seat} ended it)"
-        elif (phase == TURN and act.FINISH_FROM <= action < act.DISCARD) or (phase == DISCARDING and action == act.FINISH):
-            self._describe_finish(action)
-        K.apply(self.S, 0, action)
-
-    def _describe_finish(self, action: int) -> None:
-        seat = self.turn
-        hand = self.hands[seat].tolist()
-        if action == act.FINISH:
-            how = f"after drawing {NAMES[self.drawn]}"
-            heaven = self.turns_taken[seat] == 1
+        end = s[K.LAST_END]
+        if end == K.NO_ROUND:
+            return self.given_last_round
+        number, seat, tile = int(s[K.LAST_ROUND]), int(s[K.LAST_SEAT]), int(s[K.LAST_TILE])
+        if end == K.RAN_OUT:
+            return f"Round {number}: the deck ran out, nobody scores (seat {seat} ended it)"
+        if end == K.FINISHED_DRAW:
+            how = f"after drawing {NAMES[tile]}"
         else:
-            owner = (seat + action - act.FINISH_FROM + 1) % self.n
-            tile = self.discards[owner][-1]
-            hand[tile] += 1
-            how = f"with {NAMES[tile]} from seat {owner}'s discard"
-            heaven = False
-        result = score_win(hand, self.open_sets[seat], advanced=self.game.advanced, dealer=seat == self.dealer, heaven=heaven)
-        self.last_round = f"Round {self.rounds_played + 1}: seat {seat} finished {how}: {describe_win(self, seat, result)}"
+            how = f"with {NAMES[tile]} from seat {s[K.LAST_OWNER]}'s discard"
+        sets = [_OPEN_SETS[j] for j in s[K.LAST_OPEN : K.LAST_OPEN + MAX_SETS] if j >= 0]
+        hand = s[K.LAST_HAND : K.LAST_HAND + NUM_KINDS].tolist()
+        advanced = self.game.advanced
+        result = score_win(hand, sets, advanced=advanced, dealer=seat == s[K.LAST_DEALER], heaven=bool(s[K.LAST_HEAVEN]))
+        return f"Round {number}: seat {seat} finished {how}: {describe_win(sets, result, advanced)}"
+
+    @last_round.setter
+    def last_round(self, text: str) -> None:
+        self.s[K.LAST_END] = K.NO_ROUND
+        self.given_last_round = text
 
     def win_score(self, seat: int, heaven: bool) -> WinScore:
         """Score of ``seat``'s current 8-tile hand as a win (``ValueError`` if it is not worth 10)."""
@@ -342,13 +348,14 @@ def set_text(kinds: tuple[int, ...], colour: int | None) -> str:
     return "[" + " ".join(NAMES[k] for k in sorted(kinds, key=lambda k: (VALUE[k], k))) + "]" + tag
 
 
-def describe_win(state: TsukuruTenTenState, seat: int, result: WinScore) -> str:
-    parts = [set_text(o.kinds, o.colour) + " open" for o in state.open_sets[seat]]
+def describe_win(open_sets: Sequence[OpenSet], result: WinScore, advanced: bool) -> str:
+    """A winning hand as text: its open sets, the sets and singles ``result`` chose, the points."""
+    parts = [set_text(o.kinds, o.colour) + " open" for o in open_sets]
     parts += [set_text(s.kinds, s.colour) for s in result.chosen]
     singles = []
     for k, c in result.singles:
         name = NAMES[k]
-        if COLOUR[k] == PURPLE and state.game.advanced:
+        if COLOUR[k] == PURPLE and advanced:
             name += f"({'BR'[c]})"
         singles.append(name)
     parts += singles

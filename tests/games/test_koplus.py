@@ -933,3 +933,22 @@ def test_heuristic_takes_a_bonus_landing():
     state = with_points(state, 1, 15)
     action = KoPlusHeuristic().act(state, 1, np.random.default_rng(0))
     assert state.placement_points(action) == 5
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_tiles_keep_the_shapes_on_the_board_when_placed_is_written(n):
+    """``placed`` is writable (the next tile's shape, tiles left); ``tiles`` still gives every tile the shape
+    whose cells it covers."""
+    rng = np.random.default_rng(n)
+    state = standard(n)
+    for step in range(4 * n):
+        if step == n:
+            state.placed = [p + 1 for p in state.placed]  # every stack's top moves on: the shapes to come flip
+        if state.is_terminal():
+            break
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    assert len(state.tiles) > n
+    for index, (seat, shape, action) in enumerate(state.tiles):
+        covered = np.flatnonzero(state.tile_at == index).tolist()
+        assert sorted(state.geo.cells_of[shape][action]) == covered, (index, seat, shape, action)
+        assert state.owner[covered].tolist() == [seat] * 5

@@ -1238,3 +1238,57 @@ def test_fast_legality_check_agrees_with_the_mask():
         mask = state.legal_action_mask()
         for a in range(act.NUM_ACTIONS):
             assert state._is_legal(state.current_player(), a) == mask[a], (a, state.action_to_string(a))
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"num_players": 3, "scoring": "advanced", "claim_from": "previous_player"}, {"num_players": 4, "scoring": "advanced"}],
+)
+def test_batch_row_views_match_states_replayed_with_the_same_actions(options):
+    """Along batched games (half the rows played by the heuristic through ``opponent_actions``, so through
+    ``observed_state`` of a row view), each row view gives the position, the texts and the row of a State
+    replayed with the same actions and chance outcomes: the last-round line included."""
+    from gameshelf import vector
+    from gameshelf.envs.core.kernel import seed_generators
+    from gameshelf.envs.tsukuru_ten_ten import kernel as K
+    from gameshelf.training.agents.tsukuru_ten_ten import TsukuruTenTenHeuristic
+
+    n = 4
+    batch = vector.make("tsukuru_ten_ten-v0", num_envs=n, seed=5, **options)
+    generators = seed_generators(5, n)  # what reset() seeds the games with
+    batch.reset()
+    views = batch.row_views()
+    picker, rng = seed_generators(6, n), np.random.default_rng(7)
+    heuristic_rows = np.arange(n) % 2 == 0
+
+    def new_state() -> TsukuruTenTenState:
+        return batch.game.new_initial_state()
+
+    def resolve(state: TsukuruTenTenState, i: int) -> None:
+        while state.current_player() == CHANCE:
+            state.apply_action(int(K.sample_chance(state.S, 0, generators[i : i + 1])))
+
+    states = [new_state() for _ in range(n)]
+    for i, state in enumerate(states):
+        resolve(state, i)
+    ends = set()
+    for step in range(500):
+        actions = batch.random_actions(picker)
+        chosen = batch.opponent_actions(heuristic_rows, views, TsukuruTenTenHeuristic(), picker, rng)
+        actions[heuristic_rows] = chosen[heuristic_rows]
+        out = batch.step(actions)
+        for i in range(n):
+            states[i].apply_action(int(actions[i]))
+            resolve(states[i], i)
+            if out.terminated[i] or out.truncated[i]:
+                states[i] = new_state()
+                resolve(states[i], i)
+            view, state = views[i], states[i]
+            where = f"row {i}, step {step}"
+            assert np.array_equal(view.s[: K.SCRATCH], state.s[: K.SCRATCH]), where
+            assert view.position() == state.position(), where
+            assert view.to_text() == state.to_text(), where
+            seat = state.current_player()
+            assert view.seat_text(seat) == state.seat_text(seat), where
+            ends.update(w for w in ("ran out", "after drawing", "'s discard") if w in state.last_round)
+    assert len(ends) >= 2, ends  # rounds ended in several ways
