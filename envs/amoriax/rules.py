@@ -33,7 +33,7 @@ from gameshelf.envs.amoriax.board import (
 from gameshelf.envs.amoriax.observation import LAYOUT
 from gameshelf.envs.core.game import TERMINAL, GameFacts, Option, int_at_least
 from gameshelf.envs.core.kernel import KernelGame, KernelState, int_field, ints_field
-from gameshelf.envs.core.position import PositionReader
+from gameshelf.envs.core.position import PositionReader, position_builder, show
 
 NUM_PLANES = LAYOUT.size
 """Observation planes (pieces in ``observation.py``, table in the package docstring)."""
@@ -88,7 +88,11 @@ class AmoriaxGame(KernelGame):
         may not move Red on this move. The position is the first of its history (it counts once for
         repetition), so it cannot be rebuilt by replaying ``history`` from the start position.
         """
+        if not isinstance(board, (str, list, tuple)):
+            raise ValueError(f"a board is {SIZE} strings of {SIZE} cells, got {show(board)}")
         lines = board.splitlines() if isinstance(board, str) else list(board)
+        if not all(isinstance(line, str) for line in lines):
+            raise ValueError(f"a board is {SIZE} strings of {SIZE} cells, got {show(board)}")
         rows = []
         for line in lines:
             text = line.strip()
@@ -111,6 +115,7 @@ class AmoriaxGame(KernelGame):
             raise ValueError(f"to_move={to_move!r}; use 0 (White) or 1 (Black)")
         return AmoriaxState(self, bytes(cells), to_move, (1 << to_move) if red_frozen else 0)
 
+    @position_builder
     def state_from_position(self, position: Mapping[str, Any]) -> AmoriaxState:
         """A position from plain data (``state.position()`` gives one; keys in the card), validated.
 
@@ -225,7 +230,8 @@ class AmoriaxGame(KernelGame):
 
 
 def _is_count(values: list[Any]) -> bool:
-    return all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values) and values[0] < 2 and values[1] < 4
+    ints = all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values)
+    return ints and values[0] < 2 and values[1] < 4 and values[2] <= 3
 
 
 class AmoriaxState(KernelState):

@@ -17,6 +17,7 @@ import numpy as np
 from gameshelf.envs.core.game import CHANCE, TERMINAL, GameFacts, Option
 from gameshelf.envs.core.kernel import KernelGame, KernelState, int_field, kernel_drivers, seed_generators
 from gameshelf.envs.core.observation import ObservationLayout
+from gameshelf.envs.core.position import position_builder
 from gameshelf.envs.range_ta_ludotheque import actions
 from gameshelf.envs.range_ta_ludotheque import kernel as K
 from gameshelf.envs.range_ta_ludotheque.actions import BOX, MAT, PASS, Move
@@ -123,6 +124,7 @@ class RangeTaLudothequeGame(KernelGame):
         return state.legal_actions_of(0)
 
     # ---- position builder ----------------------------------------------------------------------
+    @position_builder
     def state_from_position(self, position: Mapping[str, Any]) -> RangeTaLudothequeState:
         """Build a validated state from ``{"round", "dice", "sheets"}`` (see the card)."""
         if not isinstance(position, Mapping):
