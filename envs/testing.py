@@ -668,13 +668,16 @@ def option_bounds(option: Option) -> tuple[int, int] | None:
 def check_option_bounds(game: Game, seed: int = 19, moves: int = 6) -> None:
     """Every option holds each of its allowed values exactly: each choice, and each end of an integer option's
     range, builds a game that plays ``moves`` random moves; one past each end is refused with one ``ValueError``
-    naming the option and its range. An integer option must declare its range (``Option(low=, high=)``): the
-    state row holds only so much."""
+    naming the option and its range. An integer option of a kernel game must declare its range
+    (``int_option``): its state row holds only so much."""
+    from gameshelf.envs.core.kernel import KernelGame
+
     kind = type(game)
     rng = np.random.default_rng(seed)
     for name, option in kind.OPTIONS.items():
         default = option.default
-        if option.choices is None and isinstance(default, (int, np.integer)) and not isinstance(default, bool):
+        integer = option.choices is None and isinstance(default, (int, np.integer)) and not isinstance(default, bool)
+        if integer and isinstance(game, KernelGame):
             _require(option_bounds(option) is not None, f"options: the integer option {name} declares no range (low, high)")
         bounds = option_bounds(option)
         if bounds is not None:

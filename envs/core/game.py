@@ -327,7 +327,8 @@ class State(abc.ABC):
         player = self.current_player()
         if player == TERMINAL:
             raise IllegalActionError("the game is over; no action can be applied")
-        if not (0 <= action < self.game.info.num_actions if player >= 0 else CHANCE_LOW <= action <= CHANCE_HIGH) or not self._is_legal(player, action):
+        in_range = 0 <= action < self.game.info.num_actions if player >= 0 else CHANCE_LOW <= action <= CHANCE_HIGH
+        if not in_range or not self._is_legal(player, action):
             if player == CHANCE:
                 possible = [o for o, _ in self.chance_outcomes()]
                 raise IllegalActionError(f"chance outcome {action} is not possible here; possible: {possible}")

@@ -70,7 +70,7 @@ points wins; otherwise, if both players have lost >= 13 tiles and both have <= 5
 | option | default | allowed | meaning |
 |---|---|---|---|
 | `num_players` | 2 | 2 | Paikō is a two-player game |
-| `max_turns` | 300 | an int >= 1 | complete turns (both players together, draft not counted) after which the game is a draw |
+| `max_turns` | 300 | an int in 1..1073741823 (2**30 - 1, what the row counts) | complete turns (both players together, draft not counted) after which the game is a draw |
 
 ## Actions
 
