@@ -22,8 +22,9 @@ CHANCE = -1
 """``current_player()`` at a chance node."""
 TERMINAL = -4
 """``current_player()`` once the game is over."""
-CHANCE_LOW, CHANCE_HIGH = -(2**31), 2**31 - 1
-"""The range of a chance outcome: ``apply_action`` refuses any other number before asking the game."""
+ACTION_RANGE = (-(2**31), 2**31 - 1)
+"""``apply_action`` refuses a number outside it (``IllegalActionError``) before asking the game: no action or
+chance outcome is that large, and a compiled rule could not take it."""
 
 
 class IllegalActionError(ValueError):
@@ -327,8 +328,7 @@ class State(abc.ABC):
         player = self.current_player()
         if player == TERMINAL:
             raise IllegalActionError("the game is over; no action can be applied")
-        in_range = 0 <= action < self.game.info.num_actions if player >= 0 else CHANCE_LOW <= action <= CHANCE_HIGH
-        if not in_range or not self._is_legal(player, action):
+        if not ACTION_RANGE[0] <= action <= ACTION_RANGE[1] or not self._is_legal(player, action):
             if player == CHANCE:
                 possible = [o for o, _ in self.chance_outcomes()]
                 raise IllegalActionError(f"chance outcome {action} is not possible here; possible: {possible}")
