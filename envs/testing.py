@@ -15,7 +15,10 @@ seat query (one ``ValueError``), exact masks (every masked action accepted, ever
 the state unchanged, at chance nodes and after the end too), chance outcomes are distributions drawn only
 from the generator given, random games end within ``max_game_length`` with returns in range and zero before
 the end, clone and replay from the history reproduce the state, action names parse back, the position
-builder round-trips, and ``resample_hidden`` gives a real redeal that the seat cannot tell apart, whose
+builder round-trips, bad data is refused with one short ``ValueError`` (fuzzed positions: wrong types, huge
+strings, deep lists, out-of-range integers, keys deleted or added, lists cut or grown; or else the state built
+round-trips and exports the data given), every option builds and plays at each end of its range and is
+refused one past it, huge, negative and numpy-typed actions raise ``IllegalActionError``, and ``resample_hidden`` gives a real redeal that the seat cannot tell apart, whose
 history replays to it (the resample test), and a picture that can be clicked has one target per legal
 action. ``check_redeal(state, seat, rng)`` runs the resample test's
 checks on one redeal at any node (a game's own tests add what only they can check: uniformity, what a seat
@@ -39,7 +42,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -599,7 +602,8 @@ def _refusal(game: Game, data: dict[str, Any], what: str) -> State | None:
         chained = err.__cause__ if err.__cause__ is not None else None if err.__suppress_context__ else err.__context__
         _require(
             chained is None,
-            f"position fuzz: {what} is refused with a ValueError chained to {type(chained).__name__}: {reprlib.repr(str(chained))}",
+            f"position fuzz: {what} is refused with a ValueError chained to "
+            f"{type(chained).__name__}: {reprlib.repr(str(chained))}",
         )
         return None
     except Exception as err:
@@ -614,7 +618,8 @@ def check_position_fuzz(game: Game, seed: int = 17, states: int = 4, mutations: 
     From ``states`` positions along a random game (``position()`` of decision nodes and the end), ``mutations``
     mutated copies each (``position_mutations``): each is either refused with one ``ValueError`` whose message
     has at most ``MESSAGE_CAP`` characters, or builds a state that exports exactly the data given (nothing was
-    defaulted or dropped; a key the export leaves out may be given as null), whose export rebuilds the same position, and which can be played on. Seeded.
+    defaulted or dropped; a key the export leaves out may be given as null), whose export rebuilds the same
+    position, and which can be played on. Seeded.
     """
     if not has_position_builder(game):
         return
@@ -656,7 +661,9 @@ def _play_a_little(game: Game, state: State, rng: np.random.Generator, what: str
         if data is not None:
             again = _rebuild(game, data, f"after a move from {what}", "position fuzz")
             difference = position_difference(again, state)
-            _require(difference is None, f"position fuzz: after a move from {what} the position rebuilds with another {difference}")
+            _require(
+                difference is None, f"position fuzz: after a move from {what} the position rebuilds with another {difference}"
+            )
 
 
 def _play_moves(state: State, rng: np.random.Generator, moves: int) -> None:
@@ -704,8 +711,7 @@ def check_option_bounds(game: Game, seed: int = 19, moves: int = 6) -> None:
         if bounds is None:
             continue
         for value in (bounds[0] - 1, bounds[1] + 1):
-            err = _raises(ValueError, partial(kind, **{**game.options, name: value}), f"options: {name}={value}")
-            message = str(err)
+            message = str(_raises(ValueError, partial(kind, **{**game.options, name: value}), f"options: {name}={value}"))
             _require(
                 name in message and f"{bounds[0]}..{bounds[1]}" in message,
                 f"options: refusing {name}={value} must name the option and its range {bounds[0]}..{bounds[1]}: {message}",
@@ -745,7 +751,7 @@ def check_bad_actions(game: Game, seed: int = 23) -> None:
         for kind in NUMPY_INTS:
             if np.iinfo(kind).min <= action <= np.iinfo(kind).max:
                 other = state.clone()
-                other.apply_action(kind(action))
+                other.apply_action(cast(int, kind(action)))
                 _require(fingerprint(other) == fingerprint(expected), f"bad action: {kind.__name__}({action}) [{where}]")
 
 

@@ -551,7 +551,9 @@ class CrashingPositionGame(NimGame):
 
 def test_position_fuzz_passes_a_strict_builder_and_catches_junk_accepted_or_crashing():
     check_position_fuzz(NimGame(chance=True, hidden=True, pile=9))
-    with pytest.raises(ConformanceError, match=r"position fuzz: \['pending_chance'\] = .* is accepted but the state exports other data"):
+    with pytest.raises(
+        ConformanceError, match=r"position fuzz: \['pending_chance'\] = .* is accepted but the state exports other data"
+    ):
         check_position_fuzz(LaxPositionGame(chance=True, pile=9), mutations=80)
     with pytest.raises(ConformanceError, match=r"position fuzz: .* raises TypeError"):
         check_position_fuzz(CrashingPositionGame(pile=9), mutations=80)

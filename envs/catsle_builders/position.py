@@ -188,9 +188,7 @@ def _read(game: CatsleGame, position: Mapping[str, Any]) -> _Draft:
         raise ValueError(f"position is for {show(position['num_players'])} players, the game has {n}")
     limits = position["column_limits"]
     if not isinstance(limits, list) or limits != list(game.options["column_limits"]) or any(type(v) is not int for v in limits):
-        raise ValueError(
-            f"position column_limits {show(limits)} differ from the game's {list(game.options['column_limits'])}"
-        )
+        raise ValueError(f"position column_limits {show(limits)} differ from the game's {list(game.options['column_limits'])}")
     if position["phase"] not in PHASE_NAMES:
         raise ValueError(f"unknown phase {show(position['phase'])}; phases: {list(PHASE_NAMES)}")
     phase = PHASE_NAMES.index(position["phase"])

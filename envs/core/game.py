@@ -53,9 +53,7 @@ class Option:
             value = value.item()
         if self.low is not None and self.high is not None:
             if not (isinstance(value, int) and not isinstance(value, bool) and self.low <= value <= self.high):
-                raise ValueError(
-                    f"option {name}={show(value)} is not allowed; allowed values: an int in {self.low}..{self.high}"
-                )
+                raise ValueError(f"option {name}={show(value)} is not allowed; allowed values: an int in {self.low}..{self.high}")
             return value
         if self.choices is not None:
             # bool is an int: refuse True for 1 and 1 for True unless the types agree.

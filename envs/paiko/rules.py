@@ -72,9 +72,7 @@ class PaikoGame(KernelGame):
     """The compiled rules (``kernel.py``): the state is a view over its row, ``gameshelf.vector`` batches it."""
     OPTIONS: ClassVar[dict[str, Option]] = {
         "num_players": Option(2, choices=(2,), doc="Paikō is a two-player game"),
-        "max_turns": int_option(
-            300, 1, K.MAX_TURN, doc="complete turns (both players together) after which the game is a draw"
-        ),
+        "max_turns": int_option(300, 1, K.MAX_TURN, doc="complete turns (both players together) after which the game is a draw"),
     }
     LAYOUT = LAYOUT
 

@@ -12,7 +12,8 @@ Keys (tiles are written ``B1``..``B7``, ``R0``..``R7``, ``P5``..``P8``):
   discard; ``deck``: the tiles not yet drawn (any order: the deck is drawn at random)
 * ``drawn``: the tile the player to act drew this turn (``discard`` phase after a draw) or null
 * ``scores``, ``dealer_counts`` (rounds dealt, current included), ``turns_taken`` (turns started this round):
-  per seat; ``rounds_played``: finished rounds (every count at most ``MAX_COUNT``); ``last_round``: the text line about the previous round
+  per seat; ``rounds_played``: finished rounds (every count at most ``MAX_COUNT``); ``last_round``: the text
+  line about the previous round
 """
 
 from __future__ import annotations
