@@ -18,7 +18,8 @@ the end, clone and replay from the history reproduce the state, action names par
 builder round-trips, bad data is refused with one short ``ValueError`` (fuzzed positions: wrong types, huge
 strings, deep lists, out-of-range integers, keys deleted or added, lists cut or grown; or else the state built
 round-trips and exports the data given), every option builds and plays at each end of its range and is
-refused one past it, huge, negative and numpy-typed actions raise ``IllegalActionError``, and ``resample_hidden`` gives a real redeal that the seat cannot tell apart, whose
+refused one past it, huge, negative and numpy-typed actions raise ``IllegalActionError``, and
+``resample_hidden`` gives a real redeal that the seat cannot tell apart, whose
 history replays to it (the resample test), and a picture that can be clicked has one target per legal
 action. ``check_redeal(state, seat, rng)`` runs the resample test's
 checks on one redeal at any node (a game's own tests add what only they can check: uniformity, what a seat

@@ -35,9 +35,9 @@ class IllegalActionError(ValueError):
 class Option:
     """One constructor option of a game: its default and what values are allowed.
 
-    Either ``choices`` (a finite set), ``low`` and ``high`` (an integer range, both ends allowed: the state
-    row holds only so much, so every integer option declares its range) or ``check`` (a predicate with a
-    description in ``allowed``).
+    Either ``choices`` (a finite set), ``low`` and ``high`` (an integer range, both ends allowed; ``int_option``
+    declares one: a kernel game's integer options all do, its state row holds only so much) or ``check`` (a
+    predicate with a description in ``allowed``).
     """
 
     default: Any

@@ -6,9 +6,12 @@ A game's position builder lives in ``envs/<game>/position.py``, found by the cor
 * ``build_state(game, position) -> State``: ``game.state_from_position(position)``, validated;
 * ``export_position(state) -> dict``: ``state.position()``, plain data that ``build_state`` rebuilds.
 
-A game may instead override ``Game.state_from_position`` and ``State.position`` in ``rules.py``. A builder
-reads its keys through a ``PositionReader``, so a bad position names the key and what is allowed, and
-unknown keys are refused:
+A game may instead override ``Game.state_from_position`` (decorated with ``position_builder``) and
+``State.position`` in ``rules.py``. Either way a position is checked to be small plain data before the
+builder reads it (``check_plain``: no megabyte string, no list nested thousands deep) and a refusal is one
+``ValueError`` of at most ``MESSAGE_LENGTH`` characters, values in it shown cut (``show``). A builder reads
+its keys through a ``PositionReader``, so a bad position names the key and what is allowed, and unknown
+keys are refused:
 
     read = PositionReader(position, game="level_x")
     dice = read.int_list("dice", length=4, low=1, high=6)
@@ -74,7 +77,7 @@ def same_value(value: Any, allowed: Any) -> bool:
 
 MAX_DEPTH = 10
 """How deep a position's lists and dicts may nest (the position dict itself is depth 1)."""
-MAX_STRING = 256
+MAX_STRING = 1000
 """The longest string a position may hold."""
 
 
@@ -128,27 +131,17 @@ def position_builder(build: B) -> B:
 
 
 class PositionReader:
-    """Reads the keys of one position dict; every failure is a ``ValueError`` naming the key.
+    """Reads the keys of one position dict (checked by ``check_plain`` first); every failure is a ``ValueError``
+    naming the key, its message cut to ``MESSAGE_LENGTH``."""
 
-    ``limit``: the ``(low, high)`` range every integer must also lie in (a kernel game's row type: an integer
-    beyond it cannot be stored).
-    """
-
-    def __init__(self, position: Mapping[str, Any], game: str, limit: tuple[int, int] | None = None) -> None:
+    def __init__(self, position: Mapping[str, Any], game: str) -> None:
         check_plain(position, game)
         self.position = position
         self.game = game
-        self.limit = limit
         self.read: set[str] = set()
 
     def fail(self, key: str, message: str) -> ValueError:
         return ValueError(cut(f"{self.game} position: {key!r} {message}"))
-
-    def bounds(self, low: int, high: int) -> tuple[int, int]:
-        """``low..high`` within ``limit``."""
-        if self.limit is None:
-            return low, high
-        return max(low, self.limit[0]), min(high, self.limit[1])
 
     def get(self, key: str, default: Any = ...) -> Any:
         self.read.add(key)
@@ -159,11 +152,7 @@ class PositionReader:
         return self.position[key]
 
     def integer(self, key: str, low: int, high: int, default: Any = ...) -> int:
-        return self.check_integer(key, self.get(key, default), low, high)
-
-    def check_integer(self, key: str, value: Any, low: int, high: int) -> int:
-        """``value`` (read from ``key``) if it is an integer in ``low..high`` (and ``limit``)."""
-        low, high = self.bounds(low, high)
+        value = self.get(key, default)
         if not _is_int(value) or not low <= value <= high:
             raise self.fail(key, f"must be an integer in {low}..{high}, got {show(value)}")
         return int(value)
@@ -188,7 +177,6 @@ class PositionReader:
         if not isinstance(value, (list, tuple)) or (length is not None and len(value) != length):
             size = f" of {length}" if length is not None else " of"
             raise self.fail(key, f"must be a list{size} integers, got {show(value)}")
-        low, high = self.bounds(low, high)
         for item in value:
             if not _is_int(item) or not low <= item <= high:
                 raise self.fail(key, f"must hold integers in {low}..{high}, got {show(item)}")
