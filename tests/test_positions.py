@@ -47,7 +47,7 @@ def test_an_amoriax_board_row_that_is_not_a_string_names_the_board():
         ("olenon-v0", 6, lambda p: p["played"][3].__setitem__(0, 32768), "played"),
         ("tsukuru_ten_ten-v0", 3, lambda p: p.__setitem__("rounds_played", 32768), "rounds_played"),
         ("tsukuru_ten_ten-v0", 3, lambda p: p["scores"].__setitem__(1, 32768), "scores"),
-        ("koplus-v0", 0, lambda p: p.__setitem__("pending_section", 2**63), "layout"),
+        ("koplus-v0", 0, lambda p: p.__setitem__("pending_section", 2**63), "pending_section"),
         ("amoriax-v0", 4, lambda p: p.__setitem__("ply", 32768), "ply"),
         ("catsle_builders-v0", 4, lambda p: p["totals"].__setitem__(0, 40000), "totals"),
     ],

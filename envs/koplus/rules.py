@@ -130,11 +130,14 @@ class KoPlusGame(KernelGame):
                 for section, rotation in layout:
                     state.apply_action(section)
                     state.apply_action(rotation)
-            pending = read.get("pending_section", None)
-            if pending is not None:
-                state.apply_action(pending)
         except (IllegalActionError, TypeError) as err:
             raise read.fail("layout", f"is not a possible board: {err}") from None
+        pending = read.get("pending_section", None)
+        if pending is not None:
+            try:
+                state.apply_action(pending)
+            except (IllegalActionError, TypeError) as err:
+                raise read.fail("pending_section", f"is not a section still to place: {err}") from None
         aliens = read.get("aliens", None)
         if aliens is not None:
             state._set_aliens(read, aliens)
