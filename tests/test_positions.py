@@ -152,3 +152,23 @@ def test_an_amoriax_move_onto_the_crown_still_wins():
     assert state.end == "crown" and state.winner == 0
     won = state.position()
     refuse(game, {**won, "end": "", "winner": -1}, "crown")
+
+
+def test_matchstick_passes_are_the_seats_between_the_table_and_the_player_to_move():
+    """A position with a play on the table by seat 2 and seat 1 to move: seats 3 and 0 passed since."""
+    game = envs.make_game("matchstick_tycoon-v0")
+    rng = np.random.default_rng(1)
+    state = game.new_initial_state()
+    while True:  # random play until seat 1 is to move with another seat's play on the table and passes since
+        if state.is_terminal():
+            state = game.new_initial_state()
+        if state.is_chance_node():
+            state.apply_action(state.sample_chance(rng))
+            continue
+        pos = state.position()
+        if pos["table"] and pos["passed"] and pos["table"]["player"] != pos["to_move"]:
+            break
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    game.state_from_position(pos)
+    refuse(game, {**pos, "passed": []}, "passed must list the seats in game after the table's player")
+    refuse(game, {**pos, "passed": pos["passed"][1:]}, "passed must list")

@@ -265,6 +265,14 @@ def build_state(game: MatchstickGame, pos: Mapping[str, Any]) -> MatchstickState
     st.turn = _seat(to_move, n, "to_move")
     if not st.in_game[st.turn]:
         raise ValueError(f"seat {st.turn} is out and cannot be to move")
+    if st.table_count:  # since the play on the table, every seat in game took a turn in order: all passed
+        between = [(st.last_player + k) % n for k in range(1, (st.turn - st.last_player) % n or n)]
+        expected = sorted(q for q in between if st.in_game[q])
+        if st.turn == st.last_player or sorted(passed) != expected:
+            raise ValueError(
+                f"passed must list the seats in game after the table's player {st.last_player} and before "
+                f"seat {st.turn} to move: {expected}"
+            )
     if st.pending_count:
         if st.pending_value >= game.num_values:
             raise ValueError(f"pending: value {VALUE_NAMES[st.pending_value]} exists only with the expansion")
