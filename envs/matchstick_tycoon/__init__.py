@@ -156,7 +156,8 @@ played + laid), table cards able to show the table value, a finished seat holds 
 nothing is finished, passes only at a non-empty table, not by its player and not by a seat that is out
 (but the player left at the end of the game may have passed), and while the game goes on exactly the
 seats in game after the table's player and before the player to move (each took its turn since that play
-without playing), a table everyone passed on is refused (it would have been cleared), a pending play must beat the table and be completable.
+without playing), a table everyone passed on is refused (it would have been cleared), a pending play must
+beat the table and be completable.
 
 Every node exports a position, chance nodes of the deal included: there ``to_move`` is ``None``,
 ``dealt`` counts the cards dealt (from seat 0 on, one at a time, so the hand sizes must follow),
