@@ -15,7 +15,11 @@ seat query (one ``ValueError``), exact masks (every masked action accepted, ever
 the state unchanged, at chance nodes and after the end too), chance outcomes are distributions drawn only
 from the generator given, random games end within ``max_game_length`` with returns in range and zero before
 the end, clone and replay from the history reproduce the state, action names parse back, the position
-builder round-trips, and ``resample_hidden`` gives a real redeal that the seat cannot tell apart, whose
+builder round-trips, bad data is refused with one short ``ValueError`` (fuzzed positions: wrong types, huge
+strings, deep lists, out-of-range integers, keys deleted or added, lists cut or grown; or else the state built
+round-trips and exports the data given), every option builds and plays at each end of its range and is
+refused one past it, huge, negative and numpy-typed actions raise ``IllegalActionError``, and
+``resample_hidden`` gives a real redeal that the seat cannot tell apart, whose
 history replays to it (the resample test), and a picture that can be clicked has one target per legal
 action. ``check_redeal(state, seat, rng)`` runs the resample test's
 checks on one redeal at any node (a game's own tests add what only they can check: uniformity, what a seat
@@ -34,17 +38,18 @@ import itertools
 import json
 import pickle
 import random
+import reprlib
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from gameshelf.envs.core.env import GameAECEnv
 from gameshelf.envs.core.episode import Episode
-from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, IllegalActionError, State
+from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, IllegalActionError, Option, State
 from gameshelf.envs.core.position import position_function
 from gameshelf.envs.records import read_record
 
@@ -486,6 +491,271 @@ def check_positions(game: Game, seed: int = 6, games: int = 3, per_kind: int | N
             _require(what is None, f"positions: after action {action} the rebuilt position differs in its {what} [{where}]")
 
 
+# ---- bad data: positions, options, actions ------------------------------------------------------------
+MESSAGE_CAP = 400
+"""The longest message a refusal of bad data may have (a value is shown cut, never whole)."""
+
+
+def _deep_list(depth: int) -> list[Any]:
+    value: list[Any] = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+FUZZ_VALUES: tuple[Any, ...] = (
+    None,
+    "junk",
+    "x" * (1 << 20),
+    1.5,
+    float("nan"),
+    True,
+    False,
+    {},
+    {"junk": 1},
+    [],
+    [[0, 1], [2]],
+    _deep_list(20_000),
+    -1,
+    32767,
+    32768,
+    2**63,
+    -(2**63) - 1,
+    10**30,
+)
+"""Values a fuzzed position puts in place of a real one: wrong types, huge strings, deep lists, out-of-range ints."""
+
+
+def _paths(data: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    """Every place in a position's plain data (keys and list indices), containers before their items."""
+    if path:
+        yield path
+    if isinstance(data, dict):
+        for key, value in data.items():
+            yield from _paths(value, (*path, key))
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            yield from _paths(value, (*path, i))
+
+
+def _at(data: Any, path: tuple[Any, ...]) -> Any:
+    for step in path:
+        data = data[step]
+    return data
+
+
+def _show_path(path: tuple[Any, ...]) -> str:
+    return "".join(f"[{step!r}]" for step in path)
+
+
+def position_mutations(data: dict[str, Any], rng: np.random.Generator, count: int) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``count`` mutated copies of a position's plain data, each with what was changed: a value replaced by one
+    of ``FUZZ_VALUES``, a key deleted, an unknown key added, a list one shorter or one longer."""
+    paths = list(_paths(data))
+    lists = [p for p in paths if isinstance(_at(data, p), list) and _at(data, p)]
+    for _ in range(count):
+        mutated = copy.deepcopy(data)
+        kind = int(rng.integers(10))
+        if kind == 0 and data:
+            key = list(data)[int(rng.integers(len(data)))]
+            del mutated[key]
+            yield f"deleted key {key!r}", mutated
+        elif kind == 1:
+            mutated["no_such_key"] = 0
+            yield "an unknown key 'no_such_key'", mutated
+        elif kind == 2 and lists:
+            path = lists[int(rng.integers(len(lists)))]
+            items = _at(mutated, path)
+            if rng.integers(2):
+                items.pop()
+                yield f"{_show_path(path)} one item shorter", mutated
+            else:
+                items.append(copy.deepcopy(items[-1]))
+                yield f"{_show_path(path)} one item longer", mutated
+        elif paths:
+            key = list(data)[int(rng.integers(len(data)))]  # a key, then a place inside it: each key gets its share
+            inside = [p for p in paths if p[0] == key]
+            path = inside[int(rng.integers(len(inside)))] if rng.integers(2) else (key,)
+            value = FUZZ_VALUES[int(rng.integers(len(FUZZ_VALUES)))]
+            _at(mutated, path[:-1])[path[-1]] = value
+            yield f"{_show_path(path)} = {reprlib.repr(value)}", mutated
+
+
+def _json(data: Any) -> str | None:
+    """``data`` as JSON text, None where it is not plain JSON data (a list nested too deep, say)."""
+    try:
+        return json.dumps(data, sort_keys=True)
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def _refusal(game: Game, data: dict[str, Any], what: str) -> State | None:
+    """``game.state_from_position(data)``, or None when it is refused with one short ``ValueError``."""
+    try:
+        return game.state_from_position(data)
+    except ValueError as err:
+        message = str(err)
+        _require(
+            len(message) <= MESSAGE_CAP,
+            f"position fuzz: {what} is refused with a message of {len(message)} characters (at most {MESSAGE_CAP}): "
+            f"{message[:200]}...",
+        )
+        chained = err.__cause__ if err.__cause__ is not None else None if err.__suppress_context__ else err.__context__
+        _require(
+            chained is None,
+            f"position fuzz: {what} is refused with a ValueError chained to "
+            f"{type(chained).__name__}: {reprlib.repr(str(chained))}",
+        )
+        return None
+    except Exception as err:
+        raise ConformanceError(
+            f"position fuzz: {what} raises {type(err).__name__}: {reprlib.repr(str(err))} (expected a state or one ValueError)"
+        ) from None
+
+
+def check_position_fuzz(game: Game, seed: int = 17, states: int = 4, mutations: int = 40) -> None:
+    """Bad position data is refused with one short ``ValueError``, or gives a state that round-trips.
+
+    From ``states`` positions along a random game (``position()`` of decision nodes and the end), ``mutations``
+    mutated copies each (``position_mutations``): each is either refused with one ``ValueError`` whose message
+    has at most ``MESSAGE_CAP`` characters, or builds a state that exports exactly the data given (nothing was
+    defaulted or dropped; a key the export leaves out may be given as null), whose export rebuilds the same
+    position, and which can be played on. Seeded.
+    """
+    if not has_position_builder(game):
+        return
+    rng = np.random.default_rng(seed)
+    nodes = [n.state.clone() for n in random_nodes(game, seed, games=1, per_kind=None) if n.kind != "chance"]
+    picks = np.linspace(0, len(nodes) - 1, min(states, len(nodes))).round().astype(int)
+    for k in picks:
+        state = nodes[int(k)]
+        where = _where(game, state, seed=seed)
+        data = _position_data(state, where, "position fuzz")
+        if data is None:
+            continue
+        for what, mutated in position_mutations(data, rng, mutations):
+            what = f"{what} [{where}]"
+            built = _refusal(game, mutated, what)
+            if built is None:
+                continue
+            exported = _position_data(built, what, "position fuzz")
+            _require(exported is not None, f"position fuzz: the state built from {what} has no position")
+            if not what.startswith("deleted key"):
+                given = {k: v for k, v in mutated.items() if v is not None or k in exported}  # type: ignore[operator]
+                _require(
+                    json.dumps(exported, sort_keys=True) == _json(given),
+                    f"position fuzz: {what} is accepted but the state exports other data (a value was defaulted or dropped)",
+                )
+            again = _rebuild(game, exported, what, "position fuzz")  # type: ignore[arg-type]
+            difference = position_difference(again, built)
+            _require(difference is None, f"position fuzz: the state built from {what} rebuilds with another {difference}")
+            _play_a_little(game, built, rng, what)
+
+
+def _play_a_little(game: Game, state: State, rng: np.random.Generator, what: str, moves: int = 3) -> None:
+    """A few random moves from a built state; each position on the way still round-trips."""
+    for _ in range(moves):
+        if state.is_terminal():
+            return
+        state.apply_action(state.sample_chance(rng) if state.is_chance_node() else int(rng.choice(state.legal_actions())))
+        data = _position_data(state, what, "position fuzz")
+        if data is not None:
+            again = _rebuild(game, data, f"after a move from {what}", "position fuzz")
+            difference = position_difference(again, state)
+            _require(
+                difference is None, f"position fuzz: after a move from {what} the position rebuilds with another {difference}"
+            )
+
+
+def _play_moves(state: State, rng: np.random.Generator, moves: int) -> None:
+    for _ in range(moves):
+        if state.is_terminal():
+            return
+        state.apply_action(state.sample_chance(rng) if state.is_chance_node() else int(rng.choice(state.legal_actions())))
+
+
+def option_bounds(option: Option) -> tuple[int, int] | None:
+    """The ``(low, high)`` range of an integer option, None for one with choices or another kind of value."""
+    if option.low is None or option.high is None:
+        return None
+    return option.low, option.high
+
+
+def check_option_bounds(game: Game, seed: int = 19, moves: int = 6) -> None:
+    """Every option holds each of its allowed values exactly: each choice, and each end of an integer option's
+    range, builds a game that plays ``moves`` random moves; one past each end is refused with one ``ValueError``
+    naming the option and its range. An integer option of a kernel game must declare its range
+    (``int_option``): its state row holds only so much."""
+    from gameshelf.envs.core.kernel import KernelGame
+
+    kind = type(game)
+    rng = np.random.default_rng(seed)
+    for name, option in kind.OPTIONS.items():
+        default = option.default
+        integer = option.choices is None and isinstance(default, (int, np.integer)) and not isinstance(default, bool)
+        if integer and isinstance(game, KernelGame):
+            _require(option_bounds(option) is not None, f"options: the integer option {name} declares no range (low, high)")
+        bounds = option_bounds(option)
+        if bounds is not None:
+            values: Sequence[Any] = bounds
+        elif option.choices is not None:
+            values = option.choices
+        else:
+            continue
+        for value in values:
+            try:
+                other = kind(**{**game.options, name: value})
+            except ValueError as err:
+                raise ConformanceError(f"options: {name}={value!r} is allowed but refused: {err}") from None
+            _require(other.options[name] == value, f"options: {name}={value!r} is stored as {other.options[name]!r}")
+            _play_moves(other.new_initial_state(), rng, moves)
+        if bounds is None:
+            continue
+        for value in (bounds[0] - 1, bounds[1] + 1):
+            message = str(_raises(ValueError, partial(kind, **{**game.options, name: value}), f"options: {name}={value}"))
+            _require(
+                name in message and f"{bounds[0]}..{bounds[1]}" in message,
+                f"options: refusing {name}={value} must name the option and its range {bounds[0]}..{bounds[1]}: {message}",
+            )
+
+
+def bad_actions(game: Game) -> tuple[Any, ...]:
+    """Actions no state accepts: past every integer width, negative, one past the last, numpy ints of every width."""
+    n = game.info.num_actions
+    numpy_ints = (np.int8(-1), np.int16(-1), np.int32(-1), np.int64(-1), np.int64(2**63 - 1))
+    numpy_uints = (np.uint8(255), np.uint16(2**16 - 1), np.uint32(2**32 - 1), np.uint64(2**64 - 1))
+    huge = (10**30, 2**64 + 1, 2**64, 2**63, 2**32, 2**31, 2**15, -(2**63) - 1, -(2**63), -(2**31) - 1, -1, n)
+    return (*huge, *numpy_ints, *numpy_uints)
+
+
+NUMPY_INTS = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
+
+
+def check_bad_actions(game: Game, seed: int = 23) -> None:
+    """The bare engine refuses every action of ``bad_actions`` with ``IllegalActionError`` at nodes of every kind,
+    the state unchanged; a legal action given as a numpy integer of any width that holds it is applied as the
+    plain int is."""
+    for node in random_nodes(game, seed, games=1, per_kind=2):
+        state = node.state
+        where = _where(game, state, node.kind, seed=seed)
+        before = fingerprint(state)
+        for action in bad_actions(game):
+            if not state.is_chance_node() or action not in {o for o, _ in state.chance_outcomes()}:
+                what = f"bad action: {type(action).__name__} {action!r} [{where}]"
+                _raises(IllegalActionError, partial(state.apply_action, action), what)
+        _require(fingerprint(state) == before, f"bad action: a refused action changed the state [{where}]")
+        if state.is_terminal():
+            continue
+        action = state.legal_actions()[0] if not state.is_chance_node() else int(state.chance_outcomes()[0][0])
+        expected = state.clone()
+        expected.apply_action(action)
+        for kind in NUMPY_INTS:
+            if np.iinfo(kind).min <= action <= np.iinfo(kind).max:
+                other = state.clone()
+                other.apply_action(cast(int, kind(action)))
+                _require(fingerprint(other) == fingerprint(expected), f"bad action: {kind.__name__}({action}) [{where}]")
+
+
 def _exported(state: State) -> str | None:
     """The position as JSON text, None where there is none (whether that is allowed is ``check_positions``')."""
     try:
@@ -921,6 +1191,9 @@ GAME_CHECKS: tuple[Callable[[Game], None], ...] = (
     check_clone_and_replay,
     check_action_names,
     check_positions,
+    check_position_fuzz,
+    check_option_bounds,
+    check_bad_actions,
     check_hidden_information,
     check_click_targets,
 )

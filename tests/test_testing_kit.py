@@ -9,16 +9,19 @@ import numpy as np
 import pytest
 
 from gameshelf.envs import make_game
-from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameFacts, Option, State, rank_returns
+from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, GameFacts, Option, State, int_option, rank_returns
 from gameshelf.envs.core.observation import ObservationLayout
 from gameshelf.envs.testing import (
     NODE_KINDS,
     ConformanceError,
+    check_bad_actions,
     check_bad_seats,
     check_env,
     check_game,
     check_hidden_information,
     check_masks,
+    check_option_bounds,
+    check_position_fuzz,
     check_positions,
     check_redeal,
     check_redeals_along,
@@ -531,3 +534,63 @@ class TwoMessagesGame(ToyKuhnGame):
 def test_bad_seats_refused_with_two_messages_are_caught():
     with pytest.raises(ConformanceError, match="different messages"):
         check_bad_seats(TwoMessagesGame())
+
+
+# ---- bad data: positions, options, actions --------------------------------------------------------
+class LaxPositionGame(NimGame):
+    def state_from_position(self, position):
+        return super().state_from_position({**position, "pending_chance": bool(position.get("pending_chance"))})
+
+
+class CrashingPositionGame(NimGame):
+    def state_from_position(self, position):
+        if position.get("pile") is not None and position["pile"] > 12:  # compares whatever it is given
+            return super().state_from_position({**position, "pile": 12})
+        return super().state_from_position(position)
+
+
+def test_position_fuzz_passes_a_strict_builder_and_catches_junk_accepted_or_crashing():
+    check_position_fuzz(NimGame(chance=True, hidden=True, pile=9))
+    with pytest.raises(
+        ConformanceError, match=r"position fuzz: \['pending_chance'\] = .* is accepted but the state exports other data"
+    ):
+        check_position_fuzz(LaxPositionGame(chance=True, pile=9), mutations=80)
+    with pytest.raises(ConformanceError, match=r"position fuzz: .* raises TypeError"):
+        check_position_fuzz(CrashingPositionGame(pile=9), mutations=80)
+
+
+class BoundedPileGame(NimGame):
+    OPTIONS = {**NimGame.OPTIONS, "pile": int_option(7, 1, 50)}
+
+
+class NarrowPileGame(BoundedPileGame):
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        if self.options["pile"] > 40:
+            raise ValueError("pile: more than 40 stones do not fit")
+
+
+def test_option_bounds_pass_a_declared_range_and_catch_a_bound_that_does_not_build():
+    check_option_bounds(BoundedPileGame())
+    with pytest.raises(ConformanceError, match=r"options: pile=50 is allowed but refused"):
+        check_option_bounds(NarrowPileGame())
+    with pytest.raises(ValueError, match=r"pile=51 .*an int in 1\.\.50"):
+        BoundedPileGame(pile=51)
+
+
+class NarrowChanceState(NimState):
+    def _is_legal(self, player: int, action: int) -> bool:
+        if player == CHANCE:
+            return int(np.int16(action)) in (0, 1)  # numpy refuses an int16 past 32767 with OverflowError
+        return super()._is_legal(player, action)
+
+
+class NarrowChanceGame(NimGame):
+    def new_initial_state(self):
+        return NarrowChanceState(self)
+
+
+def test_bad_actions_pass_the_engine_and_catch_a_chance_check_that_overflows():
+    check_bad_actions(NimGame(chance=True))
+    with pytest.raises(ConformanceError, match=r"bad action: int 32768 .*chance node.*OverflowError"):
+        check_bad_actions(NarrowChanceGame(chance=True))

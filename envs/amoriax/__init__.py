@@ -25,7 +25,7 @@ stone on C wins at once; Red on C wins nothing.
 | `inner_size` | 3 | 3, 5 | side of the inner area around C: rows/cols 3-5 (3) or 2-6 (5) |
 | `start` | `"corners"` | `"corners"`, `"sides"` | start layout (below) |
 | `red_lock` | `"ply"` | `"ply"`, `"own_turns"` | Red's lock (below) |
-| `max_plies` | 300 | an int >= 1 | the game is a draw after this many plies (passes included) |
+| `max_plies` | 300 | an int in 1..32767 | the game is a draw after this many plies (passes included) |
 
 `red_lock`: with `ply`, Red cannot be moved on the ply right after a ply that moved it; with `own_turns`, a
 player cannot move Red on two consecutive own turns (the opponent may move it in between).
@@ -117,8 +117,9 @@ None: no chance nodes, everything is public.
 strings of 9 cells: ``W``, ``B``, ``R``, ``.``), ``to_move``, ``red_lock`` (bit ``s``: seat ``s`` may not move
 Red now), ``ply``, ``passes``, ``winner``, ``end``, ``last_move`` and ``seen`` (``[board, to_move, red_lock,
 count]`` of every position so far, for repetition; it must count the current one, the final position of a
-win included). The builder refuses what the rules cannot reach: a player's stone on the crown unless that
-player has just won (``end`` ``crown``), an ``end`` other than the first end test that holds (win, two passes,
+win included). The builder refuses what the rules cannot reach: a ``last_move`` onto the crown by its
+player that is not a win (``end`` ``crown``; a win is a move onto the crown, so a stone set up there, as
+``state_from_board`` allows, has won nothing), an ``end`` other than the first end test that holds (win, two passes,
 third occurrence, ``max_plies``) or a game going on past one, a Red lock the rules never leave (under
 ``red_lock="ply"`` only the side to move is frozen, exactly after a Red move), a ``last_move`` that did not
 move the stone on its square, and ``seen`` entries counted 0 or 3+ times (but the current one of a
@@ -137,7 +138,7 @@ under the load of other jobs). Later processes load them from numba's disk cache
 
 Threefold repetition is counted from a log of the plies in the row (one move and one position hash a ply), so
 a row has room for `max(max_plies, 300)` plies: every game up to 300 plies has rows of `kernel.SIZE` entries,
-a longer `max_plies` gives longer rows. A row counts plies in 16 bits: `max_plies` above 32767 plays as 32767.
+a longer `max_plies` gives longer rows. A row counts plies in 16 bits: `max_plies` above 32767 is refused.
 
 ## Version history
 

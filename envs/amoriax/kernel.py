@@ -90,7 +90,7 @@ SIZE = HEAD + LOG_W * LOG_MIN
 DECISIONS = PLY
 """The player decisions made (the batched environment's truncation counter)."""
 MAX_ROW_PLIES = 32767
-"""The largest ``max_plies`` a row holds (an ``int16``); a larger option plays as this many plies."""
+"""The largest ``max_plies`` a row holds (an ``int16``): the option's upper bound."""
 
 END_NAMES = ("", "crown", "repetition", "max_plies", "passes")
 """``END`` codes: 0 the game goes on, then the end reasons."""

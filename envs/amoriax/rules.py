@@ -31,9 +31,9 @@ from gameshelf.envs.amoriax.board import (
     start_board,
 )
 from gameshelf.envs.amoriax.observation import LAYOUT
-from gameshelf.envs.core.game import TERMINAL, GameFacts, Option, int_at_least
+from gameshelf.envs.core.game import TERMINAL, GameFacts, Option, int_option
 from gameshelf.envs.core.kernel import KernelGame, KernelState, int_field, ints_field
-from gameshelf.envs.core.position import PositionReader
+from gameshelf.envs.core.position import PositionReader, position_builder, show
 
 NUM_PLANES = LAYOUT.size
 """Observation planes (pieces in ``observation.py``, table in the package docstring)."""
@@ -58,7 +58,7 @@ class AmoriaxGame(KernelGame):
         "inner_size": Option(3, choices=(3, 5), doc="side of the marked inner area around the crown"),
         "start": Option("corners", choices=("corners", "sides"), doc="start layout of the 24 stones"),
         "red_lock": Option("ply", choices=("ply", "own_turns"), doc="what 'Red cannot be moved two times in a row' means"),
-        "max_plies": Option(300, check=int_at_least(1), allowed="an int >= 1", doc="plies after which the game is a draw"),
+        "max_plies": int_option(300, 1, K.MAX_ROW_PLIES, doc="plies after which the game is a draw (the row counts to 32767)"),
     }
     LAYOUT = LAYOUT
 
@@ -84,11 +84,23 @@ class AmoriaxGame(KernelGame):
 
         ``board``: 9 rows of 9 cells (``W`` White, ``B`` Black, ``R`` Red; ``.``, ``:``, ``+`` empty),
         given as a list of strings or one text; spaces, a ``c012345678`` header and ``rN`` row labels (the
-        ``to_text`` layout) are ignored. Any number of stones is accepted. ``red_frozen``: the side to move
+        ``to_text`` layout) are ignored. Any number of stones is accepted, on the crown too: a win is a move
+        that ends on the crown, and a stone set up there has made none (``state_from_position`` reads the
+        crown the same way). ``red_frozen``: the side to move
         may not move Red on this move. The position is the first of its history (it counts once for
         repetition), so it cannot be rebuilt by replaying ``history`` from the start position.
         """
+        if type(to_move) is not int or to_move not in (0, 1):
+            raise ValueError(f"to_move={show(to_move)}; use 0 (White) or 1 (Black)")
+        return AmoriaxState(self, self._cells(board), to_move, (1 << to_move) if red_frozen else 0)
+
+    def _cells(self, board: Any) -> bytes:
+        """The cells of an ASCII board (``state_from_board`` says how it is written)."""
+        if not isinstance(board, (str, list, tuple)):
+            raise ValueError(f"a board is {SIZE} strings of {SIZE} cells, got {show(board)}")
         lines = board.splitlines() if isinstance(board, str) else list(board)
+        if not all(isinstance(line, str) for line in lines):
+            raise ValueError(f"a board is {SIZE} strings of {SIZE} cells, got {show(board)}")
         rows = []
         for line in lines:
             text = line.strip()
@@ -98,7 +110,7 @@ class AmoriaxGame(KernelGame):
                 text = text[2:]
             rows.append(text.replace(" ", ""))
         if len(rows) != SIZE or any(len(r) != SIZE for r in rows):
-            raise ValueError(f"a board is {SIZE} rows of {SIZE} cells, got {[len(r) for r in rows]}")
+            raise ValueError(f"a board is {SIZE} rows of {SIZE} cells, got {show([len(r) for r in rows])}")
         cells = bytearray(NUM_SQUARES)
         for r, row in enumerate(rows):
             for c, ch in enumerate(row):
@@ -107,15 +119,15 @@ class AmoriaxGame(KernelGame):
                 if ch not in "WBR":
                     raise ValueError(f"unknown cell {ch!r} at ({r},{c}); use W, B, R or . : +")
                 cells[r * SIZE + c] = STONE_LETTERS.index(ch)
-        if to_move not in (0, 1):
-            raise ValueError(f"to_move={to_move!r}; use 0 (White) or 1 (Black)")
-        return AmoriaxState(self, bytes(cells), to_move, (1 << to_move) if red_frozen else 0)
+        return bytes(cells)
 
+    @position_builder
     def state_from_position(self, position: Mapping[str, Any]) -> AmoriaxState:
         """A position from plain data (``state.position()`` gives one; keys in the card), validated.
 
-        Besides the type of every value, the rules are checked: a stone of a player stands on the crown
-        exactly when that player has just won; the Red lock is one the rules can leave (under
+        Besides the type of every value, the rules are checked: a win is a move onto the crown, so the game
+        is won (end ``crown``) exactly when ``last_move`` put the last mover's stone there (a stone set up on
+        the crown, as ``state_from_board`` allows, has won nothing); the Red lock is one the rules can leave (under
         ``red_lock="ply"`` only the side to move can be frozen, and only after a Red move); ``last_move``
         moved the stone it names; ``end`` is the first end test that holds (win, two passes, third
         occurrence, ``max_plies``) and a game that goes on meets none of them; ``seen`` counts the current
@@ -126,8 +138,9 @@ class AmoriaxGame(KernelGame):
         board = read.get("board")
         if not isinstance(board, (list, str)):
             raise read.fail("board", "must be 9 strings of 9 cells (W, B, R, or . for empty)")
+        to_move = read.integer("to_move", 0, 1)
         try:
-            state = self.state_from_board(board, to_move=read.integer("to_move", 0, 1))
+            state = AmoriaxState(self, self._cells(board), to_move, 0)
         except ValueError as err:
             raise read.fail("board", str(err)) from None
         state.lock = read.integer("red_lock", 0, 3)
@@ -147,7 +160,7 @@ class AmoriaxGame(KernelGame):
             if not (isinstance(entry, list) and len(entry) == 4 and _is_count(entry[1:])):
                 raise read.fail("seen", f"entries are [board, to_move, red_lock, count], got {entry!r}")
             try:
-                cells = self.state_from_board(entry[0]).board
+                cells = self._cells(entry[0])
             except ValueError as err:
                 raise read.fail("seen", str(err)) from None
             if sorted(cells) != stones:
@@ -206,8 +219,8 @@ class AmoriaxGame(KernelGame):
             return
         if state.winner != -1:
             raise read.fail("winner", "is a seat exactly when the game ended on the crown")
-        if crown in (WHITE, BLACK):
-            raise read.fail("board", "a stone of a player on the crown has won: the game is over with end 'crown'")
+        if crown in (WHITE, BLACK) and state.last_move is not None and state.last_move[1] == CENTRE:
+            raise read.fail("board", "a stone of a player moved onto the crown has won: the game is over with end 'crown'")
         if state.end == "passes":
             if state.passes != 2:
                 raise read.fail("passes", "must be 2 when the game ended by two passes")
@@ -225,7 +238,8 @@ class AmoriaxGame(KernelGame):
 
 
 def _is_count(values: list[Any]) -> bool:
-    return all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values) and values[0] < 2 and values[1] < 4
+    ints = all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values)
+    return ints and values[0] < 2 and values[1] < 4 and values[2] <= 3
 
 
 class AmoriaxState(KernelState):

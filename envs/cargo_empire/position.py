@@ -11,6 +11,7 @@ from gameshelf.envs.cargo_empire.actions import DRAW_KINDS, PHASES, STARTPOST, T
 from gameshelf.envs.cargo_empire.kernel import QMAX
 from gameshelf.envs.cargo_empire.routes import ALL_PAYMENTS
 from gameshelf.envs.cargo_empire.rules import CargoEmpireGame, CargoEmpireState
+from gameshelf.envs.core.position import show
 
 MAX_REWARDS = 3 * sum(len(r) for r in D.TRACK_REWARDS.values())
 """Rewards a delivery can still wait for: every reward space of the three tracks (a player passes each once)."""
@@ -18,13 +19,13 @@ MAX_REWARDS = 3 * sum(len(r) for r in D.TRACK_REWARDS.values())
 
 def _int(name: str, value: Any, low: int, high: int) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise ValueError(f"position: {name} must be an integer in {low}..{high}, got {value!r}")
+        raise ValueError(f"position: {name} must be an integer in {low}..{high}, got {show(value)}")
     return value
 
 
 def _list(name: str, value: Any, length: int | None = None) -> list[Any]:
     if not isinstance(value, (list, tuple)):
-        raise ValueError(f"position: {name} must be a list, got {value!r}")
+        raise ValueError(f"position: {name} must be a list, got {show(value)}")
     if length is not None and len(value) != length:
         raise ValueError(f"position: {name} must have {length} entries, got {len(value)}")
     return list(value)
@@ -45,13 +46,13 @@ def validate(game: CargoEmpireGame, pos: Mapping[str, Any]) -> None:
         raise ValueError(f"position: unknown keys {unknown}")
     n = game.num_players
     if pos["num_players"] != n:
-        raise ValueError(f"position: num_players is {pos['num_players']!r} but the game has {n} players")
+        raise ValueError(f"position: num_players is {show(pos['num_players'])} but the game has {n} players")
     C = D.NUM_CITIES
     tpr = D.turns_per_round(n)
     _int("round", pos["round"], 0, D.ROUNDS - 1)
     _int("turn", pos["turn"], 0, n * tpr)
     if pos["phase"] not in PHASES:
-        raise ValueError(f"position: phase must be one of {PHASES}, got {pos['phase']!r}")
+        raise ValueError(f"position: phase must be one of {PHASES}, got {show(pos['phase'])}")
     if not isinstance(pos["over"], bool):
         raise ValueError("position: over must be true or false")
     if pos["turn"] == n * tpr and not pos["over"]:
@@ -88,17 +89,21 @@ def validate(game: CargoEmpireGame, pos: Mapping[str, Any]) -> None:
     priv = _list("private", pos["private"], n)
     rev = _list("revealed", pos["revealed"], n)
     all_cities = pub + cdeck + [c for hand in priv for c in _list("private hand", hand)]
+    for c in all_cities:
+        _int("a city card", c, 0, C - 1)
     if sorted(all_cities) != list(range(C)):
         raise ValueError("position: public, city deck and private city cards must hold each city card exactly once")
     if len(pub) > D.NUM_PUBLIC_CARDS:
         raise ValueError(f"position: at most {D.NUM_PUBLIC_CARDS} public city cards")
     for p in range(n):
         for c in _list(f"revealed[{p}]", rev[p]):
-            if c not in priv[p]:
-                raise ValueError(f"position: P{p} shows {c!r}, not one of its private cards")
+            if type(c) is not int or c not in priv[p]:
+                raise ValueError(f"position: P{p} shows {show(c)}, not one of its private cards")
     gdeck = _list("goal_deck", pos["goal_deck"])
     goals = _list("goals", pos["goals"], n)
     all_goals = gdeck + [g for hand in goals for g in _list("goals hand", hand)]
+    for g in all_goals:
+        _int("a goal card", g, 0, D.NUM_GOALS - 1)
     if sorted(all_goals) != list(range(D.NUM_GOALS)):
         raise ValueError("position: the goal deck and the players' goals must hold each goal card exactly once")
     deck = _list("deck", pos["deck"], 3)
@@ -138,7 +143,7 @@ def validate(game: CargoEmpireGame, pos: Mapping[str, Any]) -> None:
         for entry in _list(name, pos[name]):
             e = _list(f"{name} entry", entry, 2)
             if e[0] not in DRAW_KINDS:
-                raise ValueError(f"position: unknown draw kind {e[0]!r} in {name}")
+                raise ValueError(f"position: unknown draw kind {show(e[0])} in {name}")
             if e[0] == TILE:
                 _int("tile draw city", e[1], 0, C - 1)
             elif e[0] == "public":

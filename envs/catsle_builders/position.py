@@ -22,6 +22,7 @@ from gameshelf.envs.catsle_builders.cards import (
     rating,
 )
 from gameshelf.envs.catsle_builders.rules import CatsleGame, CatsleState
+from gameshelf.envs.core.position import show
 
 KEYS = (
     "num_players",
@@ -66,26 +67,31 @@ def export_position(state: CatsleState) -> dict[str, Any]:
     }
 
 
+MAX_POINTS = 2**14
+"""Bound of ``totals`` and ``round_scores``: the ``int16`` state row holds 32767, and three rounds add far less
+than the rest."""
+
+
 def _int(position: Mapping[str, Any], key: str, low: int, high: int) -> int:
     value = position[key]
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise ValueError(f"position[{key!r}] = {value!r} must be an integer in {low}..{high}")
+        raise ValueError(f"position[{show(key)}] = {show(value)} must be an integer in {low}..{high}")
     return value
 
 
 def _int_list(position: Mapping[str, Any], key: str, n: int, low: int, high: int) -> list[int]:
     value = position[key]
     if not isinstance(value, (list, tuple)) or len(value) != n:
-        raise ValueError(f"position[{key!r}] must be a list of {n} integers, got {value!r}")
+        raise ValueError(f"position[{show(key)}] must be a list of {n} integers, got {show(value)}")
     for v in value:
         if not isinstance(v, int) or isinstance(v, bool) or not low <= v <= high:
-            raise ValueError(f"position[{key!r}] holds {v!r}, not an integer in {low}..{high}")
+            raise ValueError(f"position[{show(key)}] holds {show(v)}, not an integer in {low}..{high}")
     return list(value)
 
 
 def _cards(value: Any, where: str, deck: int) -> list[int]:
     if not isinstance(value, (list, tuple)):
-        raise ValueError(f"{where} must be a list of card names, got {value!r}")
+        raise ValueError(f"{where} must be a list of card names, got {show(value)}")
     out = []
     for text in value:
         try:
@@ -178,14 +184,13 @@ def _read(game: CatsleGame, position: Mapping[str, Any]) -> _Draft:
     if missing or unknown:
         raise ValueError(f"position keys: missing {missing}, unknown {unknown}")
     n = game.num_players
-    if position["num_players"] != n:
-        raise ValueError(f"position is for {position['num_players']!r} players, the game has {n}")
-    if list(position["column_limits"]) != list(game.options["column_limits"]):
-        raise ValueError(
-            f"position column_limits {position['column_limits']!r} differ from the game's {list(game.options['column_limits'])}"
-        )
+    if type(position["num_players"]) is not int or position["num_players"] != n:
+        raise ValueError(f"position is for {show(position['num_players'])} players, the game has {n}")
+    limits = position["column_limits"]
+    if not isinstance(limits, list) or limits != list(game.options["column_limits"]) or any(type(v) is not int for v in limits):
+        raise ValueError(f"position column_limits {show(limits)} differ from the game's {list(game.options['column_limits'])}")
     if position["phase"] not in PHASE_NAMES:
-        raise ValueError(f"unknown phase {position['phase']!r}; phases: {list(PHASE_NAMES)}")
+        raise ValueError(f"unknown phase {show(position['phase'])}; phases: {list(PHASE_NAMES)}")
     phase = PHASE_NAMES.index(position["phase"])
     state = _Draft(game)
     deck = game.deck
@@ -196,14 +201,14 @@ def _read(game: CatsleGame, position: Mapping[str, Any]) -> _Draft:
         raise ValueError("round_first is -1 exactly while the first leader is still to be chosen")
     if phase == FIRST and rnd != 1:
         raise ValueError("the first leader is chosen by chance in round 1 only")
-    state.totals = _int_list(position, "totals", n, 0, 10**6)
+    state.totals = _int_list(position, "totals", n, 0, MAX_POINTS)
     rs = position["round_scores"]
     done = rnd - 1 if phase != OVER else NUM_ROUNDS
     if phase == OVER and rnd != NUM_ROUNDS:
         raise ValueError("a finished game is in round 3")
     if not isinstance(rs, (list, tuple)) or len(rs) != done:
-        raise ValueError(f"round_scores must list the {done} finished round(s), got {rs!r}")
-    state.round_scores = [_int_list({"round_scores": r}, "round_scores", n, 0, 10**6) for r in rs]
+        raise ValueError(f"round_scores must list the {done} finished round(s), got {show(rs)}")
+    state.round_scores = [_int_list({"round_scores": r}, "round_scores", n, 0, MAX_POINTS) for r in rs]
     sums = [sum(r[s] for r in state.round_scores) for s in range(n)]
     if sums != state.totals:
         raise ValueError(f"totals {state.totals} are not the sums of round_scores {sums}")
@@ -260,9 +265,11 @@ def _read(game: CatsleGame, position: Mapping[str, Any]) -> _Draft:
     if not isinstance(voids_raw, (list, tuple)) or len(voids_raw) != n:
         raise ValueError(f"voids must be a list of {n} suit lists")
     for s, vs in enumerate(voids_raw):
+        if not isinstance(vs, list) or len(set(map(show, vs))) != len(vs):
+            raise ValueError(f"voids[{s}] must be a list of distinct suit names, got {show(vs)}")
         for name in vs:
             if name not in SUITS:
-                raise ValueError(f"voids[{s}]: unknown suit {name!r}; suits: {list(SUITS)}")
+                raise ValueError(f"voids[{s}]: unknown suit {show(name)}; suits: {list(SUITS)}")
             v = SUITS.index(name)
             if deck & SUIT_MASK[v] == 0:
                 raise ValueError(f"voids[{s}]: {name} are not in the deck of this player count")
@@ -392,4 +399,4 @@ def _read(game: CatsleGame, position: Mapping[str, Any]) -> _Draft:
 def _check_none(position: Mapping[str, Any], *keys: str) -> None:
     for k in keys:
         if position[k] is not None:
-            raise ValueError(f"position[{k!r}] must be null in phase {position['phase']!r}")
+            raise ValueError(f"position[{show(k)}] must be null in phase {show(position['phase'])}")

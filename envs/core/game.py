@@ -16,12 +16,15 @@ from typing import Any, ClassVar, final
 import numpy as np
 
 from gameshelf.envs.core.observation import ObservationLayout
-from gameshelf.envs.core.position import position_function
+from gameshelf.envs.core.position import position_builder, position_function, show
 
 CHANCE = -1
 """``current_player()`` at a chance node."""
 TERMINAL = -4
 """``current_player()`` once the game is over."""
+ACTION_RANGE = (-(2**31), 2**31 - 1)
+"""``apply_action`` refuses a number outside it (``IllegalActionError``) before asking the game: no action or
+chance outcome is that large, and a compiled rule could not take it."""
 
 
 class IllegalActionError(ValueError):
@@ -32,7 +35,9 @@ class IllegalActionError(ValueError):
 class Option:
     """One constructor option of a game: its default and what values are allowed.
 
-    Either ``choices`` (a finite set) or ``check`` (a predicate with a description in ``allowed``).
+    Either ``choices`` (a finite set), ``low`` and ``high`` (an integer range, both ends allowed; ``int_option``
+    declares one: a kernel game's integer options all do, its state row holds only so much) or ``check`` (a
+    predicate with a description in ``allowed``).
     """
 
     default: Any
@@ -40,19 +45,30 @@ class Option:
     check: Callable[[Any], bool] | None = None
     allowed: str = ""
     doc: str = ""
+    low: int | None = None
+    high: int | None = None
 
     def validate(self, name: str, value: Any) -> Any:
         if isinstance(value, np.generic):  # numpy scalars are stored as plain Python values
             value = value.item()
+        if self.low is not None and self.high is not None:
+            if not (isinstance(value, int) and not isinstance(value, bool) and self.low <= value <= self.high):
+                raise ValueError(f"option {name}={show(value)} is not allowed; allowed values: an int in {self.low}..{self.high}")
+            return value
         if self.choices is not None:
             # bool is an int: refuse True for 1 and 1 for True unless the types agree.
             for choice in self.choices:
                 if value == choice and type(value) is type(choice):
                     return value
-            raise ValueError(f"option {name}={value!r} is not allowed; allowed values: {list(self.choices)}")
+            raise ValueError(f"option {name}={show(value)} is not allowed; allowed values: {list(self.choices)}")
         if self.check is not None and not self.check(value):
-            raise ValueError(f"option {name}={value!r} is not allowed; allowed values: {self.allowed}")
+            raise ValueError(f"option {name}={show(value)} is not allowed; allowed values: {self.allowed}")
         return value
+
+
+def int_option(default: int, low: int, high: int, doc: str = "") -> Option:
+    """An integer option in ``low..high`` (bools refused); a value outside is refused naming the range."""
+    return Option(default, low=low, high=high, allowed=f"an int in {low}..{high}", doc=doc)
 
 
 def int_at_least(low: int) -> Callable[[Any], bool]:
@@ -188,12 +204,13 @@ class Game(abc.ABC):
         built state has an empty ``history``: it replays from its position, not from the start.
 
         The builder is ``build_state(game, position)`` of the game's ``position.py`` (found by the core), or
-        this method overridden in ``rules.py``.
+        this method overridden in ``rules.py`` (decorated with ``position.position_builder``). Either way the
+        position is first checked to be small plain data and a refusal's message is cut to a readable length.
         """
         build = position_function(type(self), "build_state")
         if build is None:
             raise NotImplementedError(f"{type(self).__name__} has no position builder")
-        return build(self, position)  # type: ignore[no-any-return]
+        return position_builder(build)(self, position)  # type: ignore[no-any-return]
 
     def state_from_history(self, history: Sequence[int]) -> State:
         """Rebuild a state by replaying an action history (chance outcomes included)."""
@@ -309,7 +326,7 @@ class State(abc.ABC):
         player = self.current_player()
         if player == TERMINAL:
             raise IllegalActionError("the game is over; no action can be applied")
-        if not self._is_legal(player, action):
+        if not ACTION_RANGE[0] <= action <= ACTION_RANGE[1] or not self._is_legal(player, action):
             if player == CHANCE:
                 possible = [o for o, _ in self.chance_outcomes()]
                 raise IllegalActionError(f"chance outcome {action} is not possible here; possible: {possible}")

@@ -16,7 +16,7 @@ import numpy as np
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL, GameFacts, IllegalActionError, Option, State
 from gameshelf.envs.core.kernel import RNG_WORDS, IntView, KernelGame, KernelState, flag_field, int_field, kernel_drivers
-from gameshelf.envs.core.position import PositionReader
+from gameshelf.envs.core.position import PositionReader, position_builder
 from gameshelf.envs.koplus import board
 from gameshelf.envs.koplus import kernel as K
 from gameshelf.envs.koplus.actions import (
@@ -109,6 +109,7 @@ class KoPlusGame(KernelGame):
                 return action
         return super().string_to_action(state, text)
 
+    @position_builder
     def state_from_position(self, position: Mapping[str, Any]) -> KoPlusState:
         """A position from plain data (``state.position()`` gives one; keys in the card), validated.
 
@@ -129,11 +130,14 @@ class KoPlusGame(KernelGame):
                 for section, rotation in layout:
                     state.apply_action(section)
                     state.apply_action(rotation)
-            pending = read.get("pending_section", None)
-            if pending is not None:
-                state.apply_action(pending)
         except (IllegalActionError, TypeError) as err:
             raise read.fail("layout", f"is not a possible board: {err}") from None
+        pending = read.get("pending_section", None)
+        if pending is not None:
+            try:
+                state.apply_action(pending)
+            except (IllegalActionError, TypeError) as err:
+                raise read.fail("pending_section", f"is not a section still to place: {err}") from None
         aliens = read.get("aliens", None)
         if aliens is not None:
             state._set_aliens(read, aliens)
@@ -148,9 +152,8 @@ class KoPlusGame(KernelGame):
             if not state.legal_action_mask()[action]:
                 raise read.fail("tiles", f"#{k}: {state.action_to_string(action)} is not a legal placement for seat {seat}")
             state._place(action)
-        points = read.get("points", None)
-        if points is not None:
-            state.points = read.check_int_list("points", points, 0, 10_000, n)
+        if "points" in position:  # optional: else the points of the tiles
+            state.points = read.int_list("points", 0, 10_000, n)
         state.bonus_left = read.int_list("bonus_left", 0, MAX_BONUS_TURNS, n)
         for seat, left in enumerate(state.bonus_left):
             if left > BONUS_TURNS[n][seat]:

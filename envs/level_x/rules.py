@@ -14,7 +14,7 @@ import numpy as np
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL, GameFacts, IllegalActionError, Option, State
 from gameshelf.envs.core.kernel import KernelGame, KernelState, flag_field, int_field, ints_field, rows_field
-from gameshelf.envs.core.position import PositionReader
+from gameshelf.envs.core.position import PositionReader, position_builder
 from gameshelf.envs.level_x import kernel as K
 from gameshelf.envs.level_x.actions import (
     BONUS_TILES,
@@ -76,6 +76,7 @@ class LevelXGame(KernelGame):
     def new_initial_state(self) -> LevelXState:
         return LevelXState(self)
 
+    @position_builder
     def state_from_position(self, position: Mapping[str, Any]) -> LevelXState:
         """A position from plain data (``state.position()`` gives one; keys in the card), validated."""
         n = self.num_players
@@ -95,9 +96,7 @@ class LevelXGame(KernelGame):
             if state.tokens_left[r] + sum(h[r] for h in state.held) != self.initial_tokens[r]:
                 raise read.fail("tokens_held", f"row {ROWS[r]}: tokens left plus held must be {self.initial_tokens[r]}")
         stack = read.int_list("bonus_stack", 0, max(BONUS_TILES))
-        bonuses = [read.check_int_list(f"bonuses[{s}]", b, 0, max(BONUS_TILES)) for s, b in enumerate(read.get("bonuses"))]
-        if len(bonuses) != n:
-            raise read.fail("bonuses", f"must be a list of {n} lists")
+        bonuses = read.int_table("bonuses", n, 0, max(BONUS_TILES))
         if sorted(stack + [t for b in bonuses for t in b]) != sorted(BONUS_TILES):
             raise read.fail("bonus_stack", f"with the bonuses taken must be the tiles {sorted(BONUS_TILES)}")
         if stack != [t for t in BONUS_TILES if t in stack]:

@@ -148,14 +148,16 @@ values by their character (``"9"``, ``"b"``).
 | ``dealt`` | optional: cards dealt so far (default: all of them); fewer only during the deal (below) |
 
 ``played_by`` is exported when who played each card is known: always for a state reached by playing from
-the start, never for a state built from a position given without it (its later plays do not add up to
-``played``).
+the start, never for a state built from a position given without it or with it null (its later plays do not
+add up to ``played``).
 
 Checks: known cards and values, card counts within the deck and adding up to the cards dealt (hands +
 played + laid), table cards able to show the table value, a finished seat holds nothing, a seat holding
 nothing is finished, passes only at a non-empty table, not by its player and not by a seat that is out
-(but the player left at the end of the game may have passed), a table everyone passed on is refused (it
-would have been cleared), a pending play must beat the table and be completable.
+(but the player left at the end of the game may have passed), and while the game goes on exactly the
+seats in game after the table's player and before the player to move (each took its turn since that play
+without playing), a table everyone passed on is refused (it would have been cleared), a pending play must
+beat the table and be completable.
 
 Every node exports a position, chance nodes of the deal included: there ``to_move`` is ``None``,
 ``dealt`` counts the cards dealt (from seat 0 on, one at a time, so the hand sizes must follow),

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from gameshelf.envs.core.position import show
 from gameshelf.envs.matchstick_tycoon.actions import CHOOSE_FIRST, DEAL, MAX_PLAY, OVER, PLAY
 from gameshelf.envs.matchstick_tycoon.cards import COST, FACE_NAMES, NUM_FACES, VALUE_NAMES, face_index, value_index
 from gameshelf.envs.matchstick_tycoon.rules import MatchstickGame, MatchstickState
@@ -63,11 +64,11 @@ def export_position(state: MatchstickState) -> dict[str, Any]:
 
 def _faces(items: Any, what: str) -> list[int]:
     if not isinstance(items, (list, tuple)):
-        raise ValueError(f"{what} must be a list of card names, got {items!r}")
+        raise ValueError(f"{what} must be a list of card names, got {show(items)}")
     out = []
     for name in items:
         if not isinstance(name, str):
-            raise ValueError(f"{what}: card {name!r} is not a card name")
+            raise ValueError(f"{what}: card {show(name)} is not a card name")
         try:
             out.append(face_index(name))
         except ValueError as err:
@@ -77,26 +78,24 @@ def _faces(items: Any, what: str) -> list[int]:
 
 def _face_counts(data: Any, what: str) -> list[int]:
     counts = [0] * NUM_FACES
-    if data is None:
-        return counts
     if not isinstance(data, Mapping):
-        raise ValueError(f"{what} must map card names to counts, got {data!r}")
+        raise ValueError(f"{what} must map card names to counts, got {show(data)}")
     for name, c in data.items():
         try:
             f = face_index(str(name))
         except ValueError as err:
             raise ValueError(f"{what}: {err}") from None
         if not isinstance(c, int) or isinstance(c, bool) or c < 0:
-            raise ValueError(f"{what}: count of {name} must be a non-negative integer, got {c!r}")
+            raise ValueError(f"{what}: count of {name} must be a non-negative integer, got {show(c)}")
         if c > MAX_COUNT:
-            raise ValueError(f"{what}: count of {name} must be at most {MAX_COUNT}, got {c!r}")
+            raise ValueError(f"{what}: count of {name} must be at most {MAX_COUNT}, got {show(c)}")
         counts[f] += c
     return counts
 
 
 def _seat(value: Any, n: int, what: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < n:
-        raise ValueError(f"{what} must be a seat 0..{n - 1}, got {value!r}")
+        raise ValueError(f"{what} must be a seat 0..{n - 1}, got {show(value)}")
     return value
 
 
@@ -112,10 +111,10 @@ def build_state(game: MatchstickGame, pos: Mapping[str, Any]) -> MatchstickState
         raise ValueError(f"unknown position key(s) {unknown}; known keys: {sorted(known)}")
     for key in ("hands", "matchsticks", "to_move"):
         if key not in pos:
-            raise ValueError(f"position needs the key {key!r}")
+            raise ValueError(f"position needs the key {show(key)}")
     dealt = pos.get("dealt", game.cards_dealt)
     if not isinstance(dealt, int) or isinstance(dealt, bool) or not 0 <= dealt <= game.cards_dealt:
-        raise ValueError(f"dealt must be 0..{game.cards_dealt} (the cards dealt so far), got {dealt!r}")
+        raise ValueError(f"dealt must be 0..{game.cards_dealt} (the cards dealt so far), got {show(dealt)}")
     if dealt < game.cards_dealt:
         return _deal_position(game, pos, dealt)
     st = MatchstickState(game)
@@ -123,25 +122,25 @@ def build_state(game: MatchstickGame, pos: Mapping[str, Any]) -> MatchstickState
     st.dealt = game.cards_dealt
     hands = pos["hands"]
     if not isinstance(hands, (list, tuple)) or len(hands) != n:
-        raise ValueError(f"hands must list {n} hands, got {hands!r}")
+        raise ValueError(f"hands must list {n} hands, got {show(hands)}")
     for s in range(n):
         for f in _faces(hands[s], f"hands[{s}]"):
             st.hands[s][f] += 1
         st.hand_sizes[s] = sum(st.hands[s])
     sticks = pos["matchsticks"]
     if not isinstance(sticks, (list, tuple)) or len(sticks) != n:
-        raise ValueError(f"matchsticks must list {n} counts, got {sticks!r}")
+        raise ValueError(f"matchsticks must list {n} counts, got {show(sticks)}")
     for s, k in enumerate(sticks):
         if not isinstance(k, int) or isinstance(k, bool) or k < 0:
-            raise ValueError(f"matchsticks[{s}] must be a non-negative integer, got {k!r}")
+            raise ValueError(f"matchsticks[{s}] must be a non-negative integer, got {show(k)}")
         if k > MAX_COUNT:
-            raise ValueError(f"matchsticks[{s}] must be at most {MAX_COUNT} (the state row holds 16-bit counts), got {k!r}")
+            raise ValueError(f"matchsticks[{s}] must be at most {MAX_COUNT} (the state row holds 16-bit counts), got {show(k)}")
     st.sticks = list(sticks)
-    st.played = _face_counts(pos.get("played"), "played")
+    st.played = _face_counts(pos.get("played", {}), "played")
     played_by = pos.get("played_by")
-    if played_by is not None:
+    if played_by is not None:  # null or left out: who played which card is not known
         if not isinstance(played_by, (list, tuple)) or len(played_by) != n:
-            raise ValueError(f"played_by must list {n} maps, got {played_by!r}")
+            raise ValueError(f"played_by must list {n} maps, got {show(played_by)}")
         st.played_by = [_face_counts(pb, f"played_by[{s}]") for s, pb in enumerate(played_by)]
         totals = [sum(pb[f] for pb in st.played_by) for f in range(NUM_FACES)]
         if totals != st.played:
@@ -150,14 +149,14 @@ def build_state(game: MatchstickGame, pos: Mapping[str, Any]) -> MatchstickState
     pending = pos.get("pending")
     if pending is not None:
         if not isinstance(pending, Mapping) or set(pending) - {"value", "count", "picked"}:
-            raise ValueError(f"pending must be a map with value, count, picked; got {pending!r}")
+            raise ValueError(f"pending must be a map with value, count, picked; got {show(pending)}")
         try:
             st.pending_value = value_index(str(pending.get("value")))
         except ValueError as err:
             raise ValueError(f"pending: {err}") from None
         count = pending.get("count")
         if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_PLAY:
-            raise ValueError(f"pending count must be 1..{MAX_PLAY}, got {count!r}")
+            raise ValueError(f"pending count must be 1..{MAX_PLAY}, got {show(count)}")
         st.pending_count = count
         picks = _faces(pending.get("picked", []), "pending picked")
         if len(picks) >= count:
@@ -179,7 +178,7 @@ def build_state(game: MatchstickGame, pos: Mapping[str, Any]) -> MatchstickState
     table = pos.get("table")
     if table is not None:
         if not isinstance(table, Mapping) or set(table) != {"value", "faces", "player"}:
-            raise ValueError(f"table must be a map with value, faces, player; got {table!r}")
+            raise ValueError(f"table must be a map with value, faces, player; got {show(table)}")
         try:
             st.table_value = value_index(str(table["value"]))
         except ValueError as err:
@@ -197,27 +196,33 @@ def build_state(game: MatchstickGame, pos: Mapping[str, Any]) -> MatchstickState
             if st.table_faces.count(f) > st.played[f]:
                 raise ValueError(f"table: card {FACE_NAMES[f]} on the table is missing from played")
         st.last_player = _seat(table["player"], n, "table player")
-    st.reversed = bool(pos.get("reversed", False))
+    reversed_ = pos.get("reversed", False)
+    if not isinstance(reversed_, bool):
+        raise ValueError(f"reversed must be true or false, got {show(reversed_)}")
+    st.reversed = reversed_
     rev = pos.get("revolutions", int(st.reversed))
     if not isinstance(rev, int) or isinstance(rev, bool) or rev < 0 or rev % 2 != int(st.reversed):
-        raise ValueError(f"revolutions {rev!r} does not agree with reversed={st.reversed}")
+        raise ValueError(f"revolutions {show(rev)} does not agree with reversed={st.reversed}")
     if rev > MAX_COUNT:
-        raise ValueError(f"revolutions must be at most {MAX_COUNT} (the state row holds 16-bit counts), got {rev!r}")
+        raise ValueError(f"revolutions must be at most {MAX_COUNT} (the state row holds 16-bit counts), got {show(rev)}")
     st.revolutions = rev
     spent = pos.get("sticks_spent", 0)
     if not isinstance(spent, int) or isinstance(spent, bool) or spent < 0:
-        raise ValueError(f"sticks_spent must be a non-negative integer, got {spent!r}")
+        raise ValueError(f"sticks_spent must be a non-negative integer, got {show(spent)}")
     if spent > MAX_COUNT:
-        raise ValueError(f"sticks_spent must be at most {MAX_COUNT} (the state row holds 16-bit counts), got {spent!r}")
+        raise ValueError(f"sticks_spent must be at most {MAX_COUNT} (the state row holds 16-bit counts), got {show(spent)}")
     st.sticks_spent = spent
     fp = pos.get("first_player", -1)
-    st.first_player = -1 if fp in (None, -1) else _seat(fp, n, "first_player")
+    st.first_player = -1 if type(fp) is int and fp == -1 else _seat(fp, n, "first_player (or -1: not known)")
     # finishing order
     finished = pos.get("finished", [])
-    if not isinstance(finished, (list, tuple)) or len(set(finished)) != len(finished):
-        raise ValueError(f"finished must list distinct seats, got {finished!r}")
-    for i, s in enumerate(finished):
+    if not isinstance(finished, (list, tuple)):
+        raise ValueError(f"finished must list distinct seats, got {show(finished)}")
+    for s in finished:
         _seat(s, n, "finished seat")
+    if len(set(finished)) != len(finished):
+        raise ValueError(f"finished must list distinct seats, got {show(finished)}")
+    for i, s in enumerate(finished):
         if i < n - 1 and (st.hand_sizes[s] or st.sticks[s]):
             raise ValueError(f"seat {s} is listed as finished but still holds cards or matchsticks")
         st.place[s] = i
@@ -227,15 +232,14 @@ def build_state(game: MatchstickGame, pos: Mapping[str, Any]) -> MatchstickState
         if st.in_game[s] and not st.hand_sizes[s] and not st.sticks[s]:
             raise ValueError(f"seat {s} has no cards and no matchsticks but is not listed as finished")
     over = len(finished) >= n - 1
-    if over and len(finished) == n - 1:
-        last = next(s for s in range(n) if st.in_game[s])
-        st.in_game[last] = False
-        st.place[last] = n - 1
-        st.out_order = [*st.out_order, last]
+    if len(finished) == n - 1:
+        raise ValueError(f"finished lists {n - 1} seats: the game is over, list the seat left last too")
     # passes
     passed = pos.get("passed", [])
     if not isinstance(passed, (list, tuple)):
-        raise ValueError(f"passed must list seats, got {passed!r}")
+        raise ValueError(f"passed must list seats, got {show(passed)}")
+    if len(set(map(show, passed))) != len(passed):
+        raise ValueError(f"passed must list each seat once, got {show(passed)}")
     for s in passed:
         _seat(s, n, "passed seat")
         # the game ends when the last but one player goes out: the player left may have passed before
@@ -261,6 +265,14 @@ def build_state(game: MatchstickGame, pos: Mapping[str, Any]) -> MatchstickState
     st.turn = _seat(to_move, n, "to_move")
     if not st.in_game[st.turn]:
         raise ValueError(f"seat {st.turn} is out and cannot be to move")
+    if st.table_count:  # since the play on the table, every seat in game took a turn in order: all passed
+        between = [(st.last_player + k) % n for k in range(1, (st.turn - st.last_player) % n or n)]
+        expected = sorted(q for q in between if st.in_game[q])
+        if st.turn == st.last_player or sorted(passed) != expected:
+            raise ValueError(
+                f"passed must list the seats in game after the table's player {st.last_player} and before "
+                f"seat {st.turn} to move: {expected}"
+            )
     if st.pending_count:
         if st.pending_value >= game.num_values:
             raise ValueError(f"pending: value {VALUE_NAMES[st.pending_value]} exists only with the expansion")
@@ -306,7 +318,7 @@ def _deal_position(game: MatchstickGame, pos: Mapping[str, Any], dealt: int) -> 
         st.dealt = dealt
     hands = pos["hands"]
     if not isinstance(hands, (list, tuple)) or len(hands) != n:
-        raise ValueError(f"hands must list {n} hands, got {hands!r}")
+        raise ValueError(f"hands must list {n} hands, got {show(hands)}")
     for s in range(n):
         for f in _faces(hands[s], f"hands[{s}]"):
             st.hands[s][f] += 1

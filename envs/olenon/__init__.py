@@ -124,9 +124,9 @@ from their history like any other.
 ``out_player``, ``hands`` (per seat, count of each value 0..6), ``dealt``, ``table_count``, ``table_value``,
 ``passed`` (the face-up card of each passed seat, -1 if not passed), ``discards``, ``known`` (cards publicly
 known in each hand), ``played`` and ``picked`` (this round, per seat), ``to_move``, ``last_player``. No
-value may be in play more often than the deck holds it. ``played`` and ``picked`` have no upper bound (a
-card played, taken back by a passer and played again counts each time; the rules allow endless play):
-the cards must add up instead. Each seat's hand at the deal, ``hands + played - picked``, holds the cards
+value may be in play more often than the deck holds it. ``played`` and ``picked`` count up to 16384 (a
+card played, taken back by a passer and played again counts each time; the rules allow endless play, the
+state row holds 32767): the cards must add up too. Each seat's hand at the deal, ``hands + played - picked``, holds the cards
 dealt to it (7 once the deal is complete), no value more often than the deck, and every card played and
 not taken back is on the table, face up in front of a passer or discarded; ``known`` cards were taken
 back. The builder also refuses a trick the rules have ended (4 cards on the table, both players of a team

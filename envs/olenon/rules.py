@@ -23,7 +23,7 @@ from gameshelf.envs.core.game import (
     draw_from_counts,
 )
 from gameshelf.envs.core.kernel import KernelGame, KernelState, int_field, ints_field, rows_field
-from gameshelf.envs.core.position import PositionReader
+from gameshelf.envs.core.position import PositionReader, position_builder
 from gameshelf.envs.olenon import kernel as K
 from gameshelf.envs.olenon import observation as obs_mod
 from gameshelf.envs.olenon.actions import (
@@ -57,8 +57,9 @@ from gameshelf.envs.olenon.kernel import FIRST_PLAYER_RULES
 MAX_GAME_LENGTH = 3000
 """Truncation limit on player decisions (see "Readings of the spec": the rules allow endless play)."""
 
-MAX_COUNT = 2**62
-"""Bound of the position builder's ``played`` and ``picked`` counts: the rules set none (endless play)."""
+MAX_COUNT = 2**14
+"""Bound of the position builder's ``played`` and ``picked`` counts. The rules set none (endless play), the
+``int16`` state row holds up to 32767: this bound leaves room for more plays than ``MAX_GAME_LENGTH`` allows."""
 
 
 class OlenonGame(KernelGame):
@@ -128,13 +129,14 @@ class OlenonGame(KernelGame):
             state.apply_action(card)
         return state
 
+    @position_builder
     def state_from_position(self, position: Mapping[str, Any]) -> OlenonState:
         """A position from plain data (``state.position()`` gives one; keys in the card), validated.
 
         Cards are counted per value 0..6; whatever is not in a hand, on the table, face up in front of a
-        passed seat or discarded this round is set aside (or not dealt yet). ``played`` and ``picked`` have
-        no upper bound (a card can be played, taken back by a passer and played again any number of times:
-        the rules allow endless play); they must agree with the deal instead: each seat's hand at the deal
+        passed seat or discarded this round is set aside (or not dealt yet). ``played`` and ``picked`` count
+        up to ``MAX_COUNT`` (a card can be played, taken back by a passer and played again any number of times:
+        the rules allow endless play); they must agree with the deal too: each seat's hand at the deal
         (``hands + played - picked``) holds 7 cards, no value more often than the deck, and every card
         played and not taken back is on the table, face up in front of a passer, or discarded.
         """

@@ -70,7 +70,7 @@ points wins; otherwise, if both players have lost >= 13 tiles and both have <= 5
 | option | default | allowed | meaning |
 |---|---|---|---|
 | `num_players` | 2 | 2 | Paikō is a two-player game |
-| `max_turns` | 300 | an int >= 1 | complete turns (both players together, draft not counted) after which the game is a draw |
+| `max_turns` | 300 | an int in 1..1073741823 (2**30 - 1) | complete turns (both players, draft not counted), then a draw |
 
 ## Actions
 
@@ -120,9 +120,11 @@ None.
 (two ints; must equal the tiles missing from board, reserve and hand), `score` (optional, checked),
 `turn`, `passes` (1 if the previous turn was a pass, 2 once two passes ended the game), `repeat` (per seat
 `null` or `[x, y, count]`: the tile moved on that seat's last turn and on how many consecutive own turns),
-`draft_step`, `draft_left` (draft only), `picks` (tiles drawn this turn, phase `draw_more`),
+`draft_step`, `draft_left` (draft only: outside it, left out or their neutral values 3 and 0), `picks`
+(tiles drawn this turn, phase `draw_more`),
 `selected_type`, `selected_square`, `destination` (`[x, y]` or null, as the phase needs), `gifts` (gifts
-still owed: at most the tiles in the capturer's reserve), `winner`, `end`. The built state has an empty
+still owed: at most the tiles in the capturer's reserve), `winner`, `end` (phase `over` only: before it,
+left out or -1 and ""). The built state has an empty
 history. Positions the rules cannot reach are refused:
 
 * a tile capturable between turns, during the gifts or at the end (after a Sai deploy only the

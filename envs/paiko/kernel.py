@@ -116,6 +116,8 @@ NUM_ACTS = NUM_ACTIONS
 WORD = 32768
 """The turn counter and ``max_turns`` are kept in 15-bit words (a row holds ``int16``)."""
 MAX_TURNS_KEPT = WORD**4 - 1
+MAX_TURN = WORD * WORD - 1
+"""The most complete turns ``TURN`` and ``TURN_HI`` count (``2**30 - 1``): the upper bound of ``max_turns``."""
 """The largest ``max_turns`` a row holds (a larger one is kept as this: no game reaches either)."""
 END_CODES = ("", "points", "exhaustion", "passes", "max_turns")
 """``END`` values: the end reasons of ``rules.END_REASONS`` (0: the game goes on)."""

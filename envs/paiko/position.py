@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from gameshelf.envs.core.position import show
 from gameshelf.envs.paiko.actions import (
     DEPLOY_FACING,
     DEPLOY_SQUARE,
@@ -104,7 +105,7 @@ def export_position(state: PaikoState) -> dict[str, Any]:
 
 def _int(value: Any, name: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name} must be an int, got {value!r}")
+        raise ValueError(f"{name} must be an int, got {show(value)}")
     if not low <= value <= high:
         raise ValueError(f"{name}={value} is out of range {low}..{high}")
     return value
@@ -114,7 +115,7 @@ def _square(value: Any, name: str) -> int:
     if value is None:
         return -1
     if not isinstance(value, (list, tuple)) or len(value) != 2:
-        raise ValueError(f"{name} must be [x, y] or null, got {value!r}")
+        raise ValueError(f"{name} must be [x, y] or null, got {show(value)}")
     x, y = (_int(v, name, 0, 13) for v in value)
     if (x, y) not in INDEX:
         raise ValueError(f"{name}: ({x},{y}) is not a square of the board")
@@ -132,6 +133,12 @@ def _counts(value: Any, name: str) -> list[list[int]]:
     return out
 
 
+def _neutral(position: Mapping[str, Any], key: str, neutral: Any, where: str) -> None:
+    """A key that does not apply (``where``) may be left out or hold its neutral value, nothing else."""
+    if key in position and not (type(position[key]) is type(neutral) and position[key] == neutral):
+        raise ValueError(f"{key} must be {show(neutral)} (or left out) in {where}, got {show(position[key])}")
+
+
 def build_state(game: PaikoGame, position: Mapping[str, Any]) -> PaikoState:
     if not isinstance(position, Mapping):
         raise ValueError(f"a position is a mapping, got {type(position).__name__}")
@@ -140,9 +147,9 @@ def build_state(game: PaikoGame, position: Mapping[str, Any]) -> PaikoState:
         raise ValueError(f"unknown position key(s) {unknown}; known keys: {list(KEYS)}")
     for key in ("phase", "to_move", "tiles", "reserve", "hand"):
         if key not in position:
-            raise ValueError(f"position needs the key {key!r}")
+            raise ValueError(f"position needs the key {show(key)}")
     if position["phase"] not in PHASE_NAMES:
-        raise ValueError(f"unknown phase {position['phase']!r}; phases: {list(PHASE_NAMES)}")
+        raise ValueError(f"unknown phase {show(position['phase'])}; phases: {list(PHASE_NAMES)}")
     phase = PHASE_NAMES.index(position["phase"])
     state = PaikoState(game)
     state.phase = phase
@@ -159,11 +166,11 @@ def build_state(game: PaikoGame, position: Mapping[str, Any]) -> PaikoState:
     on_board = [[0] * NUM_TYPES, [0] * NUM_TYPES]
     for entry in tiles:
         if not isinstance(entry, (list, tuple)) or len(entry) != 5:
-            raise ValueError(f"a tile is [x, y, owner, type, facing], got {entry!r}")
+            raise ValueError(f"a tile is [x, y, owner, type, facing], got {show(entry)}")
         sq = _square(entry[:2], "tile square")
         owner = _int(entry[2], "tile owner", 0, 1)
         if entry[3] not in TYPE_NAMES:
-            raise ValueError(f"unknown tile type {entry[3]!r}; types: {list(TYPE_NAMES)}")
+            raise ValueError(f"unknown tile type {show(entry[3])}; types: {list(TYPE_NAMES)}")
         kind = TYPE_NAMES.index(entry[3])
         facing = _int(entry[4], "tile facing", 0, 3)
         if state.board[sq] != EMPTY:
@@ -186,8 +193,10 @@ def build_state(game: PaikoGame, position: Mapping[str, Any]) -> PaikoState:
                 f"player {p}: {removed} tiles are missing from board, reserve and hand but lost says {state.lost[p]}"
             )
         state.score[p] = sum(POINTS[p][sq] for sq in state.tiles[p] if code_type(state.board[sq]) != LOTUS)
-    if position.get("score") is not None and list(position["score"]) != state.score:
-        raise ValueError(f"score {list(position['score'])} does not match the board (which gives {state.score})")
+    board_score = list(state.score)
+    score = position.get("score", board_score)
+    if not isinstance(score, list) or score != board_score or any(type(v) is not int for v in score):
+        raise ValueError(f"score {show(score)} does not match the board (which gives {board_score})")
     state.turn = _int(position.get("turn", 0), "turn", 0, game.max_turns)
     state.passes = _int(position.get("passes", 0), "passes", 0, 2)
     repeat = position.get("repeat", [None, None])
@@ -207,7 +216,7 @@ def build_state(game: PaikoGame, position: Mapping[str, Any]) -> PaikoState:
     state.picks = _int(position.get("picks", 0), "picks", 0, 2)
     sel_type = position.get("selected_type")
     if sel_type is not None and sel_type not in TYPE_NAMES:
-        raise ValueError(f"unknown selected_type {sel_type!r}")
+        raise ValueError(f"unknown selected_type {show(sel_type)}")
     state.sel_type = -1 if sel_type is None else TYPE_NAMES.index(sel_type)
     state.sel_sq = _square(position.get("selected_square"), "selected_square")
     state.sel_dest = _square(position.get("destination"), "destination")
@@ -232,12 +241,14 @@ def build_state(game: PaikoGame, position: Mapping[str, Any]) -> PaikoState:
                     f"draft step {step} with {left} left: player {q} must hold {taken[q]} tiles in hand, the rest in reserve"
                 )
         state.draft_step, state.draft_left = step, left
-    else:
+    else:  # outside the draft its keys may only hold their neutral values (what the export gives)
         state.draft_step, state.draft_left = len(DRAFT_SCHEDULE), 0
+        _neutral(position, "draft_step", state.draft_step, PHASE_NAMES[phase])
+        _neutral(position, "draft_left", state.draft_left, PHASE_NAMES[phase])
     if phase == OVER:
         end = position.get("end", "")
-        if end not in END_REASONS:
-            raise ValueError(f"a finished game needs end in {list(END_REASONS)}, got {end!r}")
+        if not isinstance(end, str) or end not in END_REASONS:
+            raise ValueError(f"a finished game needs end in {list(END_REASONS)}, got {show(end)}")
         winner = _int(position.get("winner", -1), "winner", -1, 1)
         if state.picks or state.gifts or max(state.sel_type, state.sel_sq, state.sel_dest) >= 0:
             raise ValueError("a finished game has no picks, gifts or selection")
@@ -245,8 +256,8 @@ def build_state(game: PaikoGame, position: Mapping[str, Any]) -> PaikoState:
         _check_end(state, end, winner)
         state.end, state.winner = end, winner
         return state
-    if position.get("end") or position.get("winner", -1) not in (-1, None):
-        raise ValueError("end and winner are only for phase 'over'")
+    _neutral(position, "end", "", "a game that goes on")
+    _neutral(position, "winner", -1, "a game that goes on")
     _check_game_goes_on(state, phase)
     if state.picks and phase not in (START, 2):
         raise ValueError("picks counts the tiles drawn this turn: only in phase draw_more")

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from gameshelf.envs.core.game import TERMINAL, GameFacts, Option, int_at_least
+from gameshelf.envs.core.game import TERMINAL, GameFacts, Option, int_option
 from gameshelf.envs.core.kernel import KernelGame, KernelState, int_field, ints_field, rows_field
 from gameshelf.envs.paiko import kernel as K
 from gameshelf.envs.paiko.actions import (
@@ -72,12 +72,7 @@ class PaikoGame(KernelGame):
     """The compiled rules (``kernel.py``): the state is a view over its row, ``gameshelf.vector`` batches it."""
     OPTIONS: ClassVar[dict[str, Option]] = {
         "num_players": Option(2, choices=(2,), doc="Paikō is a two-player game"),
-        "max_turns": Option(
-            300,
-            check=int_at_least(1),
-            allowed="an int >= 1",
-            doc="complete turns (both players together) after which the game is a draw",
-        ),
+        "max_turns": int_option(300, 1, K.MAX_TURN, doc="complete turns (both players together) after which the game is a draw"),
     }
     LAYOUT = LAYOUT
 

@@ -14,9 +14,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from gameshelf.envs.core.game import CHANCE, TERMINAL, GameFacts, Option
+from gameshelf.envs.core.game import CHANCE, TERMINAL, GameFacts, Option, int_option
 from gameshelf.envs.core.kernel import KernelGame, KernelState, int_field, kernel_drivers, seed_generators
 from gameshelf.envs.core.observation import ObservationLayout
+from gameshelf.envs.core.position import position_builder
 from gameshelf.envs.range_ta_ludotheque import actions
 from gameshelf.envs.range_ta_ludotheque import kernel as K
 from gameshelf.envs.range_ta_ludotheque.actions import BOX, MAT, PASS, Move
@@ -40,10 +41,6 @@ _SIZE_RANGE = (1, 4)
 _COMP_RANGE = (3, 6)
 
 
-def _int_in(low: int, high: int) -> Any:
-    return lambda v: isinstance(v, (int, np.integer)) and not isinstance(v, bool) and low <= v <= high
-
-
 class RangeTaLudothequeGame(KernelGame):
     """Range Ta Ludothèque for 1 to 8 players (roll and write: shared dice, one Kallax sheet each)."""
 
@@ -59,10 +56,10 @@ class RangeTaLudothequeGame(KernelGame):
         "walls_block_adjacency": Option(
             False, choices=(False, True), doc="games on either side of a compartment wall are not adjacent"
         ),
-        "comp_rows": Option(2, check=_int_in(*_SIZE_RANGE), allowed="an int 1..4", doc="compartment rows of the Kallax"),
-        "comp_cols": Option(2, check=_int_in(*_SIZE_RANGE), allowed="an int 1..4", doc="compartment columns of the Kallax"),
-        "comp_h": Option(3, check=_int_in(*_COMP_RANGE), allowed="an int 3..6", doc="squares per compartment, top to bottom"),
-        "comp_w": Option(3, check=_int_in(*_COMP_RANGE), allowed="an int 3..6", doc="squares per compartment, left to right"),
+        "comp_rows": int_option(2, *_SIZE_RANGE, doc="compartment rows of the Kallax"),
+        "comp_cols": int_option(2, *_SIZE_RANGE, doc="compartment columns of the Kallax"),
+        "comp_h": int_option(3, *_COMP_RANGE, doc="squares per compartment, top to bottom"),
+        "comp_w": int_option(3, *_COMP_RANGE, doc="squares per compartment, left to right"),
     }
 
     def __init__(self, **options: Any) -> None:
@@ -123,6 +120,7 @@ class RangeTaLudothequeGame(KernelGame):
         return state.legal_actions_of(0)
 
     # ---- position builder ----------------------------------------------------------------------
+    @position_builder
     def state_from_position(self, position: Mapping[str, Any]) -> RangeTaLudothequeState:
         """Build a validated state from ``{"round", "dice", "sheets"}`` (see the card)."""
         if not isinstance(position, Mapping):

@@ -12,7 +12,8 @@ Keys (tiles are written ``B1``..``B7``, ``R0``..``R7``, ``P5``..``P8``):
   discard; ``deck``: the tiles not yet drawn (any order: the deck is drawn at random)
 * ``drawn``: the tile the player to act drew this turn (``discard`` phase after a draw) or null
 * ``scores``, ``dealer_counts`` (rounds dealt, current included), ``turns_taken`` (turns started this round):
-  per seat; ``rounds_played``: finished rounds; ``last_round``: the text line about the previous round
+  per seat; ``rounds_played``: finished rounds (every count at most ``MAX_COUNT``); ``last_round``: the text
+  line about the previous round
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from gameshelf.envs.core.position import show
 from gameshelf.envs.tsukuru_ten_ten.actions import (
     DEAL,
     DISCARDING,
@@ -86,23 +88,28 @@ def export_position(state: TsukuruTenTenState) -> dict[str, Any]:
     }
 
 
+MAX_COUNT = 2**13
+"""Bound of the counts (``scores``, ``dealer_counts``, ``turns_taken``, ``rounds_played``): far above any game,
+and with room to play on in the ``int16`` state row (32767)."""
+
+
 def _int(name: str, value: Any, low: int, high: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
+        raise ValueError(f"{name} must be an integer, got {show(value)}")
     if value < low or (high is not None and value > high):
-        raise ValueError(f"{name}={value} is out of range [{low}, {high if high is not None else 'inf'}]")
+        raise ValueError(f"{name}={show(value)} is out of range [{low}, {high if high is not None else 'inf'}]")
     return value
 
 
 def _per_seat(name: str, value: Any, n: int) -> list[Any]:
     if not isinstance(value, (list, tuple)) or len(value) != n:
-        raise ValueError(f"{name} must list one entry per seat ({n}), got {value!r}")
+        raise ValueError(f"{name} must list one entry per seat ({n}), got {show(value)}")
     return list(value)
 
 
 def _tiles(name: str, value: Any) -> list[int]:
     if not isinstance(value, (list, tuple)):
-        raise ValueError(f"{name} must be a list of tiles, got {value!r}")
+        raise ValueError(f"{name} must be a list of tiles, got {show(value)}")
     try:
         return [parse_tile(t) for t in value]
     except ValueError as err:
@@ -119,7 +126,7 @@ def build_state(game: TsukuruTenTenGame, position: Mapping[str, Any]) -> Tsukuru
         raise ValueError(f"position keys: missing {missing}, unknown {unknown}; expected {list(KEYS)}")
     n = game.num_players
     if position["phase"] not in PHASE_NAMES:
-        raise ValueError(f"phase {position['phase']!r} is not one of {list(PHASE_NAMES)}")
+        raise ValueError(f"phase {show(position['phase'])} is not one of {list(PHASE_NAMES)}")
     phase = PHASE_NAMES.index(position["phase"])
     state = TsukuruTenTenState(game)
     state.history_from_start = False
@@ -141,7 +148,7 @@ def build_state(game: TsukuruTenTenGame, position: Mapping[str, Any]) -> Tsukuru
                 raise ValueError(f"open_sets[{s}][{i}] must be {{'tiles': [...], 'colour': 'blue'|'red'}}")
             kinds = _tiles(f"open_sets[{s}][{i}].tiles", item["tiles"])
             if item["colour"] not in ("blue", "red"):
-                raise ValueError(f"open_sets[{s}][{i}].colour must be 'blue' or 'red', got {item['colour']!r}")
+                raise ValueError(f"open_sets[{s}][{i}].colour must be 'blue' or 'red', got {show(item['colour'])}")
             if len(kinds) != 3:
                 raise ValueError(f"open_sets[{s}][{i}] must have 3 tiles")
             try:
@@ -156,7 +163,7 @@ def build_state(game: TsukuruTenTenGame, position: Mapping[str, Any]) -> Tsukuru
     else:
         kinds = sorted(_tiles("pending", pending))
         if len(kinds) != 3 or any(COLOUR[k] != PURPLE for k in kinds) or len(shapes_of(kinds)) != 2:
-            raise ValueError(f"pending must be three purple tiles forming a run, got {pending!r}")
+            raise ValueError(f"pending must be three purple tiles forming a run, got {show(pending)}")
         state.pending = tuple(kinds)  # type: ignore[assignment]
     if (state.pending is not None) != (phase == PICK_COLOUR):
         raise ValueError("pending is given exactly in the colour phase")
@@ -180,9 +187,9 @@ def build_state(game: TsukuruTenTenGame, position: Mapping[str, Any]) -> Tsukuru
         if not state.hands[state.turn][state.drawn]:
             raise ValueError(f"the drawn tile {drawn} is not in seat {state.turn}'s hand")
     for name in ("scores", "dealer_counts", "turns_taken"):
-        values = [_int(f"{name}[{s}]", v, 0) for s, v in enumerate(_per_seat(name, position[name], n))]
+        values = [_int(f"{name}[{s}]", v, 0, MAX_COUNT) for s, v in enumerate(_per_seat(name, position[name], n))]
         setattr(state, "scores_" if name == "scores" else name, values)
-    state.rounds_played = _int("rounds_played", position["rounds_played"], 0)
+    state.rounds_played = _int("rounds_played", position["rounds_played"], 0, MAX_COUNT)
     if not isinstance(position["last_round"], str):
         raise ValueError("last_round must be a string")
     state.last_round = position["last_round"]
