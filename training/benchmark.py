@@ -489,6 +489,35 @@ def make_plan(agent: str, env_id: str, games: int, num_players: int | None = Non
     return Plan(env_id, n, agents, left_out, protocol.plan(env_id, agents, games, n, paired=paired))
 
 
+TEXT_COUNTS = ("moves", "calls", "prompt_tokens", "completion_tokens", "total_tokens", "retries", "invalid", "fallbacks")
+
+
+def text_play(records: Iterable[dict[str, Any]]) -> tuple[dict[str, dict[str, Any]], dict[str, float]]:
+    """Per agent that plays through text, its statistics summed over ``records`` (``text_stats`` of each
+    seat it sat in) with tokens per decision, the invalid-reply rate (invalid replies over replies) and the
+    fallback rate (fallbacks over decisions); and apart, the seconds it waited for replies."""
+    sums: dict[str, dict[str, Any]] = {}
+    waited: dict[str, float] = {}
+    for record in records:
+        for spec, entry in zip(record["lineup"], record.get("text_stats") or [], strict=False):
+            if entry is None:
+                continue
+            total = sums.setdefault(spec, {"games": 0, **dict.fromkeys(TEXT_COUNTS, 0)})
+            total["games"] += 1
+            for k in TEXT_COUNTS:
+                total[k] += entry[k]
+            waited[spec] = waited.get(spec, 0.0) + entry["latency_s"]
+    for total in sums.values():
+        moves, replies = total["moves"], total["invalid"] + total["moves"] - total["fallbacks"]
+        total["replies"] = replies
+        total["tokens_per_decision"] = total["total_tokens"] / moves if moves else None
+        total["prompt_tokens_per_decision"] = total["prompt_tokens"] / moves if moves else None
+        total["completion_tokens_per_decision"] = total["completion_tokens"] / moves if moves else None
+        total["invalid_rate"] = total["invalid"] / replies if replies else None
+        total["fallback_rate"] = total["fallbacks"] / moves if moves else None
+    return sums, {spec: round(s, 2) for spec, s in waited.items()}
+
+
 def id_result(plan: Plan, store: GameStore, bootstrap: int, agent: str) -> tuple[dict[str, Any], np.ndarray]:
     """The JSON section of one id, and the bootstrap replicates of the agent's normalized score."""
     pairings = collect(plan.tasks, store)
@@ -534,6 +563,7 @@ def id_result(plan: Plan, store: GameStore, bootstrap: int, agent: str) -> tuple
             "replayed_fraction": float(np.mean([r["replayed"] / len(r["chance"]) for r in with_chance])) if with_chance else None,
         },
         "truncated": sum(bool(r["truncated"]) for r in records),
+        "text_play": text_play(records)[0],
         "sweeps": sweeps(plan.agents, pairs),
     }
     return section, summary.boot_normalized.get(agent, np.full(bootstrap, np.nan))
@@ -592,9 +622,13 @@ def benchmark(agent: str, ids: Sequence[str], games: int = protocol.DEFAULT_GAME
     sections: dict[str, dict[str, Any]] = {}
     boots: dict[str, np.ndarray] = {}
     cost: dict[str, float] = {}
+    waited: dict[str, dict[str, float]] = {}
     for p in plans:
         sections[p.env_id], boots[p.env_id] = id_result(p, store, bootstrap, agent)
         cost[p.env_id] = round(sum(store.records[t.key]["cpu_s"] for t in p.tasks), 2)
+        wait = text_play(store.records[t.key] for t in p.tasks)[1]
+        if wait:
+            waited[p.env_id] = wait
     from gameshelf import __version__
 
     result = {
@@ -610,7 +644,11 @@ def benchmark(agent: str, ids: Sequence[str], games: int = protocol.DEFAULT_GAME
         "normalized_scale": NORMALIZED_SCALE,
         "ids": sections,
         "mean_normalized": mean_normalized(sections, boots, agent),
-        "cost": {"cpu_s_of_games": cost, "wall_s_this_run": round(time.perf_counter() - start, 1)},
+        "cost": {
+            "cpu_s_of_games": cost,
+            "wall_s_this_run": round(time.perf_counter() - start, 1),
+            **({"text_wait_s_of_games": waited} if waited else {}),
+        },
     }
     if out_dir is not None:
         (out_dir / "result.json").write_text(json.dumps(result, indent=1) + "\n")
@@ -639,6 +677,31 @@ def ladder_rows(section: dict[str, Any], highlight: str | None = None) -> list[s
         rows.append(
             f"| {name} | {rating_cell(section, a)} | {fmt(section['normalized'][a])} | "
             f"{fmt(versus.get('random'))} | {fmt(versus.get('heuristic'))} |"
+        )
+    return rows
+
+
+def _rate(value: float | None, digits: int = 1, scale: float = 100.0, unit: str = "%") -> str:
+    return "-" if value is None else f"{scale * value:.{digits}f}{unit}"
+
+
+def text_play_rows(section: dict[str, Any]) -> list[str]:
+    """The table of the agents that play through text: their score beside what their replies cost and how
+    often they were invalid."""
+    rows = [
+        "Text play (invalid rate: invalid replies over replies, re-asks included; fallback rate: random moves "
+        "played after the last re-ask, over decisions):",
+        "",
+        "| agent | normalized [95%] | decisions | calls | tokens in / out | tokens per decision | invalid | invalid rate "
+        "| fallbacks | fallback rate |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for agent, t in section["text_play"].items():
+        normalized = fmt(section["normalized"].get(agent))
+        rows.append(
+            f"| {agent} | {normalized} | {t['moves']} | {t['calls']} | {t['prompt_tokens']} / {t['completion_tokens']} | "
+            f"{_rate(t['tokens_per_decision'], 1, 1.0, '')} | {t['invalid']} | {_rate(t['invalid_rate'])} | "
+            f"{t['fallbacks']} | {_rate(t['fallback_rate'])} |"
         )
     return rows
 
@@ -692,6 +755,8 @@ def result_markdown(result: dict[str, Any]) -> str:
             "",
             chance_line(s),
         ]
+        if s.get("text_play"):
+            lines += ["", *text_play_rows(s)]
         if s.get("sweeps"):
             lines += ["", SWEEP_NOTE]
         if s["left_out"]:
@@ -791,6 +856,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"gameshelf benchmark: a game failed: {err}", file=sys.stderr)
         raise SystemExit(1) from None
     print(result_markdown(result))
+    for env_id, wait in result["cost"].get("text_wait_s_of_games", {}).items():
+        for spec, seconds in wait.items():
+            calls = result["ids"][env_id]["text_play"][spec]["calls"]
+            print(f"{env_id}: {spec} waited {seconds:.1f} s for {calls} replies")
     print(f"results: {out / 'result.json'}, {out / 'result.md'}, games: {out / 'games.jsonl'}")
     return 0
 
