@@ -4,6 +4,7 @@ against the scripted local chat server of ``tests/chat_server.py``."""
 from __future__ import annotations
 
 import json
+import sys
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -228,3 +229,13 @@ def test_a_damaged_text_stats_line_is_reported_and_its_game_played_again(
     kept = (tmp_path / "games.jsonl").read_text()
     assert kept.startswith(damaged) and kept.count("\n") == damaged.count("\n") + 1  # only that game played again
     assert numbers(read(tmp_path)[1]) == numbers(read(full)[1])  # the same replies: the same game
+
+
+def test_a_callable_of_the_current_folder_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "llm_bench_folder_agent.py").write_text("def make():\n    return lambda text: '1'\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    monkeypatch.setitem(sys.modules, "llm_bench_folder_agent", None)  # with the next line: gone after the test
+    monkeypatch.delitem(sys.modules, "llm_bench_folder_agent")
+    agent = protocol.build_agent("callable:llm_bench_folder_agent:make", "koplus-v0")
+    assert agent.name == "callable:llm_bench_folder_agent:make"

@@ -681,8 +681,8 @@ def ladder_rows(section: dict[str, Any], highlight: str | None = None) -> list[s
     return rows
 
 
-def _rate(value: float | None, digits: int = 1, scale: float = 100.0, unit: str = "%") -> str:
-    return "-" if value is None else f"{scale * value:.{digits}f}{unit}"
+def _rate(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
 
 
 def text_play_rows(section: dict[str, Any]) -> list[str]:
@@ -692,15 +692,16 @@ def text_play_rows(section: dict[str, Any]) -> list[str]:
         "Text play (invalid rate: invalid replies over replies, re-asks included; fallback rate: random moves "
         "played after the last re-ask, over decisions):",
         "",
-        "| agent | normalized [95%] | decisions | calls | tokens in / out | tokens per decision | invalid | invalid rate "
-        "| fallbacks | fallback rate |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| agent | rating [95%] | normalized [95%] | decisions | calls | tokens in / out | tokens per decision | invalid "
+        "| invalid rate | fallbacks | fallback rate |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for agent, t in section["text_play"].items():
-        normalized = fmt(section["normalized"].get(agent))
+        score = f"{rating_cell(section, agent)} | {fmt(section['normalized'].get(agent))}"
+        tokens = "-" if t["tokens_per_decision"] is None else f"{t['tokens_per_decision']:.1f}"
         rows.append(
-            f"| {agent} | {normalized} | {t['moves']} | {t['calls']} | {t['prompt_tokens']} / {t['completion_tokens']} | "
-            f"{_rate(t['tokens_per_decision'], 1, 1.0, '')} | {t['invalid']} | {_rate(t['invalid_rate'])} | "
+            f"| {agent} | {score} | {t['moves']} | {t['calls']} | {t['prompt_tokens']} / {t['completion_tokens']} | "
+            f"{tokens} | {t['invalid']} | {_rate(t['invalid_rate'])} | "
             f"{t['fallbacks']} | {_rate(t['fallback_rate'])} |"
         )
     return rows

@@ -205,6 +205,12 @@ def is_factory_spec(spec: str) -> bool:
     return spec.partition(":")[0] not in BUILTIN_PREFIXES and bool(_FACTORY.match(spec))
 
 
+def _import_current_folder() -> None:
+    """Modules of the current folder can be imported, as under ``python -m``."""
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+
+
 def load_factory(spec: str) -> Callable[[str], Agent]:
     """The callable named by ``package.module:factory`` or ``path/to/file.py:factory``."""
     match = _FACTORY.match(spec)
@@ -221,8 +227,7 @@ def load_factory(spec: str) -> Callable[[str], Agent]:
         module = importlib.util.module_from_spec(loader_spec)
         loader_spec.loader.exec_module(module)
     else:
-        if os.getcwd() not in sys.path and "" not in sys.path:  # as `python -m` would: modules of the current folder
-            sys.path.insert(0, os.getcwd())
+        _import_current_folder()
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as err:
@@ -317,6 +322,7 @@ def build_agent(spec: str, env_id: str, seed: int = 0) -> Agent:
     if head == "mcts" or spec in ("random", "heuristic"):
         return make_agent(spec, env_id)
     if head in TEXT_PREFIXES:
+        _import_current_folder()  # callable:MODULE:FACTORY, as a user's own agent
         return make_agent(spec, env_id, seed=seed)
     agent = load_factory(spec)(env_id)
     if not callable(getattr(agent, "act", None)):
