@@ -3,6 +3,7 @@
     gameshelf benchmark heuristic --ids level_x-v0 olenon-v0 --games 40
     gameshelf benchmark model:runs/demo/level_x-v0-<time>/final_model.zip --ids level_x-v0 --workers 2
     gameshelf benchmark mypackage.agents:make_agent --out runs/benchmark/mine      # your own agent
+    gameshelf benchmark llm:qwen2.5-7b-instruct@http://127.0.0.1:8080/v1 --ids koplus-v0   # a language model
 
 For every id (default: all ten games) the agent and the ladder of ``training.protocol`` (random, the
 heuristic, ``mcts:50/200/1000`` where the engine is fast enough, a ``--model`` when given) play a round
@@ -20,6 +21,8 @@ agent specs. The result is ``OUT/result.json`` and ``OUT/result.md``:
 * **normalized score**: ``(S(x) - S(random)) / (S(heuristic) - S(random))`` where ``S(a)`` is the mean of
   a's scores against random and against the heuristic (an agent scores 1/2 against itself): 0 is random,
   1 is the heuristic; averaged over the ids run.
+* **text play**: per agent that plays through text (``llm:``, ``callable:``), its calls, tokens, tokens per
+  decision, invalid-reply and fallback rates, summed from the games' ``text_stats`` (``text_play``).
 * **intervals**: 95% percentile intervals of a bootstrap over deals (the same resampled deals for every
   pairing of an id, so the correlation the shared deals create is kept; ``--bootstrap`` replicates, seeded).
 
