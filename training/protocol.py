@@ -194,9 +194,8 @@ _FACTORY = re.compile(r"^(?P<module>[A-Za-z_][\w.]*|.+\.py):(?P<attr>[A-Za-z_]\w
 AGENT_FORMS = (
     "'random', 'heuristic', 'reference' (the game's shipped network), "
     "'mcts:N' (N simulations per move, optionally ':heuristic', ':reference', ':reference:heuristic' or ':model:PATH'), "
-    "'model:PATH' (PATH.npz: a network file), 'rllib:PATH', 'llm:MODEL@URL' (a model on an OpenAI-compatible "
-    "chat server), 'callable:MODULE:FACTORY' (a function from prompt text to reply text), "
-    "or your own 'package.module:factory' / 'path/to/file.py:factory'"
+    "'model:PATH' (PATH.npz: a network file), 'rllib:PATH', 'llm:MODEL@URL' (a chat server's model), "
+    "'callable:MODULE:FACTORY' (a function of text), or your own 'package.module:factory' / 'path/to/file.py:factory'"
 )
 
 
