@@ -3,6 +3,7 @@
     gameshelf benchmark heuristic --ids level_x-v0 olenon-v0 --games 40
     gameshelf benchmark model:runs/demo/level_x-v0-<time>/final_model.zip --ids level_x-v0 --workers 2
     gameshelf benchmark mypackage.agents:make_agent --out runs/benchmark/mine      # your own agent
+    gameshelf benchmark llm:qwen2.5-7b-instruct@http://127.0.0.1:8080/v1 --ids koplus-v0   # a language model
 
 For every id (default: all ten games) the agent and the ladder of ``training.protocol`` (random, the
 heuristic, ``mcts:50/200/1000`` where the engine is fast enough, a ``--model`` when given) play a round
@@ -20,6 +21,8 @@ agent specs. The result is ``OUT/result.json`` and ``OUT/result.md``:
 * **normalized score**: ``(S(x) - S(random)) / (S(heuristic) - S(random))`` where ``S(a)`` is the mean of
   a's scores against random and against the heuristic (an agent scores 1/2 against itself): 0 is random,
   1 is the heuristic; averaged over the ids run.
+* **text play**: per agent that plays through text (``llm:``, ``callable:``), its calls, tokens, tokens per
+  decision, invalid-reply and fallback rates, summed from the games' ``text_stats`` (``text_play``).
 * **intervals**: 95% percentile intervals of a bootstrap over deals (the same resampled deals for every
   pairing of an id, so the correlation the shared deals create is kept; ``--bootstrap`` replicates, seeded).
 
@@ -489,6 +492,35 @@ def make_plan(agent: str, env_id: str, games: int, num_players: int | None = Non
     return Plan(env_id, n, agents, left_out, protocol.plan(env_id, agents, games, n, paired=paired))
 
 
+TEXT_COUNTS = ("moves", "calls", "prompt_tokens", "completion_tokens", "total_tokens", "retries", "invalid", "fallbacks")
+
+
+def text_play(records: Iterable[dict[str, Any]]) -> tuple[dict[str, dict[str, Any]], dict[str, float]]:
+    """Per agent that plays through text, its statistics summed over ``records`` (``text_stats`` of each
+    seat it sat in) with tokens per decision, the invalid-reply rate (invalid replies over replies) and the
+    fallback rate (fallbacks over decisions); and apart, the seconds it waited for replies."""
+    sums: dict[str, dict[str, Any]] = {}
+    waited: dict[str, float] = {}
+    for record in records:
+        for spec, entry in zip(record["lineup"], record.get("text_stats") or [], strict=False):
+            if entry is None:
+                continue
+            total = sums.setdefault(spec, {"games": 0, **dict.fromkeys(TEXT_COUNTS, 0)})
+            total["games"] += 1
+            for k in TEXT_COUNTS:
+                total[k] += entry[k]
+            waited[spec] = waited.get(spec, 0.0) + entry["latency_s"]
+    for total in sums.values():
+        moves, replies = total["moves"], total["invalid"] + total["moves"] - total["fallbacks"]
+        total["replies"] = replies
+        total["tokens_per_decision"] = total["total_tokens"] / moves if moves else None
+        total["prompt_tokens_per_decision"] = total["prompt_tokens"] / moves if moves else None
+        total["completion_tokens_per_decision"] = total["completion_tokens"] / moves if moves else None
+        total["invalid_rate"] = total["invalid"] / replies if replies else None
+        total["fallback_rate"] = total["fallbacks"] / moves if moves else None
+    return sums, {spec: round(s, 2) for spec, s in waited.items()}
+
+
 def id_result(plan: Plan, store: GameStore, bootstrap: int, agent: str) -> tuple[dict[str, Any], np.ndarray]:
     """The JSON section of one id, and the bootstrap replicates of the agent's normalized score."""
     pairings = collect(plan.tasks, store)
@@ -534,6 +566,7 @@ def id_result(plan: Plan, store: GameStore, bootstrap: int, agent: str) -> tuple
             "replayed_fraction": float(np.mean([r["replayed"] / len(r["chance"]) for r in with_chance])) if with_chance else None,
         },
         "truncated": sum(bool(r["truncated"]) for r in records),
+        "text_play": text_play(records)[0],
         "sweeps": sweeps(plan.agents, pairs),
     }
     return section, summary.boot_normalized.get(agent, np.full(bootstrap, np.nan))
@@ -592,9 +625,13 @@ def benchmark(agent: str, ids: Sequence[str], games: int = protocol.DEFAULT_GAME
     sections: dict[str, dict[str, Any]] = {}
     boots: dict[str, np.ndarray] = {}
     cost: dict[str, float] = {}
+    waited: dict[str, dict[str, float]] = {}
     for p in plans:
         sections[p.env_id], boots[p.env_id] = id_result(p, store, bootstrap, agent)
         cost[p.env_id] = round(sum(store.records[t.key]["cpu_s"] for t in p.tasks), 2)
+        wait = text_play(store.records[t.key] for t in p.tasks)[1]
+        if wait:
+            waited[p.env_id] = wait
     from gameshelf import __version__
 
     result = {
@@ -610,7 +647,11 @@ def benchmark(agent: str, ids: Sequence[str], games: int = protocol.DEFAULT_GAME
         "normalized_scale": NORMALIZED_SCALE,
         "ids": sections,
         "mean_normalized": mean_normalized(sections, boots, agent),
-        "cost": {"cpu_s_of_games": cost, "wall_s_this_run": round(time.perf_counter() - start, 1)},
+        "cost": {
+            "cpu_s_of_games": cost,
+            "wall_s_this_run": round(time.perf_counter() - start, 1),
+            **({"text_wait_s_of_games": waited} if waited else {}),
+        },
     }
     if out_dir is not None:
         (out_dir / "result.json").write_text(json.dumps(result, indent=1) + "\n")
@@ -639,6 +680,32 @@ def ladder_rows(section: dict[str, Any], highlight: str | None = None) -> list[s
         rows.append(
             f"| {name} | {rating_cell(section, a)} | {fmt(section['normalized'][a])} | "
             f"{fmt(versus.get('random'))} | {fmt(versus.get('heuristic'))} |"
+        )
+    return rows
+
+
+def _rate(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def text_play_rows(section: dict[str, Any]) -> list[str]:
+    """The table of the agents that play through text: their score beside what their replies cost and how
+    often they were invalid."""
+    rows = [
+        "Text play (invalid rate: invalid replies over replies, re-asks included; fallback rate: random moves "
+        "played after the last re-ask, over decisions):",
+        "",
+        "| agent | rating [95%] | normalized [95%] | decisions | calls | tokens in / out | tokens per decision | invalid "
+        "| invalid rate | fallbacks | fallback rate |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for agent, t in section["text_play"].items():
+        score = f"{rating_cell(section, agent)} | {fmt(section['normalized'].get(agent))}"
+        tokens = "-" if t["tokens_per_decision"] is None else f"{t['tokens_per_decision']:.1f}"
+        rows.append(
+            f"| {agent} | {score} | {t['moves']} | {t['calls']} | {t['prompt_tokens']} / {t['completion_tokens']} | "
+            f"{tokens} | {t['invalid']} | {_rate(t['invalid_rate'])} | "
+            f"{t['fallbacks']} | {_rate(t['fallback_rate'])} |"
         )
     return rows
 
@@ -692,6 +759,8 @@ def result_markdown(result: dict[str, Any]) -> str:
             "",
             chance_line(s),
         ]
+        if s.get("text_play"):
+            lines += ["", *text_play_rows(s)]
         if s.get("sweeps"):
             lines += ["", SWEEP_NOTE]
         if s["left_out"]:
@@ -791,6 +860,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"gameshelf benchmark: a game failed: {err}", file=sys.stderr)
         raise SystemExit(1) from None
     print(result_markdown(result))
+    for env_id, wait in result["cost"].get("text_wait_s_of_games", {}).items():
+        for spec, seconds in wait.items():
+            calls = result["ids"][env_id]["text_play"][spec]["calls"]
+            print(f"{env_id}: {spec} waited {seconds:.1f} s for {calls} replies")
     print(f"results: {out / 'result.json'}, {out / 'result.md'}, games: {out / 'games.jsonl'}")
     return 0
 

@@ -27,6 +27,10 @@ result is a new version. The protocol, version 1 (docs/protocol.md explains it w
   repeats on any machine. Each seat's agent gets its own generator seeded from the deal seed and the seat
   (the same generator hands it its view of hidden information, ``observed_state``); every game gets fresh
   agents, so nothing carries over from one game to the next and games can run in any order or process.
+  Agents that play through text (``llm:MODEL@URL``, ``callable:MODULE:FACTORY``) have no budget; their
+  fallback generator (a random legal move after the last invalid reply) is seeded from the deal seed and the
+  seat too, so a game repeats given the same replies, and each game's record keeps their statistics
+  (``text_stats``: calls, tokens, invalid replies, fallbacks, seconds waited).
 * **Outcome.** From the final returns, the focal agent's score against each other seat is 1 when its
   return is higher, 1/2 when equal (partners share a return), 0 when lower; its score in a game is the
   mean over the other seats (``(n - rank) / (n - 1)`` with ties averaged, the *score of its rank*). A game
@@ -109,7 +113,7 @@ the engine is too slow for them today (over ``SLOW_LIMIT_S``, measured by ``game
 shared 2-core VM). Pinned data, not a timing taken at run time: a rung that a faster engine makes
 affordable joins the ladder in the next protocol version."""
 
-SEED_CHANCE, SEED_FALLBACK, SEED_SEAT, SEED_UNPAIRED = 0, 1, 2, 3
+SEED_CHANCE, SEED_FALLBACK, SEED_SEAT, SEED_UNPAIRED, SEED_TEXT = 0, 1, 2, 3, 4
 """Stream tags: the generators of a game are ``SeedSequence([deal_seed, tag, ...])``."""
 
 
@@ -182,19 +186,28 @@ def pairings(agents: Sequence[str], num_players: int, focal: str | None = None) 
 
 
 # ---- agents by spec ------------------------------------------------------------------------------------
-BUILTIN_PREFIXES = ("model", "rllib", "mcts")
+BUILTIN_PREFIXES = ("model", "rllib", "mcts", "llm", "callable")
+TEXT_PREFIXES = ("llm", "callable")
+"""Agents that play through text (``training.agents.llm``): a model on a chat server, a function of text."""
 _FACTORY = re.compile(r"^(?P<module>[A-Za-z_][\w.]*|.+\.py):(?P<attr>[A-Za-z_]\w*)$")
 
 AGENT_FORMS = (
     "'random', 'heuristic', 'reference' (the game's shipped network), "
     "'mcts:N' (N simulations per move, optionally ':heuristic', ':reference', ':reference:heuristic' or ':model:PATH'), "
-    "'model:PATH' (PATH.npz: a network file), 'rllib:PATH', or your own 'package.module:factory' / 'path/to/file.py:factory'"
+    "'model:PATH' (PATH.npz: a network file), 'rllib:PATH', 'llm:MODEL@URL' (a chat server's model), "
+    "'callable:MODULE:FACTORY' (a function of text), or your own 'package.module:factory' / 'path/to/file.py:factory'"
 )
 
 
 def is_factory_spec(spec: str) -> bool:
     """Whether ``spec`` names a user's agent factory (``module:attr``) rather than a built-in agent."""
     return spec.partition(":")[0] not in BUILTIN_PREFIXES and bool(_FACTORY.match(spec))
+
+
+def _import_current_folder() -> None:
+    """Modules of the current folder can be imported, as under ``python -m``."""
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
 
 
 def load_factory(spec: str) -> Callable[[str], Agent]:
@@ -213,8 +226,7 @@ def load_factory(spec: str) -> Callable[[str], Agent]:
         module = importlib.util.module_from_spec(loader_spec)
         loader_spec.loader.exec_module(module)
     else:
-        if os.getcwd() not in sys.path and "" not in sys.path:  # as `python -m` would: modules of the current folder
-            sys.path.insert(0, os.getcwd())
+        _import_current_folder()
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as err:
@@ -291,8 +303,14 @@ def _shared_agent(spec: str, env_id: str) -> Agent:
     return make_agent(spec, env_id)
 
 
-def build_agent(spec: str, env_id: str) -> Agent:
+def text_seed(seed: int, seat: int) -> int:
+    """The seed of the fallback generator of a text agent at ``seat`` of the deal whose seed is ``seed``."""
+    return int(np.random.SeedSequence([seed, SEED_TEXT, seat]).generate_state(1, np.uint64)[0])
+
+
+def build_agent(spec: str, env_id: str, seed: int = 0) -> Agent:
     """A fresh agent for one seat of one game (saved policies: one shared object per process, for speed).
+    ``seed``: the fallback generator of a text agent (``llm:``, ``callable:``; see ``text_seed``).
 
     ``ValueError`` (or ``FileNotFoundError``, ``ImportError``) with a readable message when ``spec`` does
     not give an agent for ``env_id``."""
@@ -302,6 +320,9 @@ def build_agent(spec: str, env_id: str) -> Agent:
         return _shared_agent(spec, env_id)
     if head == "mcts" or spec in ("random", "heuristic"):
         return make_agent(spec, env_id)
+    if head in TEXT_PREFIXES:
+        _import_current_folder()  # callable:MODULE:FACTORY, as a user's own agent
+        return make_agent(spec, env_id, seed=seed)
     agent = load_factory(spec)(env_id)
     if not callable(getattr(agent, "act", None)):
         raise ValueError(f"{spec} returned {type(agent).__name__}, which has no act(state, seat, rng) method")
@@ -426,6 +447,71 @@ def plan(env_id: str, agents: Sequence[str], games: int, num_players: int | None
     ]
 
 
+TEXT_STATS = ("calls", "prompt_tokens", "completion_tokens", "total_tokens", "latency_s", "retries", "moves",
+              "invalid", "fallbacks")  # fmt: skip
+"""The fields of a text agent's statistics (``training.agents.llm.LLMStats``) in a game record's ``text_stats``."""
+
+
+SeatStats = list[dict[str, Any] | None]
+"""Per seat, a text agent's statistics (None for an agent that does not play through text)."""
+
+
+def _stats_now(players: Sequence[Agent]) -> SeatStats:
+    """Each seat's text-play statistics so far (``LLMStats.as_dict``), None for agents without; an object
+    at several seats counts at the first."""
+    out: SeatStats = []
+    seen: set[int] = set()
+    for player in players:
+        stats = getattr(player, "stats", None)
+        if stats is not None and id(stats) not in seen:
+            from gameshelf.training.agents.llm import LLMStats
+
+            if isinstance(stats, LLMStats):
+                seen.add(id(stats))
+                out.append(stats.as_dict())
+                continue
+        out.append(None)
+    return out
+
+
+def _stats_of_game(before: SeatStats, after: SeatStats) -> SeatStats | None:
+    """Per seat, what a text agent's statistics grew by during one game (None when no seat plays through text)."""
+    if all(entry is None for entry in after):
+        return None
+    out: SeatStats = []
+    for old, new in zip(before, after, strict=True):
+        if old is None or new is None:
+            out.append(None)
+            continue
+        grown = {k: new[k] - old[k] for k in TEXT_STATS}
+        out.append({**grown, "latency_s": round(grown["latency_s"], 4)})
+    return out
+
+
+def text_stats_problem(stats: Any, num_players: int, decisions: int) -> str | None:
+    """What is wrong with a record's ``text_stats`` (one entry per seat: None or the counts of ``TEXT_STATS``),
+    or None."""
+    if not isinstance(stats, list) or len(stats) != num_players:
+        return "text_stats is not one entry per seat"
+    moves = 0
+    for seat, entry in enumerate(stats):
+        if entry is None:
+            continue
+        where = f"text_stats[{seat}]"
+        if not isinstance(entry, dict) or set(entry) != set(TEXT_STATS):
+            return f"{where} is not null or an object of the text-play counts"
+        if not all(is_count(entry[k]) for k in TEXT_STATS if k != "latency_s"):
+            return f"{where} has a count that is not a non-negative integer"
+        if not is_finite_number(entry["latency_s"]) or entry["latency_s"] < 0:
+            return f"{where}.latency_s is not a number of seconds"
+        if entry["fallbacks"] > min(entry["moves"], entry["invalid"]):
+            return f"{where} has more fallbacks than moves or invalid replies"
+        moves += entry["moves"]
+    if moves > decisions:
+        return "text_stats count more moves than the game's decisions"
+    return None
+
+
 def pair_scores(returns: Sequence[float], seat: int) -> float:
     """Score of ``seat`` against the other seats from final returns: 1 per higher return, 1/2 per equal, averaged."""
     r = np.asarray(returns, dtype=np.float64)
@@ -443,7 +529,11 @@ def play_game(task: GameTask, script: Sequence[int] | None = None, agents: Seque
     seed = task.seed
     n = task.num_players
     game = envs.make_game(task.env_id, num_players=n)
-    players = list(agents) if agents is not None else [build_agent(spec, task.env_id) for spec in task.lineup]
+    if agents is not None:
+        players = list(agents)
+    else:
+        players = [build_agent(spec, task.env_id, text_seed(seed, s)) for s, spec in enumerate(task.lineup)]
+    before = _stats_now(players)
     if task.paired:
         episode = PairedEpisode(game, stream(seed, SEED_CHANCE), script if task.assignment > 0 else None,
                                 stream(seed, SEED_FALLBACK), env_id=task.env_id)  # fmt: skip
@@ -468,6 +558,7 @@ def play_game(task: GameTask, script: Sequence[int] | None = None, agents: Seque
     state = episode.require_state()
     returns = [float(x) for x in state.returns()]
     focal_seats = [s for s, who in enumerate(task.seats) if who == 0]
+    stats = _stats_of_game(before, _stats_now(players))
     return {
         "protocol": PROTOCOL,
         "key": task.key,
@@ -490,6 +581,7 @@ def play_game(task: GameTask, script: Sequence[int] | None = None, agents: Seque
         "diverged_at": episode.diverged_at,
         "divergence": episode.divergence,
         "cpu_s": round(cpu, 4),
+        **({"text_stats": stats} if stats is not None else {}),
     }
 
 
@@ -548,6 +640,8 @@ def record_problem(record: Any) -> str | None:
     expected = float(np.mean([pair_scores(record["returns"], s) for s in focal_seats]))
     if not is_finite_number(focal_score) or abs(focal_score - expected) > 1e-9:
         return "focal_score does not match the returns"
+    if "text_stats" in record:
+        return text_stats_problem(record["text_stats"], n, record["decisions"])
     return None
 
 
