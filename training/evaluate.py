@@ -638,7 +638,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.plot is None and not args.no_plot and not plotting_available():
         plot_note = 'plot: none, matplotlib is not installed (it comes with the train extra: pip install "gameshelf[train]")'
     elif not args.no_plot:  # an explicit --plot without matplotlib is refused with the same hint
-        plot_path = check_plot_path(args.plot or new_file_path(Path("runs/eval"), f"{args.env_id}-{players}p", ".png"))
+        plot_path = check_plot_path(args.plot or str(new_file_path(Path("runs/eval"), f"{args.env_id}-{players}p", ".png")))
     json_path = check_writable_file(args.json) if args.json else None
     result = evaluate(
         args.env_id,
