@@ -427,12 +427,12 @@ def in_modes(agents: Sequence[Agent], modes: str) -> tuple[list[Agent], list[int
     out: list[Agent] = []
     origin: list[int] = []
     for k, agent in enumerate(agents):
-        learned = isinstance(agent, PolicyAgent) and agent.deterministic
-        out.append(sampled_twin(agent) if learned and modes == "sampled" else agent)  # type: ignore[arg-type]
-        origin.append(k)
-        if learned and modes == "both":
-            out.append(sampled_twin(agent))  # type: ignore[arg-type]
-            origin.append(k)
+        if isinstance(agent, PolicyAgent) and agent.deterministic and modes != "deterministic":
+            played: list[Agent] = [sampled_twin(agent)] if modes == "sampled" else [agent, sampled_twin(agent)]
+        else:
+            played = [agent]
+        out += played
+        origin += [k] * len(played)
     return out, origin
 
 
