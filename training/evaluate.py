@@ -589,7 +589,8 @@ def build_parser() -> ArgumentParser:
         "agents",
         nargs="+",
         help="agents: random, heuristic, reference, model:PATH (PATH.npz: a network file), rllib:PATH, "
-        "mcts:N[:heuristic|:reference|:reference:heuristic|:model:PATH], mcts:Ts (at least two)",
+        "mcts:N[:heuristic|:reference|:reference:heuristic|:model:PATH], mcts:Ts (at least two); a learned "
+        "policy's name may end in ~sampled",
     )
     parser.add_argument("--games", type=int, default=100, help="games per pairing (default 100)")
     parser.add_argument("--players", type=int, default=None, help="number of players (default: the id's first count)")
