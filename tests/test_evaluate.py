@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import io
 import sys
+import warnings
+from pathlib import Path
 
+import numpy as np
 import pytest
 
+from gameshelf.training.agents.base import PolicyAgent
 from gameshelf.training.cli_util import run, show_progress
-from gameshelf.training.evaluate import agent_labels, build_agents, evaluate
+from gameshelf.training.evaluate import MODES, agent_labels, build_agents, evaluate
 from gameshelf.training.evaluate import main as evaluate_main
-from tests.toy_nim import NIM, register_nim, unregister_nim
+from tests.toy_nets import write_net
+from tests.toy_nim import NIM, PerfectNim, register_nim, unregister_nim
 
 
 @pytest.fixture(autouse=True)
@@ -255,3 +260,117 @@ def test_demo_reports_a_full_disk_in_one_line(monkeypatch, tmp_path, capsys):
     assert demo.main(["--env", NIM, "--out", str(tmp_path / "run")]) == 1
     err = capsys.readouterr().err
     assert err.startswith("gameshelf demo: error: ") and len(err.strip().splitlines()) == 1
+
+
+# ---- learned policies: short labels, both modes ----------------------------------------------------------------
+
+
+class MostlyTakeOne(PolicyAgent):
+    """Stands in for a saved learned policy: "take 1" with probability 0.7, "take 2" with 0.3."""
+
+    name = "model:toy"
+    path = "runs/toy/final_model.zip"
+    deterministic = True
+
+    def action_probabilities(self, state, seat):
+        probs = np.where(state.legal_action_mask(), [0.7, 0.3, 0.0], 0.0)
+        return probs / probs.sum()
+
+
+def test_learned_policies_play_both_modes_on_the_same_deals():
+    both = evaluate(NIM, [MostlyTakeOne(), "random"], games=20, seed=5, modes="both")
+    assert both.agents == ["model:toy", "model:toy~sampled", "random"]
+    assert all({0, 1} - set(g.lineup) for g in both.games)  # a policy never plays its own twin
+    seeds = {name: [g.seed for g in both.games if both.agents.index(name) in g.lineup] for name in both.agents[:2]}
+    assert seeds["model:toy"] == seeds["model:toy~sampled"]  # paired deals across the two modes
+    alone = {modes: evaluate(NIM, [MostlyTakeOne(), "random"], games=20, seed=5, modes=modes) for modes in MODES[:2]}
+    assert alone["deterministic"].agents == ["model:toy", "random"]
+    assert alone["sampled"].agents == ["model:toy~sampled", "random"]
+    for result in alone.values():  # each mode alone plays exactly the games it plays next to the other
+        mine = result.pairs[0]
+        theirs = both.pair(mine.agent, "random")
+        assert (mine.wins, mine.draws, mine.losses, mine.by_seat) == (theirs.wins, theirs.draws, theirs.losses, theirs.by_seat)
+    played = {agent: [g.length for g in both.games if both.agents.index(agent) in g.lineup] for agent in both.agents[:2]}
+    assert played["model:toy"] != played["model:toy~sampled"]  # the modes do play differently here
+    table = both.table()
+    assert "NAME~sampled draws its move from the policy (sampled)" in table
+    assert table.count("runs/toy/final_model.zip") == 1  # the file listed once for both modes
+    modes = {k: v["mode"] for k, v in both.to_dict()["policies"].items()}
+    assert modes == {"model:toy": "deterministic", "model:toy~sampled": "sampled"}
+    with pytest.raises(ValueError, match="modes='greedy' is not allowed"):
+        evaluate(NIM, [MostlyTakeOne(), "random"], games=2, modes="greedy")
+
+
+def test_a_sampled_agent_is_labelled_so_whoever_made_it(tmp_path):
+    sampling = MostlyTakeOne()
+    sampling.deterministic = False
+    assert agent_labels([sampling, MostlyTakeOne()]) == ["model:toy~sampled", "model:toy"]
+    net = write_net(tmp_path / "net.npz", NIM, num_players=2)
+    agent = build_agents([f"model:{net}~sampled"], NIM)[0]
+    assert agent.name == "model:net~sampled" and not agent.deterministic
+
+
+def test_network_files_are_labelled_by_their_file_name(tmp_path, capsys):
+    deep = tmp_path / "runs" / "toy_nim-v0" / "2026-12-07-a-long-experiment-name-s0" / "checkpoints"
+    deep.mkdir(parents=True)
+    (tmp_path / "other").mkdir()
+    net = write_net(deep / "net.npz", NIM, num_players=2)
+    code, out, err = exit_code(evaluate_main, [NIM, f"model:{net}", "random", "--games", "2", "--no-plot"], capsys)
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[2].startswith("model:net ") and lines[3].startswith("model:net~sampled ")
+    assert out.count(str(net)) == 1  # the full path once, below the table, and nowhere else
+    assert max(len(line) for line in lines if str(net) not in line) < 130
+    other = write_net(tmp_path / "other" / "net.npz", NIM, num_players=2, seed=1)
+    argv = [NIM, f"model:{net}", f"model:{other}", "--games", "2", "--no-plot", "--policy-mode", "deterministic"]
+    code, out, err = exit_code(evaluate_main, argv, capsys)
+    assert code == 0 and err == ""
+    assert out.splitlines()[2].startswith("model:checkpoints/net  model:other/net ")
+    assert out.count(str(net)) == out.count(str(other)) == 1
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["random~sampled", "random"], "only a learned policy (model:PATH, rllib:PATH, reference) can end in ~sampled"),
+        (["random", "random", "--policy-mode", "greedy"], "invalid choice: 'greedy'"),
+        (["random", "random", "--policy-mode", "both", "--stochastic"], "not allowed with"),
+    ],
+)
+def test_policy_mode_errors_are_one_line(argv, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = exit_code(evaluate_main, [NIM, *argv], capsys)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1 and out == ""
+
+
+# ---- the plot ----------------------------------------------------------------------------------------------------
+
+
+def test_plot_fits_long_names_without_a_layout_warning(tmp_path):
+    class Named(PerfectNim):
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+    for length in (10, 40, 120):
+        result = evaluate(NIM, [Named("a" * length), Named("b" * length), "random"], games=2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # matplotlib's "Tight layout not applied" would raise here
+            fig = result.plot(tmp_path / "eval.png")
+        assert fig.get_size_inches()[0] >= 11
+
+
+def test_every_run_writes_a_plot_of_its_own(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    plots = []
+    for _ in range(2):
+        code, out, err = exit_code(evaluate_main, [NIM, "random", "random", "--games", "2"], capsys)
+        assert code == 0 and err == ""
+        plots += [line.removeprefix("plot: ") for line in out.splitlines() if line.startswith("plot: ")]
+    assert len(plots) == 2 and plots[0] != plots[1]
+    assert all(Path(p).parent == Path("runs/eval") and Path(p).name.startswith(f"{NIM}-2p-") for p in plots)
+    assert sorted(p.name for p in (tmp_path / "runs" / "eval").iterdir()) == sorted(Path(p).name for p in plots)
+    said = []
+    for _ in range(2):  # a path given twice is replaced, and the second run says so
+        code, out, _ = exit_code(evaluate_main, [NIM, "random", "random", "--games", "2", "--plot", "mine.png"], capsys)
+        said += [line for line in out.splitlines() if line.startswith("plot: ")]
+    assert said == ["plot: mine.png", "plot: mine.png (replaced the file that was there)"]

@@ -3,6 +3,12 @@
     python -m gameshelf.training.evaluate level_x-v0 model:runs/level_x-v0/demo/final_model.zip heuristic random --games 200
     python -m gameshelf.training.evaluate koplus-v0 heuristic random --players 3 --games 60 --plot runs/eval/koplus.png
 
+A learned policy (``model:PATH``, ``rllib:PATH``, ``reference``) plays in two modes by default, as two agents:
+``model:NAME`` takes its most likely legal action (deterministic) and ``model:NAME~sampled`` draws its move from
+the policy; the two play the same deals against every opponent, never each other (``--policy-mode
+deterministic`` or ``sampled`` for one mode; a name may end in ``~sampled`` itself). A saved model is named
+after its file, made unique when two names clash; the table lists every model's file once below it.
+
 Two players: every pair of agents meets ``--games`` times, seats alternating, the two games of a couple
 sharing their chance seed; the table gives win/draw/loss with 95% Wilson intervals and the first
 agent's wins/draws/losses in each seat (``s0`` is ``player_0``); ratings are Elo (a Bradley–Terry fit;
@@ -14,6 +20,9 @@ final return not shared by every seat.
 Without the ``train`` extra (a base install) the command still plays and rates ``random``, ``heuristic`` and
 ``mcts:...`` agents: the plot is left out with a note (no matplotlib), there is no progress bar (no tqdm), and
 games of more than two players get no ratings (no OpenSkill), also with a note.
+
+Each run writes its plot to a new file (``runs/eval/<env>-<players>p-<time>.png``) unless ``--plot`` names one,
+and prints its path.
 
 Every mistake in the command line (unknown id, agent or option, a bad number, an unwritable or
 non-image plot path, a model that does not load) is one line on standard error and exit status 2,
@@ -39,12 +48,18 @@ from gameshelf import envs
 from gameshelf.envs.core.episode import Episode
 from gameshelf.envs.core.game import Game
 from gameshelf.training.agents import Agent, make_agent
+from gameshelf.training.agents.base import PolicyAgent
 from gameshelf.training.cli_util import ArgumentParser, UserError, check_env_id, check_writable_file, run, show_progress
 from gameshelf.training.model_io import atomic_write_bytes, atomic_write_text
 from gameshelf.training.net import is_net_file
 from gameshelf.training.ratings import Rating, elo_anchor, elo_ratings, openskill_ratings
 
 Z95 = 1.959963984540054
+SAMPLED = "~sampled"
+"""The ending of a learned policy's name when it draws its moves from the policy (``model:X~sampled``); without
+it a learned policy plays its most likely legal action."""
+MODES = ("deterministic", "sampled", "both")
+"""How ``evaluate`` plays the learned policies: each as given, each sampled, or each in both modes."""
 
 
 # ---- statistics -----------------------------------------------------------------------------------
@@ -134,6 +149,8 @@ class EvalResult:
     wall_s: float
     notes: list[str] = field(default_factory=list)
     """One line each about what is missing from the results and why (e.g. no ratings without OpenSkill)."""
+    policies: dict[str, str] = field(default_factory=dict)
+    """The label of every learned policy and the file it was loaded from (``""``: a model held in memory)."""
 
     def pair(self, agent: str, opponent: str) -> PairResult:
         for p in self.pairs:
@@ -175,7 +192,6 @@ class EvalResult:
                 score, score_ci = mean_ci([g.scores[0] for g in mine])
                 ret = float(np.mean([g.returns[0] for g in mine])) if mine else 0.0
                 lines.append(f"{name:<{width}}{len(mine):>6}  {f'{score:.2f} ± {score_ci:.2f}':<20}{ret:>+11.3f}")
-            return "\n".join(lines + [f"note: {note}" for note in self.notes])
         else:
             lines.append(
                 f"{'agent':<{width}}{'field':<{width}}{'games':>6}  {'win':>6}  {'mean rank ± 95%':<16}"
@@ -187,20 +203,34 @@ class EvalResult:
                     f"{f'{p.mean_rank:.2f} ± {p.rank_ci:.2f}':<16}{f'{p.mean_score:.1f} ± {p.score_ci:.1f}':<20}"
                     f"{p.mean_return:>+11.3f}"
                 )
-        if self.rating_kind == "none":
-            return "\n".join(lines + [f"note: {note}" for note in self.notes])
-        kind = (
-            f"Elo (Bradley–Terry fit, {elo_anchor(self.agents)}), ± 95%"
-            if self.rating_kind == "elo"
-            else "OpenSkill ordinal (mu - 3 sigma), mu ± sigma"
-        )
-        lines.append(f"ratings: {kind}")
-        for name, r in sorted(self.ratings.items(), key=lambda kv: -kv[1].value):
-            if self.rating_kind == "elo":
-                lines.append(f"  {name:<{width}}{r.value:7.0f} ± {r.uncertainty:.0f}")
-            else:
-                lines.append(f"  {name:<{width}}{r.value:7.2f}   ({r.mu:.2f} ± {r.uncertainty:.2f})")
-        return "\n".join(lines)
+        lines += self.policy_lines()
+        if self.rating_kind != "none":
+            kind = (
+                f"Elo (Bradley–Terry fit, {elo_anchor(self.agents)}), ± 95%"
+                if self.rating_kind == "elo"
+                else "OpenSkill ordinal (mu - 3 sigma), mu ± sigma"
+            )
+            lines.append(f"ratings: {kind}")
+            for name, r in sorted(self.ratings.items(), key=lambda kv: -kv[1].value):
+                if self.rating_kind == "elo":
+                    lines.append(f"  {name:<{width}}{r.value:7.0f} ± {r.uncertainty:.0f}")
+                else:
+                    lines.append(f"  {name:<{width}}{r.value:7.2f}   ({r.mu:.2f} ± {r.uncertainty:.2f})")
+        return "\n".join(lines + [f"note: {note}" for note in self.notes])
+
+    def policy_lines(self) -> list[str]:
+        """How the learned policies played, and each one's file, listed once for both of its modes."""
+        if not self.policies:
+            return []
+        files: dict[str, str] = {}
+        for label, path in self.policies.items():
+            files.setdefault(label.removesuffix(SAMPLED), path)
+        width = max(len(label) for label in files) + 2
+        return [
+            f"learned policies: NAME plays its most likely legal action (deterministic), NAME{SAMPLED} draws its "
+            "move from the policy (sampled)",
+            *(f"  {label:<{width}}{path or '(a model in memory)'}" for label, path in files.items()),
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -212,6 +242,10 @@ class EvalResult:
             "wall_s": self.wall_s,
             "rating_kind": self.rating_kind,
             "notes": self.notes,
+            "policies": {
+                label: {"path": path, "mode": "sampled" if label.endswith(SAMPLED) else "deterministic"}
+                for label, path in self.policies.items()
+            },
             "rating_anchor": elo_anchor(self.agents) if self.rating_kind == "elo" else None,
             "ratings": {k: asdict(v) for k, v in self.ratings.items()},
             "pairs": [{**asdict(p), "win_rate": p.win_rate, "win_ci": p.win_ci} for p in self.pairs],
@@ -227,8 +261,10 @@ class EvalResult:
         import matplotlib.pyplot as plt
 
         pairs = self.listed_pairs()
-        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 0.5 * len(pairs) + 2.2), gridspec_kw={"width_ratios": [3, 2]})
         labels = [f"{p.agent} vs {p.opponent}" for p in pairs]
+        # wide enough for both panels' tick labels (about 0.09 inch a character), so the layout always fits
+        width = max(11.0, 0.09 * (max(map(len, labels), default=0) + max(map(len, self.agents), default=0)) + 6.0)
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(width, 0.5 * len(pairs) + 2.2), gridspec_kw={"width_ratios": [3, 2]})
         y = np.arange(len(pairs))
         if self.num_players == 1:
             ax1.barh(y, [p.mean_score for p in pairs], xerr=[p.score_ci for p in pairs], color="#55a868", capsize=3)
@@ -299,9 +335,14 @@ def agent_labels(agents: Sequence[Agent]) -> list[str]:
     Saved models are named after their file (``model:final_model``), so two models with the same file name
     in different folders get the shortest path suffix that tells them apart (``model:a/final_model`` and
     ``model:b/final_model``). Agents that are still alike (the same model twice, two ``random``) are
-    numbered: ``random``, ``random#2``.
+    numbered: ``random``, ``random#2``. A learned policy that samples its moves ends in ``~sampled``.
     """
-    labels = [str(getattr(agent, "name", type(agent).__name__)) for agent in agents]
+    labels, endings = [], []
+    for agent in agents:
+        label = str(getattr(agent, "name", type(agent).__name__))
+        sampled = isinstance(agent, PolicyAgent) and not agent.deterministic
+        labels.append(label.removesuffix(SAMPLED) if sampled else label)
+        endings.append(SAMPLED if sampled else "")
     clashes: dict[str, list[int]] = {}
     for k, label in enumerate(labels):
         clashes.setdefault(label, []).append(k)
@@ -322,17 +363,30 @@ def agent_labels(agents: Sequence[Agent]) -> list[str]:
                     labels[k] = prefix + suffix
                 break
     names: list[str] = []
-    for base in labels:
-        name, k = base, 2
+    for base, ending in zip(labels, endings, strict=True):
+        name, k = base + ending, 2
         while name in names:
-            name, k = f"{base}#{k}", k + 1
+            name, k = f"{base}#{k}{ending}", k + 1
         names.append(name)
     return names
+
+
+def sampled_twin(agent: PolicyAgent) -> PolicyAgent:
+    """The same learned policy (sharing its loaded model), drawing its moves from the policy."""
+    twin = object.__new__(type(agent))
+    twin.__dict__.update(agent.__dict__)
+    twin.deterministic = False
+    twin.name = agent.name.removesuffix(SAMPLED) + SAMPLED
+    return twin
 
 
 def build_agents(specs: Sequence[str | Agent], env_id: str, deterministic: bool = True, trust_model: bool = False) -> list[Agent]:
     """Agents from names (``random``, ``heuristic``, ``reference``, ``model:PATH``, ``rllib:PATH``, ``mcts:...``) or
     agent objects (see ``make_agent``).
+
+    A learned policy's name may end in ``~sampled`` (``model:PATH~sampled``): that agent draws its moves from
+    the policy, as every learned agent does with ``deterministic=False``. A saved model is named after its
+    file (``model:final_model``), whatever folder it is in.
 
     ``trust_model``: load models not saved by gameshelf with a full (unpickling) load; see docs/security.md
     (network files, ``.npz``, are never unpickled).
@@ -342,18 +396,44 @@ def build_agents(specs: Sequence[str | Agent], env_id: str, deterministic: bool 
         if not isinstance(spec, str):
             out.append(spec)
             continue
+        base = spec.removesuffix(SAMPLED)
         try:
-            kwargs: dict[str, bool] = {}
-            if spec.startswith("model:"):
+            kwargs: dict[str, Any] = {}
+            if base.startswith("model:"):
                 kwargs = {"deterministic": deterministic, "trust_model": trust_model}
-            elif spec.startswith("rllib:") or spec == "reference":
+            elif base.startswith("rllib:") or base == "reference":
                 kwargs = {"deterministic": deterministic}
-            elif spec.startswith("mcts:") and ":model:" in spec:
+            elif base.startswith("mcts:") and ":model:" in base:
                 kwargs = {"trust_model": trust_model}
-            out.append(make_agent(spec, env_id, **kwargs))
+            agent = make_agent(base, env_id, **kwargs)
+            if base.startswith("model:") and is_net_file(base):  # named after its file, as a saved SB3 model is
+                agent.name = f"model:{Path(base).stem}"
         except (ValueError, FileNotFoundError, ImportError) as err:
             raise UserError(f"agent {spec!r}: {err}") from None
+        if base != spec:
+            if not isinstance(agent, PolicyAgent):
+                raise UserError(f"agent {spec!r}: only a learned policy (model:PATH, rllib:PATH, reference) can end in {SAMPLED}")
+            agent = sampled_twin(agent)
+        out.append(agent)
     return out
+
+
+def in_modes(agents: Sequence[Agent], modes: str) -> tuple[list[Agent], list[int]]:
+    """The agents with their learned policies played as ``modes`` says (one of ``MODES``), and the index in
+    ``agents`` each comes from. ``deterministic`` keeps every agent as given; ``sampled`` makes every learned
+    policy draw its moves; ``both`` follows every deterministic learned policy with its sampled twin."""
+    if modes not in MODES:
+        raise ValueError(f"modes={modes!r} is not allowed; allowed values: {list(MODES)}")
+    out: list[Agent] = []
+    origin: list[int] = []
+    for k, agent in enumerate(agents):
+        if isinstance(agent, PolicyAgent) and agent.deterministic and modes != "deterministic":
+            played: list[Agent] = [sampled_twin(agent)] if modes == "sampled" else [agent, sampled_twin(agent)]
+        else:
+            played = [agent]
+        out += played
+        origin += [k] * len(played)
+    return out, origin
 
 
 def lineups(
@@ -388,8 +468,8 @@ def evaluate(
     num_players: int | None = None,
     options: dict[str, Any] | None = None,
     progress: bool = False,
-    deterministic: bool = True,
     first_only: bool = False,
+    modes: str = "deterministic",
 ) -> EvalResult:
     """Play seeded games between ``agents`` (every pairing, every seat) and summarize them.
 
@@ -397,6 +477,8 @@ def evaluate(
     agent against a field of another agent). Game ``k`` of a pairing uses a chance seed derived from
     ``(seed, pairing, k // num_players)``, so results do not depend on the order of play.
     ``first_only``: only the first agent against each of the others (for quick checks during training).
+    ``modes``: how learned policies play (``deterministic``: as given, names without ``~sampled`` take their
+    most likely action; ``sampled``; ``both``: each also as ``NAME~sampled``, never against itself).
     """
     if len(agents) < 2:
         raise ValueError("evaluate needs at least two agents")
@@ -407,11 +489,14 @@ def evaluate(
         game_options["num_players"] = num_players
     game = envs.make_game(env_id, **game_options)
     n = game.info.num_players
-    players = build_agents(agents, env_id, deterministic)
+    players, origin = in_modes(build_agents(agents, env_id), modes)
     names = agent_labels(players)
+    learned = [(name, a) for name, a in zip(names, players, strict=True) if isinstance(a, PolicyAgent)]
+    policies = {name: str(getattr(a, "path", "") or "") for name, a in learned}
     start = time.perf_counter()
-    plan = lineups(len(players), n, games, first_only)
-    pair_index = {pair: k for k, pair in enumerate(sorted({(i, j) for i, j, _, _ in plan}))}
+    # a policy never plays its own twin; the two modes of a policy play the same deals against each opponent
+    plan = [game for game in lineups(len(players), n, games, first_only) if origin[game[0]] != origin[game[1]]]
+    pair_index = {pair: k for k, pair in enumerate(sorted({(origin[i], origin[j]) for i, j, _, _ in plan}))}
     bar = None
     if progress:
         try:
@@ -422,7 +507,7 @@ def evaluate(
             bar = tqdm(total=len(plan), desc=f"evaluate {env_id}", unit="game")
     results: list[GameResult] = []
     for i, j, deal, lineup in plan:
-        game_seed = int(np.random.SeedSequence([seed, pair_index[(i, j)], deal]).generate_state(1)[0])
+        game_seed = int(np.random.SeedSequence([seed, pair_index[(origin[i], origin[j])], deal]).generate_state(1)[0])
         rng = np.random.default_rng(game_seed)
         returns, scores, length, truncated = play(game, [players[a] for a in lineup], rng)
         results.append(GameResult(lineup, returns.tolist(), scores.tolist(), length, truncated, game_seed))
@@ -451,7 +536,8 @@ def evaluate(
                 raise
             ratings, kind = {}, "none"
             notes.append('no ratings: OpenSkill is not installed (it comes with the train extra: pip install "gameshelf[train]")')
-    return EvalResult(env_id, n, names, games, seed, results, pairs, ratings, kind, time.perf_counter() - start, notes)
+    wall_s = time.perf_counter() - start
+    return EvalResult(env_id, n, names, games, seed, results, pairs, ratings, kind, wall_s, notes, policies)
 
 
 def _summarize(names: list[str], n: int, results: list[GameResult], plan: list[Any]) -> list[PairResult]:
@@ -503,19 +589,28 @@ def build_parser() -> ArgumentParser:
         "agents",
         nargs="+",
         help="agents: random, heuristic, reference, model:PATH (PATH.npz: a network file), rllib:PATH, "
-        "mcts:N[:heuristic|:reference|:reference:heuristic|:model:PATH], mcts:Ts (at least two)",
+        "mcts:N[:heuristic|:reference|:reference:heuristic|:model:PATH], mcts:Ts (at least two); a learned "
+        "policy's name may end in ~sampled",
     )
     parser.add_argument("--games", type=int, default=100, help="games per pairing (default 100)")
     parser.add_argument("--players", type=int, default=None, help="number of players (default: the id's first count)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the chance draws (default 0)")
-    parser.add_argument("--stochastic", action="store_true", help="learned agents sample from their policy")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--policy-mode",
+        choices=MODES,
+        default=None,
+        help="how learned policies (model:, rllib:, reference) play: their most likely legal action, moves drawn "
+        "from the policy (named NAME~sampled), or both, as two agents (default both)",
+    )
+    mode.add_argument("--stochastic", action="store_true", help="the same as --policy-mode sampled")
     parser.add_argument(
         "--trust-model",
         action="store_true",
         help="load models not saved by gameshelf with a full load, which can run code from the file (docs/security.md)",
     )
     plot = parser.add_mutually_exclusive_group()
-    plot.add_argument("--plot", default=None, help="image path, e.g. .png (default runs/eval/<env>-<players>p.png)")
+    plot.add_argument("--plot", default=None, help="image path, e.g. .png (default: a new runs/eval/<env>-<players>p-<time>.png)")
     plot.add_argument("--no-plot", action="store_true", help="do not save a plot")
     parser.add_argument("--json", default=None, help="also write the full results as JSON to this path")
     parser.add_argument("--quiet", action="store_true", help="no progress bar (there is none unless the output is a terminal)")
@@ -532,7 +627,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise UserError(f"--games must be at least 1, not {args.games}")
     if args.seed < 0:
         raise UserError(f"--seed must be 0 or more, not {args.seed}")
-    agents = build_agents(args.agents, args.env_id, deterministic=not args.stochastic, trust_model=args.trust_model)
+    agents = build_agents(args.agents, args.env_id, trust_model=args.trust_model)
     for spec, agent in zip(args.agents, agents, strict=True):
         if spec.startswith("model:") and not is_net_file(spec.removeprefix("model:")):  # a network is loaded when made
             try:
@@ -544,15 +639,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.plot is None and not args.no_plot and not plotting_available():
         plot_note = 'plot: none, matplotlib is not installed (it comes with the train extra: pip install "gameshelf[train]")'
     elif not args.no_plot:  # an explicit --plot without matplotlib is refused with the same hint
-        plot_path = check_plot_path(args.plot or f"runs/eval/{args.env_id}-{players}p.png")
+        plot_path = check_plot_path(args.plot or str(new_file_path(Path("runs/eval"), f"{args.env_id}-{players}p", ".png")))
     json_path = check_writable_file(args.json) if args.json else None
     result = evaluate(
-        args.env_id, agents, games=args.games, seed=args.seed, num_players=players, progress=show_progress(args.quiet)
+        args.env_id,
+        agents,
+        games=args.games,
+        seed=args.seed,
+        num_players=players,
+        progress=show_progress(args.quiet),
+        modes="sampled" if args.stochastic else args.policy_mode or "both",
     )
     print(result.table())
     if plot_path is not None:
+        replaced = plot_path.exists()
         result.plot(plot_path)
-        print(f"plot: {plot_path}")
+        print(f"plot: {plot_path}" + (" (replaced the file that was there)" if replaced else ""))
     elif plot_note is not None:
         print(plot_note)
     if json_path is not None:
@@ -571,6 +673,15 @@ def save_figure(fig: Any, path: str | Path) -> None:
     fig.savefig(buffer, format=Path(path).suffix.removeprefix(".").lower() or "png", dpi=110)
     plt.close(fig)
     atomic_write_bytes(path, buffer.getvalue())
+
+
+def new_file_path(folder: Path, stem: str, suffix: str) -> Path:
+    """A path in ``folder`` named after ``stem`` and the local time, that no file has yet: one per run."""
+    base = f"{stem}-{time.strftime('%Y%m%d-%H%M%S')}"
+    path, k = folder / f"{base}{suffix}", 2
+    while path.exists():
+        path, k = folder / f"{base}-{k}{suffix}", k + 1
+    return path
 
 
 def plotting_available() -> bool:
