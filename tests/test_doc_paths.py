@@ -16,6 +16,7 @@ from gameshelf import demo as demo_module
 from gameshelf import envs
 from gameshelf.training import analysis, leaderboard
 from gameshelf.training import benchmark as bm
+from gameshelf.training import evaluate as evaluate_module
 
 train_module = pytest.importorskip("gameshelf.training.train")
 
@@ -56,12 +57,13 @@ def made_folders(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     made["benchmark"] = str(bm.default_out(AGENT)).replace(bm.slug(AGENT), "{agent}")
     made["leaderboard"] = str(leaderboard.default_out())
     made["analyze"] = str(analysis.default_out())
+    made["evaluate"] = str(evaluate_module.default_plot_path(ENV, 3)).replace("-3p-", "-{players}p-")
     return {name: path.replace(ENV, "{env}").replace(f"-s{SEED}", "-s{seed}") for name, path in made.items()}
 
 
 def segment_pattern(segment: str) -> re.Pattern[str]:
     ids = "|".join(map(re.escape, envs.registered_ids()))
-    values = {"{env}": ids, "{time}": r"[\d-]+", "{seed}": r"\d+", "{agent}": r"[A-Za-z0-9._-]+"}
+    values = {"{env}": ids, "{time}": r"[\d-]+", "{seed}": r"\d+", "{agent}": r"[A-Za-z0-9._-]+", "{players}": r"\d+"}
     parts = re.split(r"(\{\w+\})", segment)
     body = "".join(f"(?:{PLACEHOLDER}|{values[p]})" if p in values else re.escape(p) for p in parts)
     return re.compile(f"{PLACEHOLDER}|{body}")
@@ -102,6 +104,7 @@ def test_the_folders_the_commands_make_are_known(made):
     assert made["leaderboard"] == "runs/leaderboard/{time}/leaderboard.md"
     assert made["analyze"] == "runs/analysis/{time}"
     assert made["benchmark"] == "runs/benchmark/{agent}"
+    assert made["evaluate"] == "runs/eval/{env}-{players}p-{time}.png"
 
 
 def test_the_checker_refuses_a_path_no_command_writes(made, tmp_path):

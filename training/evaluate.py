@@ -639,7 +639,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.plot is None and not args.no_plot and not plotting_available():
         plot_note = 'plot: none, matplotlib is not installed (it comes with the train extra: pip install "gameshelf[train]")'
     elif not args.no_plot:  # an explicit --plot without matplotlib is refused with the same hint
-        plot_path = check_plot_path(args.plot or str(new_file_path(Path("runs/eval"), f"{args.env_id}-{players}p", ".png")))
+        plot_path = check_plot_path(args.plot or str(default_plot_path(args.env_id, players)))
     json_path = check_writable_file(args.json) if args.json else None
     result = evaluate(
         args.env_id,
@@ -673,6 +673,11 @@ def save_figure(fig: Any, path: str | Path) -> None:
     fig.savefig(buffer, format=Path(path).suffix.removeprefix(".").lower() or "png", dpi=110)
     plt.close(fig)
     atomic_write_bytes(path, buffer.getvalue())
+
+
+def default_plot_path(env_id: str, players: int) -> Path:
+    """Where a run writes its plot unless ``--plot`` names a file: a new ``runs/eval/<env>-<players>p-<time>.png``."""
+    return new_file_path(Path("runs/eval"), f"{env_id}-{players}p", ".png")
 
 
 def new_file_path(folder: Path, stem: str, suffix: str) -> Path:
