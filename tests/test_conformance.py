@@ -69,3 +69,12 @@ def test_every_id_has_a_heuristic_and_a_training_config(case):
     assert hasattr(make_agent("heuristic", case[0]), "act")
     config = resources.files("gameshelf.training") / "configs" / f"{env_spec.game_name}.yaml"
     assert config.is_file(), f"no training config {config}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
+def test_text_prompts_hide_what_each_seat_cannot_see(case):
+    """Language-model play (``gameshelf.wrappers.text``): a seat's prompt is unchanged when what it cannot see is
+    redealt. The check lives beside the prompts, since the kit (``envs``) may not import ``wrappers``."""
+    from gameshelf.wrappers.text import check_prompt_hides_what_the_seat_cannot_see
+
+    check_prompt_hides_what_the_seat_cannot_see(game_of(case), seed=case[1], per_kind=2, redeals=1)

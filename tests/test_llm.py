@@ -77,6 +77,13 @@ def test_llm_agent_plays_a_whole_game_of_every_id_through_evaluate(server: ChatS
     assert stats.invalid > 0 and stats.fallbacks > 0  # junk then empty: re-asked once, then the fallback
     assert stats.total_tokens == 103 * stats.calls and stats.prompt_tokens == 100 * stats.calls
     assert stats.latency_s > 0
+    # the evaluation reports what the agent spent in the game, per seat and summed per agent
+    (seat,) = [s for s, k in enumerate(game.lineup) if k == 0]
+    assert game.text_stats is not None and game.text_stats[1 - seat] is None
+    assert game.text_stats[seat]["moves"] == stats.moves and game.text_stats[seat]["invalid"] == stats.invalid
+    spent = result.text_play()[result.agents[0]]
+    assert spent["fallbacks"] == stats.fallbacks and spent["tokens_per_move"] == stats.total_tokens / stats.moves
+    assert "text play" in result.table() and result.to_dict()["text_play"] == result.text_play()
 
 
 # ---- one move --------------------------------------------------------------------------------------------

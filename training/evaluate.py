@@ -49,6 +49,7 @@ from gameshelf.envs.core.episode import Episode
 from gameshelf.envs.core.game import Game
 from gameshelf.training.agents import Agent, make_agent
 from gameshelf.training.agents.base import PolicyAgent
+from gameshelf.training.agents.llm import TEXT_STATS, seat_stats, stats_grown
 from gameshelf.training.cli_util import ArgumentParser, UserError, check_env_id, check_writable_file, run, show_progress
 from gameshelf.training.model_io import atomic_write_bytes, atomic_write_text
 from gameshelf.training.net import is_net_file
@@ -104,6 +105,8 @@ class GameResult:
     length: int
     truncated: bool
     seed: int
+    text_stats: list[dict[str, Any] | None] | None = None
+    """Per seat, what a text agent (``llm:``, ``callable:``) spent in this game; None when no seat plays through text."""
 
 
 @dataclass
@@ -204,6 +207,7 @@ class EvalResult:
                     f"{p.mean_return:>+11.3f}"
                 )
         lines += self.policy_lines()
+        lines += self.text_play_lines()
         if self.rating_kind != "none":
             kind = (
                 f"Elo (Bradley–Terry fit, {elo_anchor(self.agents)}), ± 95%"
@@ -232,6 +236,37 @@ class EvalResult:
             *(f"  {label:<{width}}{path or '(a model in memory)'}" for label, path in files.items()),
         ]
 
+    def text_play(self) -> dict[str, dict[str, Any]]:
+        """Per agent that plays through text, its statistics summed over every game, with rates per decision."""
+        totals: dict[str, dict[str, Any]] = {}
+        for g in self.games:
+            for seat, entry in enumerate(g.text_stats or []):
+                if entry is not None:
+                    mine = totals.setdefault(self.agents[g.lineup[seat]], dict.fromkeys(TEXT_STATS, 0))
+                    for key in TEXT_STATS:
+                        mine[key] += entry[key]
+        for mine in totals.values():
+            moves, replies = max(mine["moves"], 1), max(mine["calls"], 1)
+            mine.update(tokens_per_move=mine["total_tokens"] / moves, invalid_rate=mine["invalid"] / replies,
+                        fallback_rate=mine["fallbacks"] / moves)  # fmt: skip
+        return totals
+
+    def text_play_lines(self) -> list[str]:
+        totals = self.text_play()
+        if not totals:
+            return []
+        width = max(len(name) for name in totals) + 2
+        lines = [
+            "text play (replies are re-asked when invalid; a fallback is a random legal move after the last re-ask):",
+            f"  {'agent':<{width}}{'moves':>7}{'replies':>9}{'tokens/move':>13}{'invalid':>9}{'fallback':>10}{'waited':>9}",
+        ]
+        for name, t in totals.items():
+            lines.append(
+                f"  {name:<{width}}{t['moves']:>7}{t['calls']:>9}{t['tokens_per_move']:>13.1f}"
+                f"{100 * t['invalid_rate']:>8.1f}%{100 * t['fallback_rate']:>9.1f}%{t['latency_s']:>8.1f}s"
+            )
+        return lines
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "env_id": self.env_id,
@@ -242,6 +277,7 @@ class EvalResult:
             "wall_s": self.wall_s,
             "rating_kind": self.rating_kind,
             "notes": self.notes,
+            "text_play": self.text_play(),
             "policies": {
                 label: {"path": path, "mode": "sampled" if label.endswith(SAMPLED) else "deterministic"}
                 for label, path in self.policies.items()
@@ -509,8 +545,11 @@ def evaluate(
     for i, j, deal, lineup in plan:
         game_seed = int(np.random.SeedSequence([seed, pair_index[(origin[i], origin[j])], deal]).generate_state(1)[0])
         rng = np.random.default_rng(game_seed)
-        returns, scores, length, truncated = play(game, [players[a] for a in lineup], rng)
-        results.append(GameResult(lineup, returns.tolist(), scores.tolist(), length, truncated, game_seed))
+        seated = [players[a] for a in lineup]
+        before = seat_stats(seated)
+        returns, scores, length, truncated = play(game, seated, rng)
+        text = stats_grown(before, seat_stats(seated))
+        results.append(GameResult(lineup, returns.tolist(), scores.tolist(), length, truncated, game_seed, text))
         if bar is not None:
             bar.update()
     if bar is not None:

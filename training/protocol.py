@@ -63,6 +63,7 @@ from gameshelf import envs
 from gameshelf.envs.core.episode import Episode, observed_state
 from gameshelf.envs.core.game import CHANCE, Game, IllegalActionError, State
 from gameshelf.training.agents import Agent, make_agent
+from gameshelf.training.agents.llm import TEXT_STATS, seat_stats, stats_grown
 
 PROTOCOL = "gameshelf-protocol/1"
 """Name and version of the protocol, written into every record and result."""
@@ -447,47 +448,6 @@ def plan(env_id: str, agents: Sequence[str], games: int, num_players: int | None
     ]
 
 
-TEXT_STATS = ("calls", "prompt_tokens", "completion_tokens", "total_tokens", "latency_s", "retries", "moves",
-              "invalid", "fallbacks")  # fmt: skip
-"""The fields of a text agent's statistics (``training.agents.llm.LLMStats``) in a game record's ``text_stats``."""
-
-
-SeatStats = list[dict[str, Any] | None]
-"""Per seat, a text agent's statistics (None for an agent that does not play through text)."""
-
-
-def _stats_now(players: Sequence[Agent]) -> SeatStats:
-    """Each seat's text-play statistics so far (``LLMStats.as_dict``), None for agents without; an object
-    at several seats counts at the first."""
-    out: SeatStats = []
-    seen: set[int] = set()
-    for player in players:
-        stats = getattr(player, "stats", None)
-        if stats is not None and id(stats) not in seen:
-            from gameshelf.training.agents.llm import LLMStats
-
-            if isinstance(stats, LLMStats):
-                seen.add(id(stats))
-                out.append(stats.as_dict())
-                continue
-        out.append(None)
-    return out
-
-
-def _stats_of_game(before: SeatStats, after: SeatStats) -> SeatStats | None:
-    """Per seat, what a text agent's statistics grew by during one game (None when no seat plays through text)."""
-    if all(entry is None for entry in after):
-        return None
-    out: SeatStats = []
-    for old, new in zip(before, after, strict=True):
-        if old is None or new is None:
-            out.append(None)
-            continue
-        grown = {k: new[k] - old[k] for k in TEXT_STATS}
-        out.append({**grown, "latency_s": round(grown["latency_s"], 4)})
-    return out
-
-
 def text_stats_problem(stats: Any, num_players: int, decisions: int) -> str | None:
     """What is wrong with a record's ``text_stats`` (one entry per seat: None or the counts of ``TEXT_STATS``),
     or None."""
@@ -533,7 +493,7 @@ def play_game(task: GameTask, script: Sequence[int] | None = None, agents: Seque
         players = list(agents)
     else:
         players = [build_agent(spec, task.env_id, text_seed(seed, s)) for s, spec in enumerate(task.lineup)]
-    before = _stats_now(players)
+    before = seat_stats(players)
     if task.paired:
         episode = PairedEpisode(game, stream(seed, SEED_CHANCE), script if task.assignment > 0 else None,
                                 stream(seed, SEED_FALLBACK), env_id=task.env_id)  # fmt: skip
@@ -558,7 +518,7 @@ def play_game(task: GameTask, script: Sequence[int] | None = None, agents: Seque
     state = episode.require_state()
     returns = [float(x) for x in state.returns()]
     focal_seats = [s for s, who in enumerate(task.seats) if who == 0]
-    stats = _stats_of_game(before, _stats_now(players))
+    stats = stats_grown(before, seat_stats(players))
     return {
         "protocol": PROTOCOL,
         "key": task.key,

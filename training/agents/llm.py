@@ -86,6 +86,42 @@ class LLMStats:
         return asdict(self)
 
 
+TEXT_STATS = tuple(LLMStats.__dataclass_fields__)
+"""The fields of a text agent's statistics, as game records (``text_stats``) and reports hold them."""
+
+SeatStats = list[dict[str, Any] | None]
+"""Per seat, a text agent's statistics (None for an agent that does not play through text)."""
+
+
+def seat_stats(players: Any) -> SeatStats:
+    """Each seat's text-play statistics so far (``LLMStats.as_dict``), None for agents without; an object
+    at several seats counts at the first."""
+    out: SeatStats = []
+    seen: set[int] = set()
+    for player in players:
+        stats = getattr(player, "stats", None)
+        if isinstance(stats, LLMStats) and id(stats) not in seen:
+            seen.add(id(stats))
+            out.append(stats.as_dict())
+        else:
+            out.append(None)
+    return out
+
+
+def stats_grown(before: SeatStats, after: SeatStats) -> SeatStats | None:
+    """Per seat, what a text agent's statistics grew by during one game (None when no seat plays through text)."""
+    if all(entry is None for entry in after):
+        return None
+    out: SeatStats = []
+    for old, new in zip(before, after, strict=True):
+        if old is None or new is None:
+            out.append(None)
+            continue
+        grown = {k: new[k] - old[k] for k in TEXT_STATS}
+        out.append({**grown, "latency_s": round(grown["latency_s"], 4)})
+    return out
+
+
 def _short(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= SHOWN else text[:SHOWN] + "..."
