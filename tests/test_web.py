@@ -1219,3 +1219,46 @@ def test_move_now_ends_a_search_at_once_and_only_while_an_agent_thinks() -> None
         assert time.monotonic() - began < 4.0  # below the 5 s the search would take
     finally:
         app.state.store.close()
+
+
+# ---- a body cut off by the client --------------------------------------------------------------------------
+def test_a_body_cut_off_by_the_client_leaves_no_traceback(caplog) -> None:
+    """A client that declares a longer body than it sends and closes the connection gets no answer; the
+    server logs one short line for it, never a traceback (a real uvicorn server and a raw socket)."""
+    import logging
+    import threading
+
+    uvicorn = pytest.importorskip("uvicorn")
+    app = create_app()
+    token = start(TestClient(app, base_url=BASE), "level_x-v0", ["human", "random"])["seats"]["0"]
+    caplog.set_level(logging.INFO)
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_config=None, log_level=None, lifespan="off"))  # logging left as it is
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    paths = ["/api/games", "/api/replays", f"/api/play/{token}/move", f"/api/play/{token}/hint"]
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started:
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.02)
+        for path in paths:
+            with socket.create_connection(("127.0.0.1", port)) as raw:
+                head = f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+                raw.sendall(head.encode() + b'Content-Length: 1000\r\n\r\n{"env_id": ')
+        cut = [r for r in caplog.records if "cut off" in r.getMessage()]
+        while len(cut) < len(paths) and not any(r.exc_info for r in caplog.records):
+            assert time.monotonic() < deadline, [r.getMessage() for r in caplog.records]
+            time.sleep(0.02)
+            cut = [r for r in caplog.records if "cut off" in r.getMessage()]
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        listener.close()
+    tracebacks = [r.getMessage() for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    assert not tracebacks, tracebacks
+    assert len(cut) == len(paths), [r.getMessage() for r in caplog.records]
+    assert all(len(r.getMessage()) < 200 and token not in r.getMessage() for r in cut), [r.getMessage() for r in cut]
+    assert not any("Traceback" in r.getMessage() for r in caplog.records)
