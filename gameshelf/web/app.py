@@ -204,8 +204,7 @@ def create_app(
         name = data.get("agent", "heuristic")
         if not players.parse(name, human=False).slow:
             return await run_in_threadpool(session.hint, seat, name)
-        workers.check_room()
-        job = workers.submit(session.hint, seat, name)
+        job = await run_in_threadpool(session.queue_hint, seat, name, workers)
         await settle(job, None)
         return job.result()
 

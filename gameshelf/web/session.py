@@ -10,9 +10,10 @@ Agents see ``observed_state`` (hidden information redealt), as in evaluation and
 Every change bumps ``version``; a move, undo or step names the version it was chosen at, and a stale one
 is refused (``Conflict``), so a second tab or a double click cannot play into a position it did not see.
 
-Agents that search (``mcts:...``) move on the server's agent workers (``store.Workers``), never in a
-request: while they do, ``thinking`` is true, the session lock is held only to read the position and to
-apply a move (never during a search), and views of the game answer at once. Other agents (random,
+Agents that search (``mcts:...``) move on the server's agent workers (``store.Workers``: one move a job,
+games taking turns), never in a request: while they do, ``thinking`` is true, the session lock is held
+only to read the position and to apply a move (never during a search), and views of the game answer at
+once. Other agents (random,
 heuristic, a model: a few milliseconds a move) reply within the request. Without workers (tests, scripts)
 every agent moves within the call.
 
@@ -43,7 +44,7 @@ from gameshelf.envs.core.rendering import click_targets, render_seat_image
 from gameshelf.envs.records import read_record
 from gameshelf.training.agents.base import Agent
 from gameshelf.training.agents.net import has_reference
-from gameshelf.web.errors import Conflict, NotFound, WebError
+from gameshelf.web.errors import Conflict, NotFound, TooMany, WebError
 from gameshelf.web.seats import HUMAN, Players, Seat
 
 if TYPE_CHECKING:
@@ -239,6 +240,7 @@ class Session:
         seed: int | None = None,
         players: Players | None = None,
         workers: Workers | None = None,
+        client: str = "local",
     ) -> None:
         n = game.info.num_players
         if not isinstance(seats, list) or len(seats) != n:
@@ -260,6 +262,9 @@ class Session:
         self.humans = [i for i, s in enumerate(parsed) if s.kind == HUMAN]
         self.slow = any(s.slow for s in parsed)
         self.workers = workers if self.slow else None
+        self.owner = (client, self)
+        """Its jobs' place on the workers: the client that started the game, and the game."""
+        self.hint_job: Future[dict[str, Any]] | None = None
         self.episode = Episode(game, env_id=env_id)
         self.episode.reset(np.random.default_rng(seed))
         self.lock = threading.Lock()
@@ -321,35 +326,37 @@ class Session:
                 moved += 1
             return
         self.thinking = True
-        self.job = self.workers.submit(self._agent_job, limit)
+        self.job = self.workers.submit(self._agent_job, limit, owner=self.owner)
 
     def _agent_job(self, limit: int | None) -> None:
-        """Agents' moves on a worker: the lock is held to read the position and to apply, never to search."""
-        moved, seat = 0, -1
+        """One agent move on a worker: the lock is held to read the position and to apply, never to search.
+        While more agent moves are due (``limit``: at most that many) the next is queued as a new job, so
+        other games take their turns on the workers between this game's moves."""
+        seat = -1
         try:
-            while True:
-                with self.lock:
-                    if self.closed or not self._agent_to_move() or (limit is not None and moved >= limit):
-                        self.thinking = False
-                        self._changed()
-                        return
-                    seat = self.state.current_player()
-                    agent, rng = self.agents[seat], self.episode.rng
-                    seen = observed_state(self.state, seat, rng)
-                action = agent.act(seen, seat, rng)  # the search: the game's views answer meanwhile
-                self.hurry_event.clear()
-                with self.lock:
-                    if self.closed:
-                        self.thinking = False
-                        return
-                    self.episode.step(action)
-                    self._sync_log()
-                    moved += 1
-                    if not self._agent_to_move() or (limit is not None and moved >= limit):
-                        self.thinking = False
+            with self.lock:
+                if self.closed or not self._agent_to_move() or limit == 0:
+                    self.thinking = False
                     self._changed()
-                    if not self.thinking:
-                        return
+                    return
+                seat = self.state.current_player()
+                agent, rng = self.agents[seat], self.episode.rng
+                seen = observed_state(self.state, seat, rng)
+            action = agent.act(seen, seat, rng)  # the search: the game's views answer meanwhile
+            self.hurry_event.clear()
+            with self.lock:
+                if self.closed:
+                    self.thinking = False
+                    return
+                self.episode.step(action)
+                self._sync_log()
+                left = None if limit is None else limit - 1
+                if not self._agent_to_move() or left == 0:
+                    self.thinking = False
+                else:
+                    assert self.workers is not None
+                    self.job = self.workers.submit(self._agent_job, left, owner=self.owner)
+                self._changed()
         except Exception as err:  # an agent that fails stops the game with a message, not a dead thread
             logger.exception("%s: player_%d (%s) failed", self.env_id, seat, self.seats[seat] if seat >= 0 else "?")
             with self.lock:
@@ -435,6 +442,15 @@ class Session:
             seen, version = observed_state(self.state, seat, rng), self.version
         action = int(agent.act(seen, seat, rng))
         return {"action": action, "name": seen.action_to_string(action), "agent": spec.name, "version": version}
+
+    def queue_hint(self, seat: int, agent_name: Any, workers: Workers) -> Future[dict[str, Any]]:
+        """``hint`` as a job on ``workers`` (a searching agent): one at a time per game, a second is ``TooMany``."""
+        with self.lock:
+            if self.hint_job is not None and not self.hint_job.done():
+                raise TooMany("a hint for this game is being worked out already; wait for it before asking for another")
+            workers.check_room()
+            self.hint_job = workers.submit(self.hint, seat, agent_name, owner=self.owner)
+            return self.hint_job
 
     def record_json(self) -> str:
         """The finished game as a record (every action, chance included): only once the game is over."""
