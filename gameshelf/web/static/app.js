@@ -168,6 +168,7 @@ function render(v) {
     $("board").classList.remove("fresh");
     void $("board").offsetWidth;
     $("board").classList.add("fresh");
+    [$("board").width, $("board").height] = v.image_size;  // its shape is known before it is decoded
     $("board").src = v.image;
     markChanges(before, v.image, v.image_size);
   }
@@ -183,6 +184,7 @@ function render(v) {
   if (v.result) $("result").textContent = `Result: ${v.result.words}`;
   if (v.version !== shownVersion) picked = [];
   shownVersion = v.version;
+  fitPicture(v);
   drawTargets(v);
   $("move-count").textContent = v.moves.length ? `All moves (${v.moves.length})` : "Moves";
   $("moves").replaceChildren(...groupMoves(v.moves).map(([head, moves]) => {
@@ -277,6 +279,39 @@ function drawTargets(v) {
   $("choice").textContent = picked.length ? `${possible.length} move${possible.length === 1 ? "" : "s"} fit your clicks` : "";
   document.body.dataset.targets = String(layer.querySelectorAll(".target.legal").length);
   document.body.dataset.picked = String(picked.length);
+  revealTargets();
+}
+
+// ---- the picture's scale: on a narrow screen, parts to click of 44 px or more, panned in a frame ---------
+const MIN_TARGET = 44;  // a finger's width, with room to spare over 40
+const NARROW = 700;
+let zoom = 1;       // the scale on a narrow screen: only grows during a game, so the picture does not jump
+let wholeBoard = false;
+
+function fitPicture(v) {
+  const frame = $("frame"), picture = $("picture");
+  const [w] = v.image_size;
+  let least = Infinity;
+  for (const t of v.targets) for (const [x0, y0, x1, y1] of t.clicks) least = Math.min(least, x1 - x0, y1 - y0);
+  zoom = Math.min(4, Math.max(zoom, MIN_TARGET / least));
+  const narrow = frame.clientWidth < NARROW;
+  const scale = narrow && !wholeBoard ? Math.max(zoom, frame.clientWidth / w) : null;
+  frame.classList.toggle("zoomed", scale !== null);
+  picture.style.width = scale === null ? "" : `${Math.ceil(w * scale)}px`;
+  $("zoom").hidden = !narrow;
+  $("zoom").textContent = wholeBoard ? "Zoom in" : "Whole board";
+}
+
+function revealTargets() {
+  // pan the frame to the parts to click when none of them is in sight
+  const frame = $("frame");
+  const rects = [...$("targets").querySelectorAll(".target.legal")].map((b) => b.getBoundingClientRect());
+  if (!rects.length || !frame.classList.contains("zoomed")) return;
+  const f = frame.getBoundingClientRect();
+  if (rects.some((r) => r.left >= f.left && r.right <= f.right && r.top >= f.top && r.bottom <= f.bottom)) return;
+  const mid = (lo, hi) => (Math.min(...rects.map(lo)) + Math.max(...rects.map(hi))) / 2;
+  frame.scrollLeft += mid((r) => r.left, (r) => r.right) - (f.left + f.right) / 2;
+  frame.scrollTop += mid((r) => r.top, (r) => r.bottom) - (f.top + f.bottom) / 2;
 }
 
 function clickBox(key) {
@@ -339,8 +374,8 @@ async function markChanges(beforeUrl, afterUrl, size) {
       }
     }
   }
-  // merge changed cells into boxes: rows of cells, then boxes that touch
-  const boxes = [];
+  // merge changed cells into boxes: rows of cells, then boxes that touch or nearly do
+  let boxes = [];
   for (let r = 0; r < rows; r++) {
     for (let c = 0; c < cols; c++) {
       if (!changed[r * cols + c]) continue;
@@ -350,7 +385,9 @@ async function markChanges(beforeUrl, afterUrl, size) {
       else boxes.push(box);
     }
   }
-  if (boxes.length > 40) return;  // most of the picture changed (a new round): nothing to point at
+  if (boxes.length > 400) return;  // most of the picture changed (a new round): nothing to point at
+  boxes = mergeBoxes(boxes, 0);
+  if (boxes.length > 24) return;
   for (const [c0, r0, c1, r1] of boxes) {
     const mark = el("div", null, { class: "changed" });
     Object.assign(mark.style, {
@@ -361,6 +398,25 @@ async function markChanges(beforeUrl, afterUrl, size) {
     layer.append(mark);
   }
   document.body.dataset.changes = String(boxes.length);
+}
+
+function mergeBoxes(boxes, gap) {
+  // boxes (in cells) that overlap or lie within ``gap`` cells of each other become one, until none do
+  for (let merged = true; merged;) {
+    merged = false;
+    for (let i = 0; i < boxes.length && !merged; i++) {
+      for (let j = i + 1; j < boxes.length; j++) {
+        const [a, b] = [boxes[i], boxes[j]];
+        if (a[0] <= b[2] + gap && b[0] <= a[2] + gap && a[1] <= b[3] + gap && b[1] <= a[3] + gap) {
+          boxes[i] = [Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.max(a[2], b[2]), Math.max(a[3], b[3])];
+          boxes.splice(j, 1);
+          merged = true;
+          break;
+        }
+      }
+    }
+  }
+  return boxes;
 }
 
 // ---- the move timer (off by default): the time spent on your current turn ----------------------------
@@ -425,6 +481,8 @@ async function play() {
     try { render(await api("POST", `/api/play/${token}/hurry`, {})); } catch (err) { showError(err.message); }
   });
   $("timer").addEventListener("change", tickClock);
+  $("zoom").addEventListener("click", () => { wholeBoard = !wholeBoard; fitPicture(view); drawTargets(view); });
+  window.addEventListener("resize", () => { if (view) { fitPicture(view); drawTargets(view); } });
   setInterval(tickClock, 1000);
   try { render(await api("GET", `/api/play/${token}`)); } catch (err) { showError(err.message); return; }
   // agents thinking, or another person (another tab) to move: look again (every 0.3 s while agents think,
