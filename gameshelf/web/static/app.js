@@ -463,11 +463,12 @@ async function send(action, body) {
 
 async function hint() {
   showError("");
+  $("hint").disabled = true;  // one hint at a time (the server works out one per game)
   try {
     const h = await api("POST", `/api/play/${token}/hint`, { agent: $("hint-agent").value.trim() });
     $("hint-text").textContent = `${h.agent} suggests: ${h.name}`;
     for (const b of document.querySelectorAll("button.move")) b.classList.toggle("hinted", Number(b.dataset.action) === h.action);
-  } catch (err) { showError(err.message); }
+  } catch (err) { showError(err.message); } finally { $("hint").disabled = false; }
 }
 
 async function play() {
