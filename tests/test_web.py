@@ -1362,3 +1362,41 @@ def test_the_worker_takes_clients_in_turn_then_their_games() -> None:
     finally:
         gate.set()
         workers.shutdown()
+
+
+# ---- what the last move changed ------------------------------------------------------------------------------
+def _inside(boxes: list, y: int, x: int) -> bool:
+    return any(x0 <= x < x1 and y0 <= y < y1 for x0, y0, x1, y1 in boxes)
+
+
+@pytest.mark.parametrize("env_id", ["koplus-v0", "cargo_empire-v0"])
+def test_a_view_marks_only_what_the_last_move_changed(env_id: str) -> None:
+    """After a person's move and an agent's reply, the view's ``changes`` cover every pixel of the seat's
+    picture that the reply changed, each box holds such a pixel, and the person's own move is not marked
+    where the reply left it alone (the marks do not pile up over several moves)."""
+    game = make_game(env_id, 2, {})
+    session = next(
+        s
+        for s in (Session(env_id, game, ["human", "heuristic"], seed=k) for k in range(20))
+        if all(e.player == CHANCE for e in s.log)
+    )
+    assert session.view(0)["changes"] == []  # nothing marked before any move
+    for _ in range(20):  # moves of the person until the agent has replied
+        first, moved = render_seat_image(session.state, 0), len(session.log)
+        session.move(0, session.state.legal_actions()[0], session.version)
+        replies = [e.index for e in session.log[moved:] if e.player == 1]
+        if replies:
+            break
+    view = session.view(0)
+    history = list(session.state.history)
+    reply = max(replies)
+    before = render_seat_image(game.state_from_history(history[:reply]), 0)
+    after = render_seat_image(session.state, 0)
+    changed = np.abs(before.astype(int) - after.astype(int)).sum(axis=2) > 60
+    boxes = view["changes"]
+    assert boxes and all(_inside(boxes, y, x) for y, x in zip(*np.nonzero(changed), strict=True))
+    assert all(changed[y0:y1, x0:x1].any() for x0, y0, x1, y1 in boxes)
+    mine = (np.abs(first.astype(int) - before.astype(int)).sum(axis=2) > 60) & ~changed
+    assert any(not _inside(boxes, y, x) for y, x in zip(*np.nonzero(mine), strict=True))
+    session.undo(0, session.version)
+    assert session.view(0)["changes"] == []

@@ -9,7 +9,7 @@ One page (``static/``: plain HTML, CSS and JavaScript, no build step) talks to a
     GET  /api/games                      every game, its player counts and options
     GET  /api/agents                     the player names, their limits and the models offered
     POST /api/games                      start a game -> a token per human seat and one to watch
-    GET  /api/play/{token}               what that seat sees (picture, text, its moves, log, result)
+    GET  /api/play/{token}               what that seat sees (picture, what the last move changed, text, moves, log, result)
     POST /api/play/{token}/move          {"action": A, "version": V}
     POST /api/play/{token}/undo          {"version": V}: take back the seat's own last move
     POST /api/play/{token}/step          {"version": V}: one agent move (watching a game of agents)

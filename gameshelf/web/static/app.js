@@ -163,14 +163,14 @@ function render(v) {
   view = v;
   $("title").textContent = `${v.env_id} - ` + (v.seat === null ? "watching" : `you are player_${v.seat}`);
   if ($("board").src !== v.image) {
-    // a new position: a short fade, and the parts of the picture that changed are marked (the last move)
+    // a new position: a short fade, and the parts of the picture the last move changed are marked
     const before = $("board").src;
     $("board").classList.remove("fresh");
     void $("board").offsetWidth;
     $("board").classList.add("fresh");
     [$("board").width, $("board").height] = v.image_size;  // its shape is known before it is decoded
     $("board").src = v.image;
-    markChanges(before, v.image, v.image_size);
+    markChanges(before ? v.changes : [], v.image_size);
   }
   $("text").textContent = v.text;
   let status;
@@ -339,84 +339,16 @@ function groupMoves(moves) {
   return [...groups.entries()].map(([head, ms]) => [groups.size > 1 ? head : "", ms]);
 }
 
-// ---- what changed: the picture before and after, compared cell by cell ----------------------------------
-const CHANGE_CELL = 12;
-
-function loadPixels(url, w, h) {
-  return new Promise((resolve) => {
-    const img = new Image();
-    img.onload = () => {
-      const canvas = document.createElement("canvas");
-      canvas.width = w; canvas.height = h;
-      const ctx = canvas.getContext("2d");
-      ctx.drawImage(img, 0, 0);
-      resolve(img.naturalWidth === w && img.naturalHeight === h ? ctx.getImageData(0, 0, w, h).data : null);
-    };
-    img.onerror = () => resolve(null);
-    img.src = url;
-  });
-}
-
-async function markChanges(beforeUrl, afterUrl, size) {
+// ---- what the last move changed: the server's boxes, marked on a new position and fading out ----------------
+function markChanges(boxes, size) {
   const layer = $("changes");
-  layer.replaceChildren();
-  if (!beforeUrl || !beforeUrl.startsWith("data:") || !size) return;
   const [w, h] = size;
-  const [a, b] = await Promise.all([loadPixels(beforeUrl, w, h), loadPixels(afterUrl, w, h)]);
-  if (!a || !b || $("board").src !== afterUrl) return;  // another size (a new band), or already replaced
-  const cols = Math.ceil(w / CHANGE_CELL), rows = Math.ceil(h / CHANGE_CELL);
-  const changed = new Uint8Array(cols * rows);
-  for (let y = 0; y < h; y += 2) {
-    for (let x = 0; x < w; x += 2) {
-      const i = (y * w + x) * 4;
-      if (Math.abs(a[i] - b[i]) + Math.abs(a[i + 1] - b[i + 1]) + Math.abs(a[i + 2] - b[i + 2]) > 60) {
-        changed[Math.floor(y / CHANGE_CELL) * cols + Math.floor(x / CHANGE_CELL)] = 1;
-      }
-    }
-  }
-  // merge changed cells into boxes: rows of cells, then boxes that touch or nearly do
-  let boxes = [];
-  for (let r = 0; r < rows; r++) {
-    for (let c = 0; c < cols; c++) {
-      if (!changed[r * cols + c]) continue;
-      const box = [c, r, c + 1, r + 1];
-      const near = boxes.find((o) => box[0] <= o[2] && o[0] <= box[2] && box[1] <= o[3] && o[1] <= box[3]);
-      if (near) { near[0] = Math.min(near[0], box[0]); near[1] = Math.min(near[1], box[1]); near[2] = Math.max(near[2], box[2]); near[3] = Math.max(near[3], box[3]); }
-      else boxes.push(box);
-    }
-  }
-  if (boxes.length > 400) return;  // most of the picture changed (a new round): nothing to point at
-  boxes = mergeBoxes(boxes, 0);
-  if (boxes.length > 24) return;
-  for (const [c0, r0, c1, r1] of boxes) {
+  layer.replaceChildren(...boxes.map(([x0, y0, x1, y1]) => {
     const mark = el("div", null, { class: "changed" });
-    Object.assign(mark.style, {
-      left: `${(100 * c0 * CHANGE_CELL) / w}%`, top: `${(100 * r0 * CHANGE_CELL) / h}%`,
-      width: `${(100 * Math.min((c1 - c0) * CHANGE_CELL, w - c0 * CHANGE_CELL)) / w}%`,
-      height: `${(100 * Math.min((r1 - r0) * CHANGE_CELL, h - r0 * CHANGE_CELL)) / h}%`,
-    });
-    layer.append(mark);
-  }
+    Object.assign(mark.style, { left: `${(100 * x0) / w}%`, top: `${(100 * y0) / h}%`, width: `${(100 * (x1 - x0)) / w}%`, height: `${(100 * (y1 - y0)) / h}%` });
+    return mark;
+  }));
   document.body.dataset.changes = String(boxes.length);
-}
-
-function mergeBoxes(boxes, gap) {
-  // boxes (in cells) that overlap or lie within ``gap`` cells of each other become one, until none do
-  for (let merged = true; merged;) {
-    merged = false;
-    for (let i = 0; i < boxes.length && !merged; i++) {
-      for (let j = i + 1; j < boxes.length; j++) {
-        const [a, b] = [boxes[i], boxes[j]];
-        if (a[0] <= b[2] + gap && b[0] <= a[2] + gap && a[1] <= b[3] + gap && b[1] <= a[3] + gap) {
-          boxes[i] = [Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.max(a[2], b[2]), Math.max(a[3], b[3])];
-          boxes.splice(j, 1);
-          merged = true;
-          break;
-        }
-      }
-    }
-  }
-  return boxes;
 }
 
 // ---- the move timer (off by default): the time spent on your current turn ----------------------------
