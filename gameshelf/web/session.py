@@ -123,7 +123,7 @@ def changed_boxes(before: np.ndarray, after: np.ndarray) -> list[list[int]]:
     rows, cols = -(-height // CHANGE_CELL), -(-width // CHANGE_CELL)
     padded = np.zeros((rows * CHANGE_CELL, cols * CHANGE_CELL), dtype=bool)
     padded[:height, :width] = diff
-    cells: np.ndarray = padded.reshape(rows, CHANGE_CELL, cols, CHANGE_CELL).any(axis=(1, 3))
+    cells = np.asarray(padded.reshape(rows, CHANGE_CELL, cols, CHANGE_CELL).any(axis=(1, 3)))
     if cells.sum() > cells.size / 4:  # most of the picture changed: nothing to point at
         return []
     boxes: list[list[int]] = []
