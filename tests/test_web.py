@@ -171,9 +171,10 @@ def test_watching_agents_move_by_move(client: TestClient) -> None:
 def test_hint_names_a_legal_move_and_changes_nothing(client: TestClient) -> None:
     token = start(client, "olenon-v0", seed=6)["seats"]["0"]
     view = client.get(f"/api/play/{token}").json()
-    hint = client.post(f"/api/play/{token}/hint", json={"agent": "heuristic"}).json()
-    assert hint["action"] in [m["action"] for m in view["moves"]] and hint["name"]
-    assert client.get(f"/api/play/{token}").json() == view
+    for agent in ("heuristic", "mcts:10"):  # a searching agent's hint is a job on the agent worker
+        hint = client.post(f"/api/play/{token}/hint", json={"agent": agent}).json()
+        assert hint["action"] in [m["action"] for m in view["moves"]] and hint["name"] and hint["agent"] == agent
+        assert client.get(f"/api/play/{token}").json() == view
     bad = client.post(f"/api/play/{token}/hint", json={"agent": "wizard"})
     assert bad.status_code == 400 and "unknown agent 'wizard'" in bad.json()["error"]
 
@@ -1219,3 +1220,183 @@ def test_move_now_ends_a_search_at_once_and_only_while_an_agent_thinks() -> None
         assert time.monotonic() - began < 4.0  # below the 5 s the search would take
     finally:
         app.state.store.close()
+
+
+# ---- a body cut off by the client --------------------------------------------------------------------------
+def test_a_body_cut_off_by_the_client_leaves_no_traceback(caplog) -> None:
+    """A client that declares a longer body than it sends and closes the connection gets no answer; the
+    server logs one short line for it, never a traceback (a real uvicorn server and a raw socket)."""
+    import logging
+    import threading
+
+    uvicorn = pytest.importorskip("uvicorn")
+    app = create_app()
+    token = start(TestClient(app, base_url=BASE), "level_x-v0", ["human", "random"])["seats"]["0"]
+    caplog.set_level(logging.INFO)
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_config=None, log_level=None, lifespan="off"))  # logging left as it is
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    paths = ["/api/games", "/api/replays", f"/api/play/{token}/move", f"/api/play/{token}/hint"]
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started:
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.02)
+        for path in paths:
+            with socket.create_connection(("127.0.0.1", port)) as raw:
+                head = f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+                raw.sendall(head.encode() + b'Content-Length: 1000\r\n\r\n{"env_id": ')
+        cut = [r for r in caplog.records if "cut off" in r.getMessage()]
+        while len(cut) < len(paths) and not any(r.exc_info for r in caplog.records):
+            assert time.monotonic() < deadline, [r.getMessage() for r in caplog.records]
+            time.sleep(0.02)
+            cut = [r for r in caplog.records if "cut off" in r.getMessage()]
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        listener.close()
+    tracebacks = [r.getMessage() for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    assert not tracebacks, tracebacks
+    assert len(cut) == len(paths), [r.getMessage() for r in caplog.records]
+    assert all(len(r.getMessage()) < 200 and token not in r.getMessage() for r in cut), [r.getMessage() for r in cut]
+    assert not any("Traceback" in r.getMessage() for r in caplog.records)
+
+
+# ---- fairness on the agent worker -----------------------------------------------------------------------------
+class Gated:
+    """A stand-in for a searching agent: waits for ``gate``, then notes its name in ``ran`` and plays the
+    first legal move (so the order of the worker's jobs is seen without timing anything)."""
+
+    def __init__(self, name: str, gate, ran: list[str]) -> None:
+        self.name, self.gate, self.ran = name, gate, ran
+
+    def act(self, state, seat: int, rng) -> int:
+        assert self.gate.wait(30), "the gate was never opened"
+        self.ran.append(self.name)
+        return state.legal_actions()[0]
+
+
+def gated_players(gate, ran: list[str]):
+    """``Players`` whose ``mcts:...`` seats and hints are ``Gated`` agents named as asked."""
+    from gameshelf.web.seats import Players
+
+    class GatedPlayers(Players):
+        def build(self, seat, env_id):
+            return Gated(seat.name, gate, ran) if seat.slow else super().build(seat, env_id)
+
+    return GatedPlayers()
+
+
+def wait_for(condition, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def test_hints_wait_one_per_game_and_games_take_turns_on_the_agent_worker() -> None:
+    """One client asks for hints in five games, twenty times in the first (one per game is queued, the rest
+    are 429s); another client's agent move, asked for afterwards, runs after at most one of those hints, and a
+    game with three agent moves to make lets another game's move in between its own."""
+    import threading
+
+    from gameshelf.web.errors import TooMany
+    from gameshelf.web.store import Store, Workers
+
+    gate, ran = threading.Event(), []
+    workers = Workers(1, 64)
+    store = Store(gated_players(gate, ran), workers)
+
+    def made(client: str, env_id: str, seats: list[str]) -> Session:
+        tokens = store.create({"env_id": env_id, "seats": seats, "seed": 1}, client)  # seed 1: player_0, player_1 first
+        return store.get(tokens["watch"])[0]
+
+    try:
+        spammed = [made("spam", "level_x-v0", ["human", "random"]) for _ in range(5)]
+        other = made("other", "level_x-v0", ["human", "mcts:20"])
+        multi = made("third", "olenon-v0", ["mcts:3", "human", "mcts:1", "mcts:2"])
+        assert all(s.state.current_player() == 0 for s in [*spammed, other]) and multi.state.current_player() == 1
+        first = spammed[0].queue_hint(0, "mcts:5s", workers)
+        for _ in range(19):
+            with pytest.raises(TooMany, match="a hint for this game is being worked out already") as refused:
+                spammed[0].queue_hint(0, "mcts:5s", workers)
+            assert refused.value.status == 429
+        for k, session in enumerate(spammed[1:], 1):
+            session.queue_hint(0, f"mcts:{k}s", workers)
+        other.move(0, other.state.legal_actions()[0], other.version)
+        multi.move(1, multi.state.legal_actions()[0], multi.version)
+        assert other.thinking and multi.thinking and workers.pending == 7
+        gate.set()
+        wait_for(lambda: not other.thinking and not multi.thinking and workers.pending == 0)
+        assert first.result(30)["agent"] == "mcts:5s"
+        # behind the hint already searching when it was asked for, and at most one other of that client's
+        assert ran.index("mcts:20") <= 2, ran
+        assert ran.index("mcts:2") < ran.index("mcts:4s") and ran.index("mcts:3") < ran.index("mcts:4s"), ran
+        assert [n for n in ran if n.endswith("s")] == ["mcts:5s", "mcts:1s", "mcts:2s", "mcts:3s", "mcts:4s"], ran
+        assert ran.count("mcts:20") == 1, ran
+        again = spammed[0].queue_hint(0, "mcts:5s", workers)  # the first hint answered: another may be asked
+        assert again.result(30)["version"] == spammed[0].version
+    finally:
+        gate.set()
+        store.close()
+
+
+def test_the_worker_takes_clients_in_turn_then_their_games() -> None:
+    """The order jobs run in: clients in turn, each client's games in turn, each game's jobs in order."""
+    import threading
+
+    from gameshelf.web.store import Workers
+
+    workers = Workers(1, 64)
+    gate, ran = threading.Event(), []
+    try:
+        workers.submit(gate.wait, 30)
+        for owner, name in [(("a", 1), "a1-1"), (("a", 1), "a1-2"), (("a", 2), "a2-1"), (("b", 3), "b3-1"), (("a", 1), "a1-3")]:
+            workers.submit(ran.append, name, owner=owner)
+        gate.set()
+        wait_for(lambda: workers.pending == 0)
+        assert ran == ["a1-1", "b3-1", "a2-1", "a1-2", "a1-3"]
+    finally:
+        gate.set()
+        workers.shutdown()
+
+
+# ---- what the last move changed ------------------------------------------------------------------------------
+def _inside(boxes: list, y: int, x: int) -> bool:
+    return any(x0 <= x < x1 and y0 <= y < y1 for x0, y0, x1, y1 in boxes)
+
+
+@pytest.mark.parametrize("env_id", ["koplus-v0", "cargo_empire-v0"])
+def test_a_view_marks_only_what_the_last_move_changed(env_id: str) -> None:
+    """After a person's move and an agent's reply, the view's ``changes`` cover every pixel of the seat's
+    picture that the reply changed, each box holds such a pixel, and the person's own move is not marked
+    where the reply left it alone (the marks do not pile up over several moves)."""
+    game = make_game(env_id, 2, {})
+    session = next(
+        s
+        for s in (Session(env_id, game, ["human", "heuristic"], seed=k) for k in range(20))
+        if all(e.player == CHANCE for e in s.log)
+    )
+    assert session.view(0)["changes"] == []  # nothing marked before any move
+    for _ in range(20):  # moves of the person until the agent has replied
+        first, moved = render_seat_image(session.state, 0), len(session.log)
+        session.move(0, session.state.legal_actions()[0], session.version)
+        replies = [e.index for e in session.log[moved:] if e.player == 1]
+        if replies:
+            break
+    view = session.view(0)
+    history = list(session.state.history)
+    reply = max(replies)
+    before = render_seat_image(game.state_from_history(history[:reply]), 0)
+    after = render_seat_image(session.state, 0)
+    changed = np.abs(before.astype(int) - after.astype(int)).sum(axis=2) > 60
+    boxes = view["changes"]
+    assert boxes and all(_inside(boxes, y, x) for y, x in zip(*np.nonzero(changed), strict=True))
+    assert all(changed[y0:y1, x0:x1].any() for x0, y0, x1, y1 in boxes)
+    mine = (np.abs(first.astype(int) - before.astype(int)).sum(axis=2) > 60) & ~changed
+    assert any(not _inside(boxes, y, x) for y, x in zip(*np.nonzero(mine), strict=True))
+    session.undo(0, session.version)
+    assert session.view(0)["changes"] == []

@@ -352,8 +352,8 @@ def click_on_board(page, rng, touch: bool) -> None:
 @pytest.mark.parametrize(("env_id", "size"), BOARD_CASES)
 def test_play_a_whole_game_by_clicking_the_board(server: str, browser, tmp_path: Path, env_id: str, size: str) -> None:
     """A whole game from the first move to the end by clicks (taps on a phone) on the board only; a stale
-    click is refused; at phone width the board fits the screen and the controls sit right under it; no
-    other seat's hand reaches the Olenon page."""
+    click is refused; at phone width the board's frame fits the screen and the controls sit right under it;
+    no other seat's hand reaches the Olenon page."""
     import numpy as np
 
     rng = np.random.default_rng(5)
@@ -368,8 +368,9 @@ def test_play_a_whole_game_by_clicking_the_board(server: str, browser, tmp_path:
     )
     new_game(page, server, env_id, seats, seed=3, options=BOARD_OPTIONS.get(env_id))
     width = SIZES[size]["viewport"]["width"]
-    board = page.locator("#board").bounding_box()
-    assert board is not None and board["x"] >= 0 and board["x"] + board["width"] <= width + 1
+    frame = page.locator("#frame").bounding_box()  # on a phone the picture may be larger, panned in its frame
+    assert frame is not None and frame["x"] >= 0 and frame["x"] + frame["width"] <= width + 1
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
     if touch:
         bar = page.locator("#bar").bounding_box()
         assert bar is not None and bar["y"] < SIZES[size]["viewport"]["height"], bar  # no scrolling past the board
@@ -406,4 +407,88 @@ def test_play_a_whole_game_by_clicking_the_board(server: str, browser, tmp_path:
     assert page.locator("#targets .target").count() == 0
     until(page, "Number(document.body.dataset.changes) > 0")  # what a move changed was marked on the board
     page.close()
+    context.close()
+
+
+# ---- a phone's screen, the page's own glyphs, the marks of what changed ----------------------------------------
+def legal_target_sizes(page) -> list[float]:
+    """The smaller side, in CSS pixels, of each part of the picture highlighted to click."""
+    return page.evaluate(
+        "[...document.querySelectorAll('#targets .target.legal')].map((b) => {"
+        " const r = b.getBoundingClientRect(); return Math.min(r.width, r.height); })"
+    )
+
+
+@pytest.mark.parametrize("env_id", [e for e in BOARD_GAMES if e not in LONG_GAMES])
+def test_parts_to_click_are_40_px_or_more_on_a_phone(server: str, browser, env_id: str) -> None:
+    """At 390 px wide every part of the picture to click (Paikō's reserve, KoPlus's orientation buttons, Cargo
+    Empire's cards, ...) is 40 px or more on each side for the first turns; the picture pans in its frame,
+    the page itself never scrolls sideways, and "Whole board" fits the picture to the screen again."""
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    context = browser.new_context(**SIZES["phone"])
+    page = context.new_page()
+    new_game(page, server, env_id, BOARD_GAMES[env_id], seed=3, options=BOARD_OPTIONS.get(env_id))
+    sizes: list[float] = []
+    for _ in range(3):
+        until(page, "document.body.dataset.over === 'true' || Number(document.body.dataset.targets) > 0")
+        if over(page):
+            break
+        sizes += legal_target_sizes(page)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        click_on_board(page, rng, touch=True)
+        sizes += legal_target_sizes(page)
+    assert sizes and min(sizes) >= 40, sorted(sizes)[:5]
+    page.click("#zoom")  # the whole picture at once (its parts smaller), and back
+    picture = page.locator("#picture").bounding_box()
+    assert picture is not None and picture["width"] <= 390
+    page.click("#zoom")
+    until(page, "document.getElementById('picture').getBoundingClientRect().width > 390")
+    context.close()
+
+
+def test_koplus_tiles_are_drawn_with_the_pages_own_font(server: str, browser) -> None:
+    """KoPlus's move names use ＋ and コ, which a system without CJK fonts draws as empty boxes: the page
+    ships a font for just those two, and the browser loads it for the move list and the text."""
+    context = browser.new_context(**SIZES["desktop"])
+    page = context.new_page()
+    new_game(page, server, "koplus-v0", BOARD_GAMES["koplus-v0"], seed=3)
+    until(page, "document.querySelectorAll('button.move').length > 0")
+    names = page.locator("button.move").all_inner_texts()
+    assert any("\uff0b" in n or "\u30b3" in n for n in names), names
+    faces = page.evaluate(
+        "async () => { await document.fonts.ready;"
+        " return [...document.fonts].map((f) => [f.family.replaceAll('\"', ''), f.status, f.unicodeRange]); }"
+    )
+    glyphs = [f for f in faces if f[0] == "gameshelf glyphs"]
+    assert glyphs and glyphs[0][1] == "loaded", faces
+    assert "U+30B3" in glyphs[0][2].upper() and "U+FF0B" in glyphs[0][2].upper()
+    context.close()
+
+
+def test_what_changed_is_marked_apart_from_the_parts_to_click_and_fades(server: str, browser) -> None:
+    """The marks of what the last position changed are dashed and blue, unlike the solid gold parts to
+    click, and fade out completely."""
+    import numpy as np
+
+    context = browser.new_context(**SIZES["desktop"])
+    page = context.new_page()
+    new_game(page, server, "koplus-v0", BOARD_GAMES["koplus-v0"], seed=3)
+    until(page, "Number(document.body.dataset.targets) > 0")
+    click_on_board(page, np.random.default_rng(0), touch=False)
+    until(page, "document.querySelectorAll('#changes .changed').length > 0 && Number(document.body.dataset.targets) > 0")
+    style = page.evaluate(
+        """() => {
+          const look = (e) => { const s = getComputedStyle(e); return [s.borderTopStyle, s.borderTopColor]; };
+          return [look(document.querySelector('#changes .changed')), look(document.querySelector('#targets .target.legal'))];
+        }"""
+    )
+    (mark_style, mark_colour), (target_style, target_colour) = style
+    assert mark_style == "dashed" and target_style == "solid" and mark_colour != target_colour, style
+    opacity = page.evaluate(
+        "() => { for (const a of document.getAnimations()) a.finish();"
+        " return [...document.querySelectorAll('#changes .changed')].map((e) => getComputedStyle(e).opacity); }"
+    )
+    assert opacity and all(float(o) == 0 for o in opacity), opacity
     context.close()

@@ -9,7 +9,7 @@ One page (``static/``: plain HTML, CSS and JavaScript, no build step) talks to a
     GET  /api/games                      every game, its player counts and options
     GET  /api/agents                     the player names, their limits and the models offered
     POST /api/games                      start a game -> a token per human seat and one to watch
-    GET  /api/play/{token}               what that seat sees (picture, text, its moves, log, result)
+    GET  /api/play/{token}               what that seat sees (picture, what the last move changed, text, moves, log, result)
     POST /api/play/{token}/move          {"action": A, "version": V}
     POST /api/play/{token}/undo          {"version": V}: take back the seat's own last move
     POST /api/play/{token}/step          {"version": V}: one agent move (watching a game of agents)
@@ -39,7 +39,7 @@ import anyio
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -60,6 +60,7 @@ MAX_JSON = 64 * 1024
 SETTLE_SECONDS = 1.0
 """How long a move or step request waits for the agents' replies before answering with ``thinking``."""
 TOKEN = re.compile(r"[A-Za-z0-9_-]{16,200}")
+LINK = re.compile(r"(/api/(?:play|replays))/[^/]+")
 
 
 async def read_body(request: Request, limit: int = MAX_BODY) -> bytes:
@@ -97,20 +98,29 @@ async def settle(job: Future[Any] | None, seconds: float | None) -> bool:
 
 
 def handler(fn: Callable[[Request], Awaitable[Any]]) -> Callable[[Request], Awaitable[Response]]:
-    """Wrap an endpoint: its value as JSON, a ``WebError`` as ``{"error": ...}`` with its status; any other
-    exception is a bug: logged with its traceback, answered 500 with a JSON error."""
+    """Wrap an endpoint: its value as JSON, a ``WebError`` as ``{"error": ...}`` with its status; a body cut
+    off by the client (it closed the connection) one short log line; any other exception is a bug: logged
+    with its traceback, answered 500 with a JSON error."""
 
     async def endpoint(request: Request) -> Response:
         try:
             result = await fn(request)
         except WebError as err:
             return JSONResponse({"error": str(err)}, status_code=err.status)
+        except ClientDisconnect:  # no one is left to answer; nothing was changed
+            logger.info("%s %s: request body cut off (the client closed the connection)", request.method, _logged(request))
+            return Response(status_code=400)
         except Exception:
-            logger.exception("%s %s failed", request.method, request.url.path)
+            logger.exception("%s %s failed", request.method, _logged(request))
             return JSONResponse({"error": "internal error (the server log has the details)"}, status_code=500)
         return result if isinstance(result, Response) else JSONResponse(result)
 
     return endpoint
+
+
+def _logged(request: Request) -> str:
+    """The request's path for the log, without its game or replay token (a seat's link is its key)."""
+    return LINK.sub(r"\1/TOKEN", request.url.path)[:120]
 
 
 def create_app(
@@ -194,8 +204,7 @@ def create_app(
         name = data.get("agent", "heuristic")
         if not players.parse(name, human=False).slow:
             return await run_in_threadpool(session.hint, seat, name)
-        workers.check_room()
-        job = workers.submit(session.hint, seat, name)
+        job = await run_in_threadpool(session.queue_hint, seat, name, workers)
         await settle(job, None)
         return job.result()
 

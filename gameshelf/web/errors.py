@@ -24,7 +24,7 @@ class TooLarge(WebError):
 
 
 class TooMany(WebError):
-    """This client holds as many games (or replays) in use as it may."""
+    """This client holds as many games (or replays) in use as it may, or the game's hint is still being worked out."""
 
     status = 429
 

@@ -2,7 +2,8 @@
 
 A ``Session`` is one game: an ``Episode`` with a person or an agent in each seat. What it hands out for a
 seat (``view(seat)``) holds only what that seat may know: its own text (``seat_text``), its own picture
-(``render_seat_image``), its legal moves on its turn, and a move log in which another seat's move, or a
+(``render_seat_image``) with the boxes the last move changed in it (``changed_boxes``: its own pictures
+before and after that move), its legal moves on its turn, and a move log in which another seat's move, or a
 chance outcome, is named only when the seat can tell it apart from every other move that would have been
 named differently (the seat's observation and text after it differ); otherwise it reads ``(hidden)``.
 Agents see ``observed_state`` (hidden information redealt), as in evaluation and terminal play.
@@ -10,9 +11,10 @@ Agents see ``observed_state`` (hidden information redealt), as in evaluation and
 Every change bumps ``version``; a move, undo or step names the version it was chosen at, and a stale one
 is refused (``Conflict``), so a second tab or a double click cannot play into a position it did not see.
 
-Agents that search (``mcts:...``) move on the server's agent workers (``store.Workers``), never in a
-request: while they do, ``thinking`` is true, the session lock is held only to read the position and to
-apply a move (never during a search), and views of the game answer at once. Other agents (random,
+Agents that search (``mcts:...``) move on the server's agent workers (``store.Workers``: one move a job,
+games taking turns), never in a request: while they do, ``thinking`` is true, the session lock is held
+only to read the position and to apply a move (never during a search), and views of the game answer at
+once. Other agents (random,
 heuristic, a model: a few milliseconds a move) reply within the request. Without workers (tests, scripts)
 every agent moves within the call.
 
@@ -43,7 +45,7 @@ from gameshelf.envs.core.rendering import click_targets, render_seat_image
 from gameshelf.envs.records import read_record
 from gameshelf.training.agents.base import Agent
 from gameshelf.training.agents.net import has_reference
-from gameshelf.web.errors import Conflict, NotFound, WebError
+from gameshelf.web.errors import Conflict, NotFound, TooMany, WebError
 from gameshelf.web.seats import HUMAN, Players, Seat
 
 if TYPE_CHECKING:
@@ -96,6 +98,73 @@ def game_catalogue() -> list[dict[str, Any]]:
                 "options": options,
             }
         )
+    return out
+
+
+def _picture(state: State, seat: int | None) -> np.ndarray:
+    """What ``seat`` sees of ``state`` (None: the public picture)."""
+    return state.render_image() if seat is None else render_seat_image(state, seat)
+
+
+CHANGE_CELL = 12
+"""Pictures are compared in squares of this many pixels."""
+MAX_CHANGES = 24
+"""More changed regions than this (a new round, a new deal) are not pointed at."""
+
+
+def changed_boxes(before: np.ndarray, after: np.ndarray) -> list[list[int]]:
+    """The regions ``[x0, y0, x1, y1]`` where picture ``after`` differs from ``before``: squares of
+    ``CHANGE_CELL`` pixels holding a changed pixel, joined where they touch. None for pictures of different
+    sizes, more than ``MAX_CHANGES`` regions, or a quarter of the picture changed."""
+    if before.shape != after.shape:
+        return []
+    height, width = after.shape[:2]
+    diff = np.abs(before[..., :3].astype(np.int16) - after[..., :3].astype(np.int16)).sum(axis=2) > 60
+    rows, cols = -(-height // CHANGE_CELL), -(-width // CHANGE_CELL)
+    padded = np.zeros((rows * CHANGE_CELL, cols * CHANGE_CELL), dtype=bool)
+    padded[:height, :width] = diff
+    cells = np.asarray(padded.reshape(rows, CHANGE_CELL, cols, CHANGE_CELL).any(axis=(1, 3)))
+    if cells.sum() > cells.size / 4:  # most of the picture changed: nothing to point at
+        return []
+    boxes: list[list[int]] = []
+    for r, c in zip(*np.nonzero(cells), strict=True):  # each group of touching cells, one box
+        if not cells[r, c]:
+            continue
+        box, stack = [c, r, c, r], [(r, c)]
+        cells[r, c] = False
+        while stack:
+            y, x = stack.pop()
+            box = [min(box[0], x), min(box[1], y), max(box[2], x), max(box[3], y)]
+            for ny in range(max(y - 1, 0), min(y + 2, rows)):
+                for nx in range(max(x - 1, 0), min(x + 2, cols)):
+                    if cells[ny, nx]:
+                        cells[ny, nx] = False
+                        stack.append((ny, nx))
+        boxes.append(box)
+        if len(boxes) > MAX_CHANGES:
+            return []
+    return [
+        [
+            int(x0) * CHANGE_CELL,
+            int(y0) * CHANGE_CELL,
+            min((int(x1) + 1) * CHANGE_CELL, width),
+            min((int(y1) + 1) * CHANGE_CELL, height),
+        ]
+        for x0, y0, x1, y1 in _merged(boxes)
+    ]
+
+
+def _merged(boxes: list[list[int]]) -> list[list[int]]:
+    """Boxes (inclusive cell ranges) that overlap joined into one, until none do."""
+    out: list[list[int]] = []
+    for box in boxes:
+        while True:
+            hit = next((o for o in out if box[0] <= o[2] and o[0] <= box[2] and box[1] <= o[3] and o[1] <= box[3]), None)
+            if hit is None:
+                break
+            out.remove(hit)
+            box = [min(box[0], hit[0]), min(box[1], hit[1]), max(box[2], hit[2]), max(box[3], hit[3])]
+        out.append(box)
     return out
 
 
@@ -239,6 +308,7 @@ class Session:
         seed: int | None = None,
         players: Players | None = None,
         workers: Workers | None = None,
+        client: str = "local",
     ) -> None:
         n = game.info.num_players
         if not isinstance(seats, list) or len(seats) != n:
@@ -260,6 +330,9 @@ class Session:
         self.humans = [i for i, s in enumerate(parsed) if s.kind == HUMAN]
         self.slow = any(s.slow for s in parsed)
         self.workers = workers if self.slow else None
+        self.owner = (client, self)
+        """Its jobs' place on the workers: the client that started the game, and the game."""
+        self.hint_job: Future[dict[str, Any]] | None = None
         self.episode = Episode(game, env_id=env_id)
         self.episode.reset(np.random.default_rng(seed))
         self.lock = threading.Lock()
@@ -272,7 +345,9 @@ class Session:
         self.undo_points: dict[int, list[int]] = {seat: [] for seat in self.humans}
         self.log: list[LogEntry] = []
         self._shadow = game.new_initial_state()
-        self._image_cache: dict[tuple[int, int | None], tuple[str, list[int]]] = {}
+        self._image_cache: dict[tuple[int, int | None], tuple[str, list[int], list[list[int]]]] = {}
+        self._before: State | None = None
+        """The position before the last move (a person's or an agent's; None at the start and after an undo)."""
         self._sync_log()
         self._start()
 
@@ -316,40 +391,44 @@ class Session:
             while self._agent_to_move() and (limit is None or moved < limit):
                 seat = self.state.current_player()
                 action = self.agents[seat].act(observed_state(self.state, seat, self.episode.rng), seat, self.episode.rng)
+                self._before = self.state.clone()
                 self.episode.step(action)
                 self._sync_log()
                 moved += 1
             return
         self.thinking = True
-        self.job = self.workers.submit(self._agent_job, limit)
+        self.job = self.workers.submit(self._agent_job, limit, owner=self.owner)
 
     def _agent_job(self, limit: int | None) -> None:
-        """Agents' moves on a worker: the lock is held to read the position and to apply, never to search."""
-        moved, seat = 0, -1
+        """One agent move on a worker: the lock is held to read the position and to apply, never to search.
+        While more agent moves are due (``limit``: at most that many) the next is queued as a new job, so
+        other games take their turns on the workers between this game's moves."""
+        seat = -1
         try:
-            while True:
-                with self.lock:
-                    if self.closed or not self._agent_to_move() or (limit is not None and moved >= limit):
-                        self.thinking = False
-                        self._changed()
-                        return
-                    seat = self.state.current_player()
-                    agent, rng = self.agents[seat], self.episode.rng
-                    seen = observed_state(self.state, seat, rng)
-                action = agent.act(seen, seat, rng)  # the search: the game's views answer meanwhile
-                self.hurry_event.clear()
-                with self.lock:
-                    if self.closed:
-                        self.thinking = False
-                        return
-                    self.episode.step(action)
-                    self._sync_log()
-                    moved += 1
-                    if not self._agent_to_move() or (limit is not None and moved >= limit):
-                        self.thinking = False
+            with self.lock:
+                if self.closed or not self._agent_to_move() or limit == 0:
+                    self.thinking = False
                     self._changed()
-                    if not self.thinking:
-                        return
+                    return
+                seat = self.state.current_player()
+                agent, rng = self.agents[seat], self.episode.rng
+                seen = observed_state(self.state, seat, rng)
+            action = agent.act(seen, seat, rng)  # the search: the game's views answer meanwhile
+            self.hurry_event.clear()
+            with self.lock:
+                if self.closed:
+                    self.thinking = False
+                    return
+                self._before = self.state.clone()
+                self.episode.step(action)
+                self._sync_log()
+                left = None if limit is None else limit - 1
+                if not self._agent_to_move() or left == 0:
+                    self.thinking = False
+                else:
+                    assert self.workers is not None
+                    self.job = self.workers.submit(self._agent_job, left, owner=self.owner)
+                self._changed()
         except Exception as err:  # an agent that fails stops the game with a message, not a dead thread
             logger.exception("%s: player_%d (%s) failed", self.env_id, seat, self.seats[seat] if seat >= 0 else "?")
             with self.lock:
@@ -371,11 +450,12 @@ class Session:
                 raise WebError(f"action {shown(action)} is not a legal move here; choose one of the buttons")
             if self.workers is not None:
                 self.workers.check_room()  # before anything changes: a full queue refuses the move
-            before = len(self.state.history)
+            before, position = len(self.state.history), self.state.clone()
             try:
                 self.episode.step(action)
             except IllegalActionError as err:
                 raise WebError(str(err)) from None
+            self._before = position
             self.undo_points[seat].append(before)
             self._sync_log()
             if self._agent_to_move():
@@ -418,6 +498,7 @@ class Session:
             self.episode.replay(history[:point])
             self.log = [e for e in self.log if e.index < point]
             self._shadow = self.game.state_from_history(history[:point])
+            self._before = None
             self.failure = None
             self._changed()
 
@@ -435,6 +516,15 @@ class Session:
             seen, version = observed_state(self.state, seat, rng), self.version
         action = int(agent.act(seen, seat, rng))
         return {"action": action, "name": seen.action_to_string(action), "agent": spec.name, "version": version}
+
+    def queue_hint(self, seat: int, agent_name: Any, workers: Workers) -> Future[dict[str, Any]]:
+        """``hint`` as a job on ``workers`` (a searching agent): one at a time per game, a second is ``TooMany``."""
+        with self.lock:
+            if self.hint_job is not None and not self.hint_job.done():
+                raise TooMany("a hint for this game is being worked out already; wait for it before asking for another")
+            workers.check_room()
+            self.hint_job = workers.submit(self.hint, seat, agent_name, owner=self.owner)
+            return self.hint_job
 
     def record_json(self) -> str:
         """The finished game as a record (every action, chance included): only once the game is over."""
@@ -463,9 +553,10 @@ class Session:
             your_turn = seat is not None and to_move == seat and not self.thinking
             key = (self.version, seat)
             if key not in self._image_cache:
-                image = state.render_image() if seat is None else render_seat_image(state, seat)
-                self._image_cache[key] = (png_data_url(image), [int(image.shape[1]), int(image.shape[0])])
-            picture, size = self._image_cache[key]
+                image = _picture(state, seat)
+                changes = [] if self._before is None else changed_boxes(_picture(self._before, seat), image)
+                self._image_cache[key] = (png_data_url(image), [int(image.shape[1]), int(image.shape[0])], changes)
+            picture, size, changes = self._image_cache[key]
             moves = state.legal_actions() if your_turn else []
             names = {a: state.action_to_string(a) for a in moves}
             log = [t for t in (e.text_for(seat) for e in self.log) if t is not None]
@@ -482,6 +573,7 @@ class Session:
                 "failure": self.failure,
                 "image": picture,
                 "image_size": size,
+                "changes": changes,
                 "text": state.to_text() if seat is None else state.seat_text(seat),
                 "moves": [{"action": a, "name": names[a]} for a in moves],
                 "targets": [

@@ -8,9 +8,12 @@ address) holds ``per_client`` things already, its own least recently used idle o
 one is refused (429). Nothing idle for ``EXPIRE_SECONDS`` is kept. So no client can make the server forget
 a game someone is playing by starting many others.
 
-**Workers.** Agent moves that search, and record replays, run on small thread pools with a bounded queue
-(``Workers``), never on the threads that answer requests, so a slow move delays no other game's page;
-when the queue is full a new job is refused (503) before anything changes.
+**Workers.** Agent moves that search, hints from searching agents, and record replays run on small thread
+pools with a bounded queue (``Workers``), never on the threads that answer requests, so a slow move delays
+no other game's page; when the queue is full a new job is refused (503) before anything changes. The
+workers take clients in turn, and each client's games in turn, one agent move (or hint) at a time, and a
+game has at most one hint waiting: no client or game delays another game's agent by more than about one
+search.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -47,14 +50,28 @@ MAX_JOBS = 64
 
 
 # ---- workers -----------------------------------------------------------------------------------------
+@dataclass(eq=False)
+class Job:
+    fn: Callable[..., Any]
+    args: tuple[Any, ...]
+    future: Future[Any] = field(default_factory=Future)
+
+
 class Workers:
-    """A small thread pool with a bounded number of jobs queued or running."""
+    """A small thread pool with a bounded number of jobs queued or running, taken in turns.
+
+    Each job names its ``owner``: (client, game). Jobs wait in one queue per game, games in one queue per
+    client, and the workers take the clients in turn and each client's games in turn. So a client with many
+    jobs queued (many games, or many moves in one) delays another client's job by at most one of its own.
+    """
 
     def __init__(self, threads: int = AGENT_THREADS, max_jobs: int = MAX_JOBS, name: str = "gameshelf-agent") -> None:
         self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix=name)
         self.max_jobs = max_jobs
         self._lock = threading.Lock()
         self.pending = 0
+        self._queues: OrderedDict[Hashable, OrderedDict[Hashable, deque[Job]]] = OrderedDict()
+        """client -> game -> its jobs; the next client and game to take are first."""
 
     def check_room(self) -> None:
         """Raise ``Busy`` (503) when the queue is full (call before changing anything)."""
@@ -62,25 +79,66 @@ class Workers:
             if self.pending >= self.max_jobs:
                 raise Busy(f"the server is busy: {self.pending} agent moves are waiting; try again in a moment")
 
-    def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
+    def submit(self, fn: Callable[..., Any], *args: Any, owner: tuple[Hashable, Hashable] = ("", None)) -> Future[Any]:
+        """Queue ``fn(*args)`` behind ``owner``'s (client, game) earlier jobs; its future."""
+        job = Job(fn, args)
+        client, game = owner
         with self._lock:
             self.pending += 1
+            self._queues.setdefault(client, OrderedDict()).setdefault(game, deque()).append(job)
         try:
-            return self._pool.submit(self._run, fn, *args)
+            self._pool.submit(self._run_next)  # one run per job: each takes the next job in turn
         except RuntimeError:  # shut down
-            with self._lock:
-                self.pending -= 1
+            self._cancel_queued()
             raise Busy("the server is stopping") from None
+        return job.future
 
-    def _run(self, fn: Callable[..., Any], *args: Any) -> Any:
+    def _take(self) -> Job | None:
+        """Under the lock: the first job of the first game of the first client, which then go last."""
+        if not self._queues:
+            return None
+        client, games = next(iter(self._queues.items()))
+        game, jobs = next(iter(games.items()))
+        job = jobs.popleft()
+        if jobs:
+            games.move_to_end(game)
+        else:
+            del games[game]
+        if games:
+            self._queues.move_to_end(client)
+        else:
+            del self._queues[client]
+        return job
+
+    def _run_next(self) -> None:
+        with self._lock:
+            job = self._take()
+        if job is None or not job.future.set_running_or_notify_cancel():
+            return
         try:
-            return fn(*args)
-        finally:
-            with self._lock:
-                self.pending -= 1
+            result = job.fn(*job.args)
+        except BaseException as err:
+            self._done()
+            job.future.set_exception(err)
+        else:
+            self._done()
+            job.future.set_result(result)
+
+    def _done(self) -> None:
+        with self._lock:
+            self.pending -= 1
+
+    def _cancel_queued(self) -> None:
+        with self._lock:
+            jobs = [job for games in self._queues.values() for queue in games.values() for job in queue]
+            self._queues.clear()
+            self.pending -= len(jobs)
+        for job in jobs:
+            job.future.cancel()
 
     def shutdown(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
+        self._cancel_queued()
 
 
 # ---- the shelf ---------------------------------------------------------------------------------------
@@ -219,7 +277,7 @@ class Store:
         if seats is None:
             seats = [self._default(request["env_id"], 0)] + [self._default(request["env_id"], 1)] * (game.info.num_players - 1)
         self.games.make_room(client)
-        session = Session(request["env_id"], game, seats, request.get("seed"), self.players, self.workers)
+        session = Session(request["env_id"], game, seats, request.get("seed"), self.players, self.workers, client)
         keys: list[int | None] = [*session.humans, None]
         tokens = self.games.add(session, client, keys)
         return {"seats": {str(seat): tokens[seat] for seat in session.humans}, "watch": tokens[None]}

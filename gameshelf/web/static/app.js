@@ -163,13 +163,14 @@ function render(v) {
   view = v;
   $("title").textContent = `${v.env_id} - ` + (v.seat === null ? "watching" : `you are player_${v.seat}`);
   if ($("board").src !== v.image) {
-    // a new position: a short fade, and the parts of the picture that changed are marked (the last move)
+    // a new position: a short fade, and the parts of the picture the last move changed are marked
     const before = $("board").src;
     $("board").classList.remove("fresh");
     void $("board").offsetWidth;
     $("board").classList.add("fresh");
+    [$("board").width, $("board").height] = v.image_size;  // its shape is known before it is decoded
     $("board").src = v.image;
-    markChanges(before, v.image, v.image_size);
+    markChanges(before ? v.changes : [], v.image_size);
   }
   $("text").textContent = v.text;
   let status;
@@ -183,6 +184,7 @@ function render(v) {
   if (v.result) $("result").textContent = `Result: ${v.result.words}`;
   if (v.version !== shownVersion) picked = [];
   shownVersion = v.version;
+  fitPicture(v);
   drawTargets(v);
   $("move-count").textContent = v.moves.length ? `All moves (${v.moves.length})` : "Moves";
   $("moves").replaceChildren(...groupMoves(v.moves).map(([head, moves]) => {
@@ -277,6 +279,39 @@ function drawTargets(v) {
   $("choice").textContent = picked.length ? `${possible.length} move${possible.length === 1 ? "" : "s"} fit your clicks` : "";
   document.body.dataset.targets = String(layer.querySelectorAll(".target.legal").length);
   document.body.dataset.picked = String(picked.length);
+  revealTargets();
+}
+
+// ---- the picture's scale: on a narrow screen, parts to click of 44 px or more, panned in a frame ---------
+const MIN_TARGET = 44;  // a finger's width, with room to spare over 40
+const NARROW = 700;
+let zoom = 1;       // the scale on a narrow screen: only grows during a game, so the picture does not jump
+let wholeBoard = false;
+
+function fitPicture(v) {
+  const frame = $("frame"), picture = $("picture");
+  const [w] = v.image_size;
+  let least = Infinity;
+  for (const t of v.targets) for (const [x0, y0, x1, y1] of t.clicks) least = Math.min(least, x1 - x0, y1 - y0);
+  zoom = Math.min(4, Math.max(zoom, MIN_TARGET / least));
+  const narrow = frame.clientWidth < NARROW;
+  const scale = narrow && !wholeBoard ? Math.max(zoom, frame.clientWidth / w) : null;
+  frame.classList.toggle("zoomed", scale !== null);
+  picture.style.width = scale === null ? "" : `${Math.ceil(w * scale)}px`;
+  $("zoom").hidden = !narrow;
+  $("zoom").textContent = wholeBoard ? "Zoom in" : "Whole board";
+}
+
+function revealTargets() {
+  // pan the frame to the parts to click when none of them is in sight
+  const frame = $("frame");
+  const rects = [...$("targets").querySelectorAll(".target.legal")].map((b) => b.getBoundingClientRect());
+  if (!rects.length || !frame.classList.contains("zoomed")) return;
+  const f = frame.getBoundingClientRect();
+  if (rects.some((r) => r.left >= f.left && r.right <= f.right && r.top >= f.top && r.bottom <= f.bottom)) return;
+  const mid = (lo, hi) => (Math.min(...rects.map(lo)) + Math.max(...rects.map(hi))) / 2;
+  frame.scrollLeft += mid((r) => r.left, (r) => r.right) - (f.left + f.right) / 2;
+  frame.scrollTop += mid((r) => r.top, (r) => r.bottom) - (f.top + f.bottom) / 2;
 }
 
 function clickBox(key) {
@@ -304,62 +339,15 @@ function groupMoves(moves) {
   return [...groups.entries()].map(([head, ms]) => [groups.size > 1 ? head : "", ms]);
 }
 
-// ---- what changed: the picture before and after, compared cell by cell ----------------------------------
-const CHANGE_CELL = 12;
-
-function loadPixels(url, w, h) {
-  return new Promise((resolve) => {
-    const img = new Image();
-    img.onload = () => {
-      const canvas = document.createElement("canvas");
-      canvas.width = w; canvas.height = h;
-      const ctx = canvas.getContext("2d");
-      ctx.drawImage(img, 0, 0);
-      resolve(img.naturalWidth === w && img.naturalHeight === h ? ctx.getImageData(0, 0, w, h).data : null);
-    };
-    img.onerror = () => resolve(null);
-    img.src = url;
-  });
-}
-
-async function markChanges(beforeUrl, afterUrl, size) {
+// ---- what the last move changed: the server's boxes, marked on a new position and fading out ----------------
+function markChanges(boxes, size) {
   const layer = $("changes");
-  layer.replaceChildren();
-  if (!beforeUrl || !beforeUrl.startsWith("data:") || !size) return;
   const [w, h] = size;
-  const [a, b] = await Promise.all([loadPixels(beforeUrl, w, h), loadPixels(afterUrl, w, h)]);
-  if (!a || !b || $("board").src !== afterUrl) return;  // another size (a new band), or already replaced
-  const cols = Math.ceil(w / CHANGE_CELL), rows = Math.ceil(h / CHANGE_CELL);
-  const changed = new Uint8Array(cols * rows);
-  for (let y = 0; y < h; y += 2) {
-    for (let x = 0; x < w; x += 2) {
-      const i = (y * w + x) * 4;
-      if (Math.abs(a[i] - b[i]) + Math.abs(a[i + 1] - b[i + 1]) + Math.abs(a[i + 2] - b[i + 2]) > 60) {
-        changed[Math.floor(y / CHANGE_CELL) * cols + Math.floor(x / CHANGE_CELL)] = 1;
-      }
-    }
-  }
-  // merge changed cells into boxes: rows of cells, then boxes that touch
-  const boxes = [];
-  for (let r = 0; r < rows; r++) {
-    for (let c = 0; c < cols; c++) {
-      if (!changed[r * cols + c]) continue;
-      const box = [c, r, c + 1, r + 1];
-      const near = boxes.find((o) => box[0] <= o[2] && o[0] <= box[2] && box[1] <= o[3] && o[1] <= box[3]);
-      if (near) { near[0] = Math.min(near[0], box[0]); near[1] = Math.min(near[1], box[1]); near[2] = Math.max(near[2], box[2]); near[3] = Math.max(near[3], box[3]); }
-      else boxes.push(box);
-    }
-  }
-  if (boxes.length > 40) return;  // most of the picture changed (a new round): nothing to point at
-  for (const [c0, r0, c1, r1] of boxes) {
+  layer.replaceChildren(...boxes.map(([x0, y0, x1, y1]) => {
     const mark = el("div", null, { class: "changed" });
-    Object.assign(mark.style, {
-      left: `${(100 * c0 * CHANGE_CELL) / w}%`, top: `${(100 * r0 * CHANGE_CELL) / h}%`,
-      width: `${(100 * Math.min((c1 - c0) * CHANGE_CELL, w - c0 * CHANGE_CELL)) / w}%`,
-      height: `${(100 * Math.min((r1 - r0) * CHANGE_CELL, h - r0 * CHANGE_CELL)) / h}%`,
-    });
-    layer.append(mark);
-  }
+    Object.assign(mark.style, { left: `${(100 * x0) / w}%`, top: `${(100 * y0) / h}%`, width: `${(100 * (x1 - x0)) / w}%`, height: `${(100 * (y1 - y0)) / h}%` });
+    return mark;
+  }));
   document.body.dataset.changes = String(boxes.length);
 }
 
@@ -407,11 +395,12 @@ async function send(action, body) {
 
 async function hint() {
   showError("");
+  $("hint").disabled = true;  // one hint at a time (the server works out one per game)
   try {
     const h = await api("POST", `/api/play/${token}/hint`, { agent: $("hint-agent").value.trim() });
     $("hint-text").textContent = `${h.agent} suggests: ${h.name}`;
     for (const b of document.querySelectorAll("button.move")) b.classList.toggle("hinted", Number(b.dataset.action) === h.action);
-  } catch (err) { showError(err.message); }
+  } catch (err) { showError(err.message); } finally { $("hint").disabled = false; }
 }
 
 async function play() {
@@ -425,6 +414,8 @@ async function play() {
     try { render(await api("POST", `/api/play/${token}/hurry`, {})); } catch (err) { showError(err.message); }
   });
   $("timer").addEventListener("change", tickClock);
+  $("zoom").addEventListener("click", () => { wholeBoard = !wholeBoard; fitPicture(view); drawTargets(view); });
+  window.addEventListener("resize", () => { if (view) { fitPicture(view); drawTargets(view); } });
   setInterval(tickClock, 1000);
   try { render(await api("GET", `/api/play/${token}`)); } catch (err) { showError(err.message); return; }
   // agents thinking, or another person (another tab) to move: look again (every 0.3 s while agents think,
