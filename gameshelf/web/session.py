@@ -31,7 +31,6 @@ import logging
 import secrets
 import threading
 from concurrent.futures import Future
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -47,6 +46,7 @@ from gameshelf.training.agents.base import Agent
 from gameshelf.training.agents.net import has_reference
 from gameshelf.web.errors import Conflict, NotFound, TooMany, WebError
 from gameshelf.web.seats import HUMAN, Players, Seat
+from gameshelf.wrappers.text import LogEntry, log_entry
 
 if TYPE_CHECKING:
     from gameshelf.web.store import Workers
@@ -226,74 +226,6 @@ def shown(value: Any) -> str:
     if isinstance(value, (float, str)):
         return _short(repr(value), 60)
     return f"a JSON {'list' if isinstance(value, list) else 'object' if isinstance(value, dict) else type(value).__name__}"
-
-
-# ---- the move log -----------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class LogEntry:
-    index: int
-    """Position of the action in the state's history."""
-    player: int
-    """The seat that moved, or ``CHANCE``."""
-    name: str
-    seen: tuple[bool, ...]
-    """Per seat: whether that seat can tell this action apart from every differently named one."""
-
-    def text_for(self, seat: int | None) -> str | None:
-        """The entry as ``seat`` (None: a spectator, who sees what every seat sees) may read it; None to leave out."""
-        visible = all(self.seen) if seat is None else self.seen[seat]
-        who = "chance" if self.player == CHANCE else f"player_{self.player}"
-        if visible:
-            return f"{who}: {self.name}"
-        return None if self.player == CHANCE else f"{who}: (hidden)"
-
-
-def _alternatives(state: State) -> list[int]:
-    if state.current_player() == CHANCE:
-        return [outcome for outcome, _ in state.chance_outcomes()]
-    return state.legal_actions()
-
-
-def log_entry(state: State, action: int, samples: int = 4) -> LogEntry:
-    """The log entry of ``action`` played at ``state`` (before it is applied), with who may read its name.
-
-    A seat reads the name unless some position it cannot tell from ``state`` (``state`` itself and
-    ``samples`` redeals by ``resample_hidden``) has a differently named move or outcome after which the
-    seat's observation and text are the same as after ``action``. So a card dealt to another seat and a
-    secret choice read ``(hidden)``. A chance outcome that was the only one possible is hidden from every
-    seat (during a deal the undealt cards are not redealt by ``resample_hidden``, so the last card dealt
-    would otherwise name what the rest of the deck held).
-    """
-    n = state.game.info.num_players
-    player = state.current_player()
-    name = state.action_to_string(action)
-    if not state.game.info.has_hidden_info:
-        return LogEntry(len(state.history), player, name, (True,) * n)
-    if player == CHANCE and all(state.action_to_string(a) == name for a in _alternatives(state)):
-        return LogEntry(len(state.history), player, name, (False,) * n)
-    after = state.clone()
-    after.apply_action(action)
-    rng = np.random.default_rng(len(state.history))
-    seen = [seat == player or not _confusable(state, action, name, after, seat, samples, rng) for seat in range(n)]
-    return LogEntry(len(state.history), player, name, tuple(seen))
-
-
-def _confusable(state: State, action: int, name: str, after: State, seat: int, samples: int, rng: np.random.Generator) -> bool:
-    """Whether ``seat`` could see the same after some differently named move in a position it cannot tell apart."""
-    obs = after.observation(seat)
-    text: str | None = None
-    worlds = [state] + [state.resample_hidden(seat, rng) for _ in range(samples)]
-    for world in worlds:
-        for alt in _alternatives(world):
-            if (world is state and alt == action) or world.action_to_string(alt) == name:
-                continue
-            other = world.clone()
-            other.apply_action(alt)
-            if np.array_equal(obs, other.observation(seat)):
-                text = after.seat_text(seat) if text is None else text
-                if text == other.seat_text(seat):
-                    return True
-    return False
 
 
 # ---- one game -----------------------------------------------------------------------------------------
