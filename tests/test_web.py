@@ -1400,3 +1400,33 @@ def test_a_view_marks_only_what_the_last_move_changed(env_id: str) -> None:
     assert any(not _inside(boxes, y, x) for y, x in zip(*np.nonzero(mine), strict=True))
     session.undo(0, session.version)
     assert session.view(0)["changes"] == []
+
+
+# ---- language model seats ---------------------------------------------------------------------------------
+def test_a_language_model_named_at_start_plays_a_seat_and_no_page_can_name_another() -> None:
+    from tests.chat_server import ChatServer
+
+    server = ChatServer()
+    try:
+        app = create_app(llms={"local": f"llm:test-model@{server.url}"})
+        with TestClient(app, base_url=BASE) as web:
+            assert web.get("/api/agents").json()["llms"] == ["local"]
+            made = start(web, "level_x-v0", ["human", "llm:local"])
+            view = play_out(web, made["seats"]["0"])
+            assert view["over"] and server.requests  # the model answered every move of its seat
+            assert all(body["model"] == "test-model" for _, body in server.requests)
+            assert any(line.startswith("player_1:") for line in view["log"])
+            assert server.url not in json.dumps(view)  # the page sees the seat's name, not the server's address
+            for name in ("llm:other", f"llm:test-model@{server.url}", "llm:"):
+                response = web.post("/api/games", json={"env_id": "level_x-v0", "seats": ["human", name], "seed": 0})
+                assert response.status_code == 400 and "named by the server, not by an address" in response.json()["error"]
+    finally:
+        server.close()
+
+
+def test_serve_command_refuses_a_bad_language_model(capsys) -> None:
+    from gameshelf.cli import main
+
+    for value, words in (("local", "NAME=MODEL@URL"), ("a/b=m@http://127.0.0.1:1/v1", "name 'a/b'"), ("x=m@ftp://h", "http://")):
+        assert main(["serve", "--llm", value]) == 2
+        assert words in capsys.readouterr().err

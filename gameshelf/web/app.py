@@ -131,6 +131,7 @@ def create_app(
     allow_hosts: Sequence[str] = (),
     token: str | None = None,
     models: dict[str, ServedModel] | None = None,
+    llms: dict[str, str] | None = None,
     agent_threads: int = AGENT_THREADS,
     max_jobs: int = MAX_JOBS,
     settle_seconds: float = SETTLE_SECONDS,
@@ -139,7 +140,7 @@ def create_app(
     """The web app for a server bound to ``host`` (``port`` names its token cookie); each app has its own
     store of games (tests build one each). ``trust_model`` applies to ``models`` only: requests cannot name
     any other model. The answer is the guarded app; ``app.state`` holds the ``store``."""
-    players = Players(models, trust_model)
+    players = Players(models, trust_model, llms)
     workers = Workers(agent_threads, max_jobs)
     store = Store(players, workers)
     replay_workers = Workers(1, 4, name="gameshelf-replay")
@@ -270,7 +271,7 @@ def _int_param(request: Request, name: str, default: int | None) -> int | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from gameshelf.training.cli_util import ArgumentParser, UserError
-    from gameshelf.web.seats import served_models
+    from gameshelf.web.seats import served_llms, served_models
 
     parser = ArgumentParser(prog="gameshelf serve", description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
@@ -283,6 +284,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="NAME=PATH",
         help="offer a saved model (or a PATH.npz network file) as the seat model:NAME (repeatable); pages can use no "
         "other model file",
+    )
+    parser.add_argument(
+        "--llm",
+        action="append",
+        default=[],
+        metavar="NAME=MODEL@URL",
+        help="offer a language model on an OpenAI-compatible chat server as the seat llm:NAME (repeatable; the key from "
+        "GAMESHELF_LLM_API_KEY or OPENAI_API_KEY); pages can name no other server",
     )
     parser.add_argument(
         "--trust-model",
@@ -309,6 +318,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         models = served_models(args.model)
     except ValueError as err:
         raise UserError(f"--model: {err}") from None
+    try:
+        llms = served_llms(args.llm)
+    except ValueError as err:
+        raise UserError(str(err)) from None
     token = _token(args.token, args.host)
     import asyncio
     import socket
@@ -339,12 +352,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     if models:
         print("models offered: " + ", ".join(f"model:{m.name} ({m.env_id or 'game read at first use'})" for m in models.values()))
+    if llms:
+        print("language models offered: " + ", ".join(f"llm:{name}" for name in llms))
     print(f"gameshelf: serving on {url}  (Ctrl+C stops it)", flush=True)
     if args.open:
         import webbrowser
 
         webbrowser.open(url)
-    app = create_app(args.trust_model, host=args.host, port=port, allow_hosts=args.allow_host, token=token, models=models)
+    app = create_app(args.trust_model, host=args.host, port=port, allow_hosts=args.allow_host, token=token, models=models, llms=llms)
     config = uvicorn.Config(app, log_level="warning", proxy_headers=False, server_header=False, lifespan="on")
     server = uvicorn.Server(config)
     asyncio.run(server.serve(sockets=[sock]))

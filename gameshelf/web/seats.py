@@ -6,11 +6,15 @@ A request names a player by a short name, never by a file:
     mcts:N  mcts:Ts  mcts:N:heuristic  mcts:Ts:heuristic        N <= MAX_SIMULATIONS, T <= MAX_SECONDS
     mcts:N:reference  mcts:Ts:reference  mcts:N:reference:heuristic  mcts:Ts:reference:heuristic
     model:NAME  mcts:N:model:NAME  mcts:Ts:model:NAME           NAME: a model named when the server started
+    llm:NAME                                                    NAME: a language model named when the server started
 
 ``reference`` is the network shipped in the package for the game (``training.agents.net``; the package's
 file only, never a path from the request). Models are the ones the person who started the server named
 (``gameshelf serve --model NAME=PATH``; a ``PATH.npz`` is a network file, loaded as arrays only);
-``--trust-model`` applies to those only (and never to network files, which are not unpickled). Any other
+``--trust-model`` applies to those only (and never to network files, which are not unpickled). Language
+models likewise (``gameshelf serve --llm NAME=MODEL@URL``): a page names ``llm:NAME``, never a server's
+address, and each reply waits at most ``LLM_TIMEOUT`` seconds (the key comes from the server's
+environment, as for ``gameshelf evaluate``). Any other
 name is refused with the same message whether or not some file of that name exists. Every MCTS agent made
 here also gets a hard cap of ``MAX_SECONDS`` per move (``MCTSAgent(max_seconds=...)``), so a simulation
 budget cannot outlast it either, however slow a game's rollouts are.
@@ -42,6 +46,8 @@ MAX_SECONDS = 5.0
 """The longest MCTS time budget per move, and the hard cap on every MCTS move the server plays."""
 MAX_NAME = 200
 """Longest player name read (longer ones are refused without being parsed)."""
+LLM_TIMEOUT = 30.0
+"""The longest wait for one reply of a language model seat (retries aside)."""
 MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _SIMULATIONS = re.compile(r"[0-9]{1,40}")
 _SECONDS = re.compile(r"(?:[0-9]{1,40}(?:\.[0-9]{0,40})?|\.[0-9]{1,40})s")
@@ -51,7 +57,7 @@ FORMS = (
     f"at most {MAX_SECONDS:g}), mcts:N:heuristic or mcts:Ts:heuristic (heuristic rollouts), reference (the game's "
     "reference network), mcts:N:reference or mcts:Ts:reference (search guided by it), mcts:N:reference:heuristic "
     "or mcts:Ts:reference:heuristic (both), model:NAME or "
-    "mcts:N:model:NAME (a model this server offers)"
+    "mcts:N:model:NAME (a model this server offers), llm:NAME (a language model this server offers)"
 )
 
 
@@ -85,6 +91,23 @@ def served_models(pairs: Iterable[str]) -> dict[str, ServedModel]:
     return models
 
 
+def served_llms(pairs: Iterable[str]) -> dict[str, str]:
+    """``NAME=MODEL@URL`` strings (``gameshelf serve --llm``) -> the agent name ``llm:MODEL@URL`` by NAME;
+    ``ValueError`` names a bad one."""
+    llms: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, spec = pair.partition("=")
+        model, at, url = spec.partition("@")
+        if not sep or not model or not at or not url.startswith(("http://", "https://")):
+            raise ValueError(f"--llm takes NAME=MODEL@URL (URL: http:// or https://), got {pair[:80]!r}")
+        if not MODEL_NAME.fullmatch(name):
+            raise ValueError(f"language model name {name!r}: use 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit")
+        if name in llms:
+            raise ValueError(f"language model name {name!r} is given twice")
+        llms[name] = f"llm:{spec}"
+    return llms
+
+
 def _model_env(path: Path) -> str | None:
     """The environment id a model's ``gameshelf.json`` (read as plain JSON) or a network file's header names, or None."""
     try:
@@ -112,19 +135,24 @@ class Seat:
     heuristic_rollouts: bool = False
     model: ServedModel | None = None
     reference_prior: bool = False
+    llm: str | None = None
+    """For a language model seat, the agent name ``llm:MODEL@URL`` the server was started with."""
 
     @property
     def slow(self) -> bool:
-        """Whether its moves search (and so run on the server's agent workers, not in a request)."""
-        return self.kind == "mcts"
+        """Whether its moves search or wait for a server (and so run on the agent workers, not in a request)."""
+        return self.kind in ("mcts", "llm")
 
 
 class Players:
     """Parses player names and builds their agents for one server (its models, whether it trusts them)."""
 
-    def __init__(self, models: dict[str, ServedModel] | None = None, trust_model: bool = False) -> None:
+    def __init__(
+        self, models: dict[str, ServedModel] | None = None, trust_model: bool = False, llms: dict[str, str] | None = None
+    ) -> None:
         self.models = dict(models or {})
         self.trust_model = trust_model
+        self.llms = dict(llms or {})
 
     def describe(self) -> dict[str, Any]:
         """What the page offers: the forms, the limits and the models (with their game when known)."""
@@ -133,6 +161,7 @@ class Players:
             "max_simulations": MAX_SIMULATIONS,
             "max_seconds": MAX_SECONDS,
             "models": [{"name": m.name, "env_id": m.env_id} for m in self.models.values()],
+            "llms": sorted(self.llms),
         }
 
     # ---- names ------------------------------------------------------------------------------------------
@@ -153,6 +182,8 @@ class Players:
             return Seat(name, "model", model=self._model(name.removeprefix("model:"), name))
         if name.startswith("mcts:"):
             return self._mcts(name)
+        if name.startswith("llm:"):
+            return Seat(name, "llm", llm=self._llm(name.removeprefix("llm:"), name))
         raise WebError(f"unknown agent {name!r}; use {FORMS}")
 
     def _model(self, model: str, name: str) -> ServedModel:
@@ -162,6 +193,15 @@ class Players:
         raise WebError(
             f"unknown model {model!r} in {name!r}: a model is named by the server, not by a path; "
             f"this server offers: {offered} (gameshelf serve --model NAME=PATH names them)"
+        )
+
+    def _llm(self, llm: str, name: str) -> str:
+        if llm in self.llms:
+            return self.llms[llm]
+        offered = ", ".join(sorted(self.llms)) or "none"
+        raise WebError(
+            f"unknown language model {llm[:40]!r} in {name[:60]!r}: a language model is named by the server, not by an "
+            f"address; this server offers: {offered} (gameshelf serve --llm NAME=MODEL@URL names them)"
         )
 
     def _mcts(self, name: str) -> Seat:
@@ -211,6 +251,13 @@ class Players:
                 name=seat.name,
                 max_seconds=MAX_SECONDS,
             )
+        if seat.kind == "llm":
+            from gameshelf.training.agents.llm import make_text_agent
+
+            assert seat.llm is not None
+            agent = make_text_agent(seat.llm, env_id, timeout=LLM_TIMEOUT)
+            agent.name = seat.name  # the page's name: the server's address stays on the server
+            return agent
         raise WebError(f"{seat.name!r} is not an agent")
 
     def agent(self, name: Any, env_id: str) -> tuple[Seat, Agent]:

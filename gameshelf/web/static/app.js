@@ -136,9 +136,12 @@ function fillAgents(agents) {
   // the names a seat or a hint may use: the built-in agents and the models this server offers
   const names = ["human", "random", "heuristic", "reference", "mcts:200", "mcts:200:heuristic", "mcts:200:reference", "mcts:1s"];
   for (const m of agents.models) names.push(`model:${m.name}`, `mcts:200:model:${m.name}`);
+  const llms = agents.llms || [];
+  for (const name of llms) names.push(`llm:${name}`);
   $("agent-names").replaceChildren(...names.map((n) => el("option", null, { value: n })));
   $("agent-help").textContent = "A seat is " + agents.forms + ". Models on this server: " +
-    (agents.models.length ? agents.models.map((m) => `model:${m.name}` + (m.env_id ? ` (${m.env_id})` : "")).join(", ") : "none") + ".";
+    (agents.models.length ? agents.models.map((m) => `model:${m.name}` + (m.env_id ? ` (${m.env_id})` : "")).join(", ") : "none") +
+    ". Language models: " + (llms.length ? llms.map((n) => `llm:${n}`).join(", ") : "none") + ".";
 }
 
 async function setup() {
