@@ -359,7 +359,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         import webbrowser
 
         webbrowser.open(url)
-    app = create_app(args.trust_model, host=args.host, port=port, allow_hosts=args.allow_host, token=token, models=models, llms=llms)
+    app = create_app(
+        args.trust_model, host=args.host, port=port, allow_hosts=args.allow_host, token=token, models=models, llms=llms
+    )
     config = uvicorn.Config(app, log_level="warning", proxy_headers=False, server_header=False, lifespan="on")
     server = uvicorn.Server(config)
     asyncio.run(server.serve(sockets=[sock]))

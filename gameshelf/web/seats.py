@@ -101,7 +101,9 @@ def served_llms(pairs: Iterable[str]) -> dict[str, str]:
         if not sep or not model or not at or not url.startswith(("http://", "https://")):
             raise ValueError(f"--llm takes NAME=MODEL@URL (URL: http:// or https://), got {pair[:80]!r}")
         if not MODEL_NAME.fullmatch(name):
-            raise ValueError(f"language model name {name!r}: use 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit")
+            raise ValueError(
+                f"language model name {name!r}: use 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit"
+            )
         if name in llms:
             raise ValueError(f"language model name {name!r} is given twice")
         llms[name] = f"llm:{spec}"
