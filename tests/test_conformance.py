@@ -71,16 +71,7 @@ def test_every_id_has_a_heuristic_and_a_training_config(case):
     assert config.is_file(), f"no training config {config}"
 
 
-FORCED_LAST_DEAL = pytest.mark.xfail(
-    strict=True,
-    reason="the last card of a deal that empties the deck is forced, so the log hides it from every seat, its "
-    "receiver too; a redeal makes another of the receiver's cards the last, so the receiver's list of dealt cards "
-    "differs by one line (the order of the deal shows, no other seat's card does)",
-)
-PROMPT_CASES = [pytest.param(c, marks=FORCED_LAST_DEAL) if c == ("catsle_builders-v0", 5) else c for c in CASES]
-
-
-@pytest.mark.parametrize("case", PROMPT_CASES, ids=[case_id(c) for c in CASES])
+@pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
 def test_text_prompts_hide_what_each_seat_cannot_see(case):
     """Language-model play (``gameshelf.wrappers.text``): a seat's prompt is unchanged when what it cannot see is
     redealt. The check lives beside the prompts, since the kit (``envs``) may not import ``wrappers``."""

@@ -433,7 +433,8 @@ class CatsleState(KernelState):
         again at random so that each other hand keeps its size and holds no card of a suit its player
         showed he lacks (could not follow); see ``_constrained_deal`` (uniform over the consistent deals
         by rejection, with a constructive fallback when rejection keeps failing). This round's deal in ``history`` is
-        rewritten to match, so the new state replays from its history.
+        rewritten to match, so the new state replays from its history; the deal of ``seat``'s own cards keeps its
+        order (the seat saw which card came when, so a text log of the deal reads the same after a redeal).
         """
         new = self.clone()
         n = self.game.num_players
@@ -454,7 +455,8 @@ class CatsleState(KernelState):
         if self.deal_start >= 0 and self.dealt:
             new_hands, played_by = new.hands, self.played_by
             initial = [sorted(cards_of(new_hands[s] | played_by[s])) for s in range(n)]
-            deal = [initial[k % n][k // n] for k in range(self.dealt)]
+            mine = self.history[self.deal_start : self.deal_start + self.dealt]  # ``seat`` saw its own cards come in
+            deal = [mine[k] if k % n == seat else initial[k % n][k // n] for k in range(self.dealt)]
             new.history[self.deal_start : self.deal_start + self.dealt] = deal
         return new
 

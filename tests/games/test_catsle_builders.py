@@ -596,6 +596,24 @@ def test_resample_hidden_keeps_public_facts_and_voids():
     assert changed
 
 
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_resample_hidden_keeps_the_order_in_which_the_seat_was_dealt_its_own_cards(n):
+    """A seat saw its own cards come in one by one: a redeal keeps their order in the history (only the cards of
+    the others are dealt anew), so nothing read off the history, a text log say, tells the redeal apart."""
+    game = CatsleGame(num_players=n)
+    rng = np.random.default_rng(n)
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.sample_chance(rng))
+    start = state.deal_start
+    for seat in range(n):
+        mine = [a for k, a in enumerate(state.history[start:]) if k % n == seat]
+        for _ in range(3):
+            other = state.resample_hidden(seat, rng)
+            assert [a for k, a in enumerate(other.history[start:]) if k % n == seat] == mine
+            assert game.state_from_history(other.history).hands == other.hands
+
+
 def test_constrained_deal_fallback_respects_bans():
     rng = np.random.default_rng(0)
     # 12 Walls and 12 Gables into three hands; hand 0 lacks Walls, hand 1 lacks Gables: few shuffles fit
