@@ -26,6 +26,7 @@ game: ``docs/adding_a_game.md``.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import math
@@ -38,6 +39,8 @@ from typing import Any, ClassVar, NamedTuple, TypeVar
 
 import numba
 import numpy as np
+from numba.core.caching import FunctionCache, _CacheLocator, _SourceFileBackedLocatorMixin
+from numba.core.dispatcher import Dispatcher
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, State
 
@@ -80,17 +83,63 @@ def jit(fn: F) -> F:
     Olenon's batched step. So a kernel never makes an array (``np.empty`` and the like are compile errors):
     scratch space comes in as an argument.
 
-    numba picks a function's cache folder when it is decorated, from ``numba.config.CACHE_DIR``; that setting
-    is ours only for the length of the decoration, so other numba code in the process keeps numba's defaults.
-    Where the folder cannot be written, numba falls back to its own defaults (or compiles on every run).
+    A kernel compiles in the values of the globals it reads, which often live in other modules of its game
+    folder (tables in ``board.py``, ``actions.py``) or in the core. numba's own disk cache is stamped with the
+    defining file only, so the kernel is cached under ``_KernelCache`` instead: stamped with a digest of every
+    Python source in its game folder and in ``envs/core``, an edit of any of them recompiles it. Where
+    ``cache_dir()`` cannot be written, the kernel is compiled on every run.
     """
-    config: Any = numba.config
-    saved = config.CACHE_DIR
-    config.CACHE_DIR = str(cache_dir())
-    try:
-        return numba.njit(cache=True, **_options())(fn)  # type: ignore[no-any-return]
-    finally:
-        config.CACHE_DIR = saved
+    dispatcher: Any = numba.njit(**_options())(fn)
+    if isinstance(dispatcher, Dispatcher):  # under NUMBA_DISABLE_JIT numba returns fn itself
+        with contextlib.suppress(RuntimeError):  # no locator: the cache folder cannot be written
+            dispatcher._cache = _KernelCache(fn)  # type: ignore[attr-defined]  # what enable_caching() sets
+    return dispatcher  # type: ignore[no-any-return]
+
+
+_CORE = Path(__file__).parent
+
+
+@functools.cache
+def _sources_digest(folder: Path) -> str:
+    """A digest of the Python sources (names and contents) of ``folder`` and of the core, once per process."""
+    digest = hashlib.sha256()
+    for path in sorted({*folder.glob("*.py"), *_CORE.glob("*.py")}):
+        digest.update(path.name.encode() + b"\0")
+        try:
+            digest.update(path.read_bytes())
+        except OSError:
+            digest.update(b"\0unreadable")
+    return digest.hexdigest()
+
+
+class _KernelLocator(_SourceFileBackedLocatorMixin, _CacheLocator):  # type: ignore[misc]
+    """numba's cache locator for kernels: files in ``cache_dir()`` (a subfolder per source folder, as numba's
+    ``UserProvidedCacheLocator`` names it), stamped with ``_sources_digest`` of the kernel's game folder.
+
+    The folder is that of the module the function belongs to (its globals' ``__file__``): a driver's code is the
+    template's, but its globals are its game's, so it follows its game's sources."""
+
+    def __init__(self, py_func: Callable[..., Any], py_file: str) -> None:
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        self._folder = Path(py_func.__globals__.get("__file__") or py_file).parent
+        self._cache_path = str(cache_dir() / self.get_suitable_cache_subpath(py_file))
+
+    def get_cache_path(self) -> str:
+        return self._cache_path
+
+    def get_source_stamp(self) -> str:
+        return _sources_digest(self._folder)
+
+
+class _KernelCacheImpl(FunctionCache._impl_class):  # type: ignore[misc,valid-type]
+    _locator_classes = [_KernelLocator]
+
+
+class _KernelCache(FunctionCache):  # type: ignore[misc]
+    """numba's function cache with ``_KernelLocator`` as its only locator."""
+
+    _impl_class = _KernelCacheImpl
 
 
 def jit_helper(fn: F) -> F:
@@ -355,8 +404,8 @@ def kernel_drivers(kernel: types.ModuleType) -> Drivers:
     cache again (every process compiles it afresh and adds a file); typed as first-class function pointers it
     is cached, but unboxing each pointer costs 10-30 us per call and the kernels cannot be inlined. Here the
     template's code object runs over a namespace that binds ``K`` to the game's kernels: one source, direct
-    calls. Each copy is cached under a name holding the game and a digest of its ``kernel.py``, so an edit of
-    the game's kernels recompiles its drivers (an edit of this file does it for every game).
+    calls. Each copy is cached under a name holding the game, stamped like the game's kernels (``jit``), so an
+    edit of the game's folder recompiles its drivers (an edit of the core does it for every game).
     """
     name = kernel.__name__
     known = _DRIVERS.get(name)
@@ -370,16 +419,16 @@ def kernel_drivers(kernel: types.ModuleType) -> Drivers:
         raise TypeError(f"{name} defines {', '.join(own)}: the drivers are the template's (envs.core.kernel), not a copy")
     namespace: dict[str, Any] = {
         "__name__": name,
+        "__file__": kernel.__file__,  # the cache follows the game's sources (_KernelLocator)
         "K": kernel,
         "np": np,
         "CHANCE": CHANCE,
         "TERMINAL": TERMINAL,
         "below": below,
     }
-    tag = f"{name}.{_source_digest(kernel)}"  # numba names the cache files after it: one set per module and source
     for fn in _TEMPLATE:
         copy = types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__)
-        copy.__qualname__ = f"{tag}.{fn.__name__}"
+        copy.__qualname__ = f"{name}.{fn.__name__}"  # numba names the cache files after it: one set per game
         copy.__doc__ = fn.__doc__
         copy.__annotations__ = dict(fn.__annotations__)
         namespace[fn.__name__] = jit(copy)
@@ -393,15 +442,6 @@ def is_template_driver(fn: Any, name: str) -> bool:
     template = {f.__name__: f for f in _TEMPLATE}.get(name)
     code = getattr(getattr(fn, "py_func", fn), "__code__", None)
     return template is not None and code is template.__code__
-
-
-def _source_digest(module: types.ModuleType) -> str:
-    """A short digest of a module's source file (``"nosource"`` when it cannot be read)."""
-    try:
-        data = Path(module.__file__ or "").read_bytes()
-    except OSError:
-        return "nosource"
-    return hashlib.sha256(data).hexdigest()[:12]
 
 
 @jit

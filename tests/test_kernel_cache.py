@@ -1,0 +1,162 @@
+"""The kernels' disk cache follows every source of their game folder, not only the file that defines them.
+
+A kernel compiles in the values of the globals it reads; a table in another module of the game folder that
+changes must recompile it (and the game's drivers, which compile the kernels into themselves). Each check runs
+a toy game package from a temporary folder in fresh processes sharing one ``NUMBA_CACHE_DIR``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import gameshelf
+
+TABLES = "VALUE = {value}\n"
+
+KERNEL = """
+import numpy as np
+
+from gameshelf.envs.core.kernel import STATE_DTYPE, jit
+from toy_cache_game.tables import VALUE
+
+SIZE = 2
+NUM_ACTS = 1
+DECISIONS = 1
+
+
+def initial_state():
+    return np.zeros(SIZE, dtype=STATE_DTYPE)
+
+
+@jit
+def current_player(S, i):
+    return 0
+
+
+@jit
+def is_chance_outcome(S, i, outcome):
+    return False
+
+
+@jit
+def sample_chance(S, i, rngs):
+    return 0
+
+
+@jit
+def is_legal(S, i, action):
+    return action == 0
+
+
+@jit
+def legal_mask(S, i, out):
+    out[i, 0] = True
+
+
+@jit
+def apply(S, i, action):
+    S[i, DECISIONS] += 1
+
+
+@jit
+def returns(S, i, out):
+    out[0] = 0.0
+
+
+@jit
+def observation(S, i, seat, out):
+    out[i, 0] = VALUE
+
+
+@jit
+def value(x):
+    return x + VALUE
+"""
+
+RUN = """
+import json
+import numpy as np
+from gameshelf.envs.core.kernel import kernel_drivers, seed_generators
+from toy_cache_game import kernel as K
+
+value = int(K.value(1))
+drivers = kernel_drivers(K)
+obs = np.zeros((1, 1), dtype=np.float32)
+masks = np.zeros((1, 1), dtype=np.bool_)
+S = np.zeros((1, K.SIZE), dtype=np.int16)
+players = np.zeros(1, dtype=np.int64)
+drivers.batch_reset(S, seed_generators(0, 1), K.initial_state(), players, obs, masks)
+hits = sum(K.value.stats.cache_hits.values()), sum(drivers.batch_reset.stats.cache_hits.values())
+print(json.dumps({"value": value, "observed": float(obs[0, 0]), "hits": hits}))
+"""
+
+
+def _run(package: Path, cache: Path) -> dict:
+    """Run the toy game in a fresh process with ``cache`` as numba's cache folder."""
+    env = {key: val for key, val in os.environ.items() if key != "NUMBA_DISABLE_JIT"}
+    env["NUMBA_CACHE_DIR"] = str(cache)
+    root = Path(gameshelf.__file__).parent.parent
+    env["PYTHONPATH"] = os.pathsep.join([str(package.parent), str(root)])
+    done = subprocess.run([sys.executable, "-c", RUN], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def toy_game(tmp_path: Path) -> Path:
+    package = tmp_path / "src" / "toy_cache_game"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "tables.py").write_text(TABLES.format(value=7))
+    (package / "kernel.py").write_text(KERNEL)
+    return package
+
+
+def test_edit_of_a_table_in_another_module_recompiles_kernels_and_drivers(toy_game: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "numba"
+    first = _run(toy_game, cache)
+    assert first == {"value": 8, "observed": 7.0, "hits": [0, 0]}  # compiled
+    again = _run(toy_game, cache)
+    assert again == {"value": 8, "observed": 7.0, "hits": [1, 1]}  # loaded from the cache
+    (toy_game / "tables.py").write_text(TABLES.format(value=9))
+    edited = _run(toy_game, cache)
+    assert edited == {"value": 10, "observed": 9.0, "hits": [0, 0]}  # recompiled with the new table
+    assert _run(toy_game, cache)["hits"] == [1, 1]  # and cached again
+
+
+def test_unwritable_cache_folder_compiles_on_every_run(toy_game: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "a file"
+    cache.write_text("not a folder")
+    for _ in range(2):
+        assert _run(toy_game, cache) == {"value": 8, "observed": 7.0, "hits": [0, 0]}
+
+
+def test_kernels_cache_in_cache_dir() -> None:
+    from gameshelf.envs.core import kernel
+    from gameshelf.envs.level_x import kernel as level_x
+
+    if not hasattr(level_x.apply, "stats"):
+        pytest.skip("numba's JIT is disabled")
+    assert Path(level_x.apply.stats.cache_path).parent == kernel.cache_dir()
+
+
+def test_sources_digest_covers_every_python_file_of_the_folder(tmp_path: Path) -> None:
+    from gameshelf.envs.core.kernel import _sources_digest
+
+    (tmp_path / "kernel.py").write_text("A = 1\n")
+    (tmp_path / "notes.txt").write_text("not a source")
+    digest = _sources_digest.__wrapped__(tmp_path)
+    (tmp_path / "notes.txt").write_text("still not a source")
+    assert _sources_digest.__wrapped__(tmp_path) == digest
+    (tmp_path / "tables.py").write_text("B = 2\n")
+    with_tables = _sources_digest.__wrapped__(tmp_path)
+    assert with_tables != digest
+    (tmp_path / "tables.py").write_text("B = 3\n")
+    assert _sources_digest.__wrapped__(tmp_path) not in (digest, with_tables)
+    assert _sources_digest(tmp_path) is _sources_digest(tmp_path)  # once per process and folder
