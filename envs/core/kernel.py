@@ -419,7 +419,7 @@ def kernel_drivers(kernel: types.ModuleType) -> Drivers:
         raise TypeError(f"{name} defines {', '.join(own)}: the drivers are the template's (envs.core.kernel), not a copy")
     namespace: dict[str, Any] = {
         "__name__": name,
-        "__file__": kernel.__file__,  # the cache follows the game's sources (_KernelLocator)
+        "__file__": getattr(kernel, "__file__", None),  # the cache follows the game's sources (_KernelLocator)
         "K": kernel,
         "np": np,
         "CHANCE": CHANCE,
