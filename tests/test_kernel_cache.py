@@ -160,3 +160,49 @@ def test_sources_digest_covers_every_python_file_of_the_folder(tmp_path: Path) -
     (tmp_path / "tables.py").write_text("B = 3\n")
     assert _sources_digest.__wrapped__(tmp_path) not in (digest, with_tables)
     assert _sources_digest(tmp_path) is _sources_digest(tmp_path)  # once per process and folder
+
+
+def _gameshelf_imports(path: Path) -> set[str]:
+    """The ``gameshelf`` names a source file imports (``from a import b`` gives ``a`` and ``a.b``)."""
+    import ast
+
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+    return {name for name in names if name.split(".")[0] == "gameshelf"}
+
+
+def _reads_outside(kernel: Path, root: Path) -> list[str]:
+    """What a game's ``kernel.py`` (under ``root``, the folder holding ``gameshelf``) imports, directly or through
+    its game's modules, from outside its game folder and the core."""
+    own = f"gameshelf.envs.{kernel.parent.name}"
+    seen: set[str] = set()
+    outside = []
+    todo = [kernel]
+    while todo:
+        for name in sorted(_gameshelf_imports(todo.pop()) - seen):
+            seen.add(name)
+            if not name.startswith((own, "gameshelf.envs.core")):
+                outside.append(name)
+            module = root / (name.replace(".", "/") + ".py")
+            if name.startswith(own) and module.exists():
+                todo.append(module)
+    return outside
+
+
+def test_kernels_read_only_their_game_folder_and_the_core(tmp_path: Path) -> None:
+    """The cache watches a kernel's game folder and ``envs/core``: what a game's kernels import (and what its
+    modules import in turn) must live there, or an edit of it would leave a stale compiled kernel."""
+    root = Path(gameshelf.__file__).parent.parent
+    kernels = sorted((root / "gameshelf" / "envs").glob("*/kernel.py"))
+    assert len(kernels) >= 10
+    assert {str(kernel): _reads_outside(kernel, root) for kernel in kernels} == {str(kernel): [] for kernel in kernels}
+    game = tmp_path / "gameshelf" / "envs" / "toy"  # the check itself sees a table read from another game
+    game.mkdir(parents=True)
+    (game / "kernel.py").write_text("from gameshelf.envs.toy import board\n")
+    (game / "board.py").write_text("from gameshelf.envs.paiko.board import SQUARES\n")
+    assert _reads_outside(game / "kernel.py", tmp_path) == ["gameshelf.envs.paiko.board", "gameshelf.envs.paiko.board.SQUARES"]
