@@ -52,7 +52,7 @@ def cache_dir() -> Path:
     the user's cache folder (``$XDG_CACHE_HOME``, else ``~/.cache``; ``%LOCALAPPDATA%`` on Windows).
 
     numba's own default is a ``__pycache__`` beside the source, which writes into the checkout or the installed
-    package and caches nothing when the package is read-only. Each source file gets a subfolder of its own
+    package and caches nothing when the package is read-only. Each source folder gets a subfolder of its own
     (named after its folder and a hash of its path), so two installs never share or overwrite a file.
     """
     config: Any = numba.config  # its settings are set at run time, unknown to type checkers
