@@ -13,8 +13,9 @@ Engine checks, at nodes of every kind along random games (``random_nodes``: deci
 again, the first decision after chance, chance nodes, the end): static facts, bad seats refused by every
 seat query (one ``ValueError``), exact masks (every masked action accepted, every other one refused with
 the state unchanged, at chance nodes and after the end too), chance outcomes are distributions drawn only
-from the generator given, random games end within ``max_game_length`` with returns in range and zero before
-the end, clone and replay from the history reproduce the state, action names parse back, the position
+from the generator given, many draws of ``sample_chance`` and of a kernel game's compiled sampler (the
+batched drivers') follow the stated odds, random games end within ``max_game_length`` with returns in range
+and zero before the end, clone and replay from the history reproduce the state, action names parse back, the position
 builder round-trips, bad data is refused with one short ``ValueError`` (fuzzed positions: wrong types, huge
 strings, deep lists, out-of-range integers, keys deleted or added, lists cut or grown; or else the state built
 round-trips and exports the data given), every option builds and plays at each end of its range and is
