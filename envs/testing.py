@@ -13,8 +13,9 @@ Engine checks, at nodes of every kind along random games (``random_nodes``: deci
 again, the first decision after chance, chance nodes, the end): static facts, bad seats refused by every
 seat query (one ``ValueError``), exact masks (every masked action accepted, every other one refused with
 the state unchanged, at chance nodes and after the end too), chance outcomes are distributions drawn only
-from the generator given, random games end within ``max_game_length`` with returns in range and zero before
-the end, clone and replay from the history reproduce the state, action names parse back, the position
+from the generator given, many draws of ``sample_chance`` and of a kernel game's compiled sampler (the
+batched drivers') follow the stated odds, random games end within ``max_game_length`` with returns in range
+and zero before the end, clone and replay from the history reproduce the state, action names parse back, the position
 builder round-trips, bad data is refused with one short ``ValueError`` (fuzzed positions: wrong types, huge
 strings, deep lists, out-of-range integers, keys deleted or added, lists cut or grown; or else the state built
 round-trips and exports the data given), every option builds and plays at each end of its range and is
@@ -36,6 +37,7 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+import math
 import pickle
 import random
 import reprlib
@@ -366,6 +368,131 @@ def check_chance(game: Game, seed: int = 3) -> None:
         else:
             legal = state.legal_actions()
             state.apply_action(legal[rng.integers(len(legal))])
+
+
+CHANCE_LEVEL = 1e-6
+"""``check_kernel_chance`` fails a sampler only where the draws are this unlikely under the stated odds."""
+
+
+def _chi2_sf(x: float, df: int) -> float:
+    """P(X >= x) for X chi-square with ``df`` degrees of freedom: the regularized upper incomplete gamma
+    Q(df/2, x/2), by its series below a + 1 and its continued fraction above (Numerical Recipes, 6.2)."""
+    a, z = df / 2.0, x / 2.0
+    if z <= 0:
+        return 1.0
+    log_front = a * math.log(z) - z - math.lgamma(a)
+    if z < a + 1:
+        term = total = 1.0 / a
+        k = a
+        while abs(term) > abs(total) * 1e-15:
+            k += 1
+            term *= z / k
+            total += term
+        return max(0.0, 1.0 - total * math.exp(log_front))
+    tiny = 1e-300
+    b = z + 1 - a
+    c, d = 1 / tiny, 1 / b
+    h = d
+    for i in range(1, 1000):
+        an = -i * (i - a)
+        b += 2
+        d = an * d + b
+        d = tiny if abs(d) < tiny else d
+        c = b + an / c
+        c = tiny if abs(c) < tiny else c
+        d = 1 / d
+        h *= d * c
+        if abs(d * c - 1) < 1e-15:
+            break
+    return math.exp(log_front) * h
+
+
+def _binomial_tail(count: int, draws: int, p: float) -> float:
+    """A bound (Chernoff's) on the chance of a count as far from ``draws * p`` as ``count`` on its side."""
+    q = count / draws
+    if q == p or p >= 1:
+        return 1.0
+    kl = (q * math.log(q / p) if q > 0 else 0.0) + ((1 - q) * math.log((1 - q) / (1 - p)) if q < 1 else 0.0)
+    return math.exp(-draws * kl)
+
+
+def chance_mismatch(outcomes: Sequence[tuple[int, float]], drawn: Sequence[int], level: float = CHANCE_LEVEL) -> str | None:
+    """Why ``drawn`` (many draws at one chance node) do not follow ``outcomes`` (the stated odds), or None.
+
+    Wrong where an outcome drawn has no positive stated probability, where one outcome's count is off by more
+    than a binomial tail of ``level`` divided among the outcomes allows, or where a chi-square test over the
+    outcomes (the least likely merged until each group expects at least 5 draws) gives a p-value below ``level``.
+    """
+    odds = {int(o): float(p) for o, p in outcomes}
+    counts = Counter(int(d) for d in drawn)
+    n = len(drawn)
+    wrong = sorted(o for o in counts if odds.get(o, 0.0) <= 0)
+    if wrong:
+        return f"outcome {wrong[0]} drawn {counts[wrong[0]]} times, but its stated probability is {odds.get(wrong[0], 0.0)}"
+    for o, p in sorted(odds.items()):
+        tail = _binomial_tail(counts[o], n, p)
+        if tail < level / len(odds):
+            return f"outcome {o} drawn {counts[o]} of {n} times, expected {n * p:.1f} (p = {p:.4g}; tail bound {tail:.2g})"
+    groups: list[tuple[float, int]] = []  # (expected, observed) of each group, the least likely merged first
+    expected = observed = 0.0
+    for o, p in sorted(odds.items(), key=lambda item: item[1]):
+        expected, observed = expected + n * p, observed + counts[o]
+        if expected >= 5:
+            groups.append((expected, int(observed)))
+            expected = observed = 0.0
+    if expected and groups:
+        last = groups.pop()
+        groups.append((last[0] + expected, last[1] + int(observed)))
+    if len(groups) < 2:
+        return None
+    statistic = sum((seen - want) ** 2 / want for want, seen in groups)
+    p_value = _chi2_sf(statistic, len(groups) - 1)
+    if p_value < level:
+        worst = max(odds, key=lambda o: abs(counts[o] - n * odds[o]) / math.sqrt(n * odds[o]))
+        return (
+            f"chi-square {statistic:.1f} on {len(groups) - 1} degrees of freedom (p = {p_value:.2g}); furthest off: "
+            f"outcome {worst} drawn {counts[worst]} of {n} times, expected {n * odds[worst]:.1f}"
+        )
+    return None
+
+
+def chance_nodes(game: Game, seed: int, games: int = 2, per_kind: int = 6) -> list[State]:
+    """Copies of chance nodes with more than one outcome along random games: up to ``per_kind`` of those with
+    uniform odds and as many of those with unequal odds, evenly spread over the games."""
+    kinds: dict[bool, list[State]] = {True: [], False: []}
+    for node in random_nodes(game, seed, games=games, per_kind=None):
+        odds = [p for _, p in node.state.chance_outcomes()] if node.kind == "chance" else []
+        if len(odds) > 1:
+            kinds[max(odds) - min(odds) < 1e-12].append(node.state.clone())
+    chosen: list[State] = []
+    for met in kinds.values():
+        picks = sorted({int(j) for j in np.linspace(0, len(met) - 1, per_kind).round()}) if met else []
+        chosen.extend(met[j] for j in picks)
+    return chosen
+
+
+def check_kernel_chance(game: Game, seed: int = 29, draws: int = 20000, per_kind: int = 6) -> None:
+    """The samplers draw with the stated odds: at chance nodes of random games (``chance_nodes``), ``draws``
+    outcomes (at least 50 per outcome) from ``state.sample_chance`` and, for a kernel game, as many from its
+    compiled ``kernel.sample_chance`` (what the batched drivers and compiled playouts draw with), each tested
+    against ``chance_outcomes()`` (``chance_mismatch`` at level ``CHANCE_LEVEL``). The kernel must leave the
+    row as it was."""
+    from gameshelf.envs.core.kernel import KernelState, seed_generators
+
+    for k, state in enumerate(chance_nodes(game, seed, per_kind=per_kind)):
+        outcomes = state.chance_outcomes()
+        count = max(draws, 50 * len(outcomes))
+        where = _where(game, state, "chance", seed=seed)
+        rng = np.random.default_rng([seed, k])
+        problem = chance_mismatch(outcomes, [state.sample_chance(rng) for _ in range(count)])
+        _require(problem is None, f"kernel chance: sample_chance disagrees with chance_outcomes(): {problem} [{where}]")
+        if isinstance(state, KernelState):
+            row, gen, sample = state.S.copy(), seed_generators(seed * 1000 + k, 1), state.game.kernel.sample_chance
+            problem = chance_mismatch(outcomes, [int(sample(row, 0, gen)) for _ in range(count)])
+            _require(
+                problem is None, f"kernel chance: kernel.sample_chance disagrees with chance_outcomes(): {problem} [{where}]"
+            )
+            _require(np.array_equal(row, state.S), f"kernel chance: kernel.sample_chance changed the state row [{where}]")
 
 
 def check_random_games_end(game: Game, seed: int = 21, games: int = 3) -> None:
@@ -1187,6 +1314,7 @@ GAME_CHECKS: tuple[Callable[[Game], None], ...] = (
     check_bad_seats,
     check_masks,
     check_chance,
+    check_kernel_chance,
     check_random_games_end,
     check_clone_and_replay,
     check_action_names,

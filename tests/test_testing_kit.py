@@ -14,11 +14,14 @@ from gameshelf.envs.core.observation import ObservationLayout
 from gameshelf.envs.testing import (
     NODE_KINDS,
     ConformanceError,
+    chance_mismatch,
     check_bad_actions,
     check_bad_seats,
+    check_chance,
     check_env,
     check_game,
     check_hidden_information,
+    check_kernel_chance,
     check_masks,
     check_option_bounds,
     check_position_fuzz,
@@ -594,3 +597,85 @@ def test_bad_actions_pass_the_engine_and_catch_a_chance_check_that_overflows():
     check_bad_actions(NimGame(chance=True))
     with pytest.raises(ConformanceError, match=r"bad action: int 32768 .*chance node.*OverflowError"):
         check_bad_actions(NarrowChanceGame(chance=True))
+
+
+# ---- the samplers against the stated odds --------------------------------------------------------------
+class LowCardState(ToyKuhnState):
+    def sample_chance(self, rng: np.random.Generator) -> int:
+        left = [c for c in range(3) if c not in self.cards]
+        return min(left[int(rng.integers(len(left)))] for _ in range(2))  # the lower of two draws
+
+
+class LowCardGame(ToyKuhnGame):
+    def new_initial_state(self):
+        return LowCardState(self)
+
+
+class RareDealtCardState(ToyKuhnState):
+    def sample_chance(self, rng: np.random.Generator) -> int:
+        if self.cards and rng.random() < 0.001:
+            return self.cards[0]  # once in a thousand draws, a card already dealt
+        return super().sample_chance(rng)
+
+
+class RareDealtCardGame(ToyKuhnGame):
+    def new_initial_state(self):
+        return RareDealtCardState(self)
+
+
+def test_a_sampler_off_the_stated_odds_is_caught():
+    check_kernel_chance(ToyKuhnGame())
+    check_chance(LowCardGame())  # five draws in range: the older check sees nothing wrong
+    with pytest.raises(ConformanceError, match=r"kernel chance: sample_chance disagrees .*outcome 0 drawn"):
+        check_kernel_chance(LowCardGame())
+    with pytest.raises(ConformanceError, match=r"sample_chance disagrees .*stated probability is 0"):
+        check_kernel_chance(RareDealtCardGame())
+
+
+def _skewed_kernel_game(num_players: int) -> Game:
+    """Level X whose compiled sampler (the batched drivers') takes the lower of two draws; its Python
+    ``sample_chance`` and ``chance_outcomes`` are the real ones."""
+    import types
+
+    from gameshelf.envs.level_x import kernel
+    from gameshelf.envs.level_x.rules import LevelXGame
+
+    skewed = types.ModuleType("skewed_level_x_kernel")
+    skewed.__dict__.update({k: v for k, v in vars(kernel).items() if not k.startswith("__")})
+
+    def sample_chance(S: np.ndarray, i: int, rngs: np.ndarray) -> int:
+        return min(kernel.sample_chance(S, i, rngs), kernel.sample_chance(S, i, rngs))
+
+    skewed.sample_chance = sample_chance  # type: ignore[attr-defined]
+    return type("SkewedLevelXGame", (LevelXGame,), {"kernel": skewed})(num_players=num_players)
+
+
+def test_a_kernel_sampler_off_the_stated_odds_is_caught():
+    from gameshelf.envs.level_x.rules import LevelXGame
+
+    check_kernel_chance(LevelXGame(num_players=3))
+    with pytest.raises(ConformanceError, match=r"kernel chance: kernel\.sample_chance disagrees .*level_x 3p"):
+        check_kernel_chance(_skewed_kernel_game(3))
+
+
+@pytest.mark.parametrize(
+    ("outcomes", "drawn", "wrong"),
+    [
+        ([(0, 0.5), (1, 0.5)], [0] * 5000 + [1] * 5000, None),
+        ([(0, 0.5), (1, 0.5)], [0] * 5300 + [1] * 4700, "outcome 0 drawn 5300"),
+        ([(0, 0.5), (1, 0.5)], [0] * 5000 + [1] * 4999 + [2], "outcome 2 drawn 1 times"),
+        ([(k, 0.01) for k in range(100)], [k for k in range(100) for _ in range(100)], None),
+        ([(k, 0.01) for k in range(100)], [k % 99 for k in range(10000)], "outcome 99 drawn 0 of 10000"),
+    ],
+)
+def test_chance_mismatch_passes_the_odds_and_names_what_is_off(outcomes, drawn, wrong):
+    problem = chance_mismatch(outcomes, drawn)
+    assert problem is None if wrong is None else wrong in problem
+
+
+def test_chance_mismatch_chi_square_catches_many_small_deviations():
+    """Each outcome's count alone is plausible; all of them together are not."""
+    outcomes = [(k, 1 / 40) for k in range(40)]
+    drawn = [k for k in range(40) for _ in range(250 + (30 if k < 20 else -30))]
+    problem = chance_mismatch(outcomes, drawn)
+    assert problem is not None and problem.startswith("chi-square")
