@@ -464,7 +464,7 @@ def two_node_cluster():
     import ray
     from ray.cluster_utils import Cluster
 
-    assert not ray.is_initialized(), "this test needs a process without Ray (it runs before the local_ray tests)"
+    assert not ray.is_initialized(), "this test needs a process where Ray is not running (local_ray shuts it down)"
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
     try:
         worker = cluster.add_node(num_cpus=1, resources={"worker": 1})
@@ -507,8 +507,10 @@ def test_a_run_on_a_two_node_cluster_samples_on_the_worker_node_and_plays_as_rll
     assert evaluate_main(["level_x-v0", f"rllib:{out}", "random", "--games", "2", "--no-plot", "--quiet"]) == 0
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def local_ray():
+    """Ray on this machine for one test, shut down after it: tests run in a random order, and the two-node
+    cluster test needs a process where Ray is not running."""
     import ray
 
     ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
