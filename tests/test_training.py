@@ -697,3 +697,56 @@ def test_default_config_learns_to_beat_random(tmp_path, env_id, players, timeste
     result = train(env_id, config=config, out=tmp_path / "run", progress=False)
     evaluation = evaluate(env_id, [f"model:{result.model_path}", "random"], games=100, seed=11, num_players=players)
     assert evaluation.pair(evaluation.agents[0], "random").win_rate >= threshold
+
+
+# ---- the backend table ----------------------------------------------------------------------------
+
+
+def test_the_backend_table_is_the_one_source(tmp_path, monkeypatch):
+    """``BACKENDS`` alone names the backends: the CLI's choices, the unknown-backend error, and a fifth entry is a
+    backend that plans, runs (its own ``learn``) and names its run folder."""
+    import dataclasses
+
+    from gameshelf.training import train as train_module
+    from gameshelf.training.checkpoints import TrainResult
+    from gameshelf.training.cli_util import UserError
+
+    parser = train_module.build_parser()
+    choices = next(a.choices for a in parser._actions if a.dest == "backend")
+    assert tuple(choices) == tuple(train_module.BACKENDS) == ("sb3", "batched", "rllib", "expert")
+    with pytest.raises(UserError, match=r"allowed values: sb3, batched, rllib, expert$"):
+        train_module.train("level_x-v0", backend="nope", out=tmp_path / "nope")
+
+    ran = []
+
+    def learn(plan, progress, quiet, verbose, callbacks):
+        ran.append(plan)
+        return TrainResult(plan.run.root, plan.run.root / "model")
+
+    fifth = dataclasses.replace(train_module.BACKENDS["sb3"], learn=learn, suffix="-fifth", callbacks=False)
+    monkeypatch.setitem(train_module.BACKENDS, "fifth", fifth)
+    monkeypatch.chdir(tmp_path)
+    assert "fifth" in next(a.choices for a in train_module.build_parser()._actions if a.dest == "backend")
+    result = train_module.train("level_x-v0", backend="fifth", config=TINY, progress=False)
+    assert [plan.backend for plan in ran] == ["fifth"] and result.run_dir.name.endswith("-s0-fifth")
+    assert "backend: fifth" in (result.run_dir / "config.yaml").read_text()
+    with pytest.raises(ValueError, match="the fifth backend takes none"):
+        train_module.train("level_x-v0", backend="fifth", config=TINY, out=tmp_path / "cb", callbacks=[object()])
+
+
+@pytest.mark.parametrize("backend", ["sb3", "batched", "expert"])
+def test_each_backend_refuses_the_options_it_does_not_take(backend, tmp_path, capsys):
+    """RLlib's options only with a backend whose table entry takes them, from the CLI and from ``train``."""
+    from gameshelf.training.cli_util import UserError
+    from gameshelf.training.train import BACKENDS, main, train
+
+    assert not BACKENDS[backend].rllib and BACKENDS["rllib"].rllib
+    argv = ["level_x-v0", "--backend", backend, "--num-cpus", "2", "--out", str(tmp_path / "cli")]
+    code, err = exit_code(main, argv, capsys)
+    assert code == 2 and "--num-cpus only apply with --backend rllib" in err
+    with pytest.raises(UserError, match=f"the {backend} backend takes no RLlib settings"):
+        train("level_x-v0", backend=backend, config=TINY, out=tmp_path / "api", rllib={"num_cpus": 2})
+    if not BACKENDS[backend].callbacks:
+        with pytest.raises(ValueError, match=f"the {backend} backend takes none"):
+            train("level_x-v0", backend=backend, config=TINY, out=tmp_path / "api", callbacks=[object()])
+    assert not (tmp_path / "api").exists() and not (tmp_path / "cli").exists()

@@ -49,7 +49,7 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -72,8 +72,123 @@ from gameshelf.training.environments import heuristic_available, make_vec_env
 
 __all__ = ["BACKENDS", "RunWriteError", "TrainConfig", "TrainResult", "heuristic_available", "read_evaluations", "train"]
 
-BACKENDS = ("sb3", "batched", "rllib", "expert")
 RLLIB_OPTIONS = ("num_env_runners", "envs_per_runner", "address", "num_cpus", "policies", "runner_resources", "runner_env")
+
+
+# ---- the backends: what differs between them ----------------------------------------------------------------
+def _has_checkpoint(run: RunDir) -> bool:
+    """An SB3 or RLlib checkpoint in the run folder."""
+    return bool(run.checkpoint_files() or run.policy_checkpoints())
+
+
+@dataclasses.dataclass(frozen=True)
+class Backend:
+    """One training backend (an entry of ``BACKENDS``): how it checks and runs a plan, what it takes, how it resumes."""
+
+    check: Callable[[Plan], Plan]  # its own checks of a plan; the plan to run
+    learn: Callable[[Plan, bool, bool, int, Sequence[Any]], TrainResult]  # (plan, progress, quiet, verbose, callbacks)
+    sound_checkpoint: Callable[[RunDir], Any] = RunDir.sound_checkpoint  # the newest sound one a resume continues from
+    has_checkpoint: Callable[[RunDir], bool] = _has_checkpoint  # written one (else a failed new run is removed)
+    suffix: str = ""  # after the name of a default run folder
+    rllib: bool = False  # takes RLlib's settings (``RLLIB_OPTIONS``, ``Plan.rllib``)
+    callbacks: bool = True  # takes SB3 callbacks
+    decisions: bool = False  # ``timesteps`` caps its decisions, not its iterations
+
+
+def _check_opponents(plan: Plan) -> Plan:
+    """The self-play mix without a heuristic the game does not have."""
+    return dataclasses.replace(plan, config=_without_missing_heuristic(plan.config))
+
+
+def _check_batched(plan: Plan) -> Plan:
+    batched.check(plan)
+    return _check_opponents(plan)
+
+
+def _check_rllib(plan: Plan) -> Plan:
+    from gameshelf.training.rllib.train import check
+
+    return check(plan)
+
+
+def _check_expert(plan: Plan) -> Plan:
+    if plan.config.expert.warm_games and not heuristic_available(plan.config.env_id):
+        raise UserError(
+            f"expert.warm_games={plan.config.expert.warm_games} needs a heuristic agent and {plan.config.env_id} has none; "
+            "set expert.warm_games: 0"
+        )
+    return _check_opponents(plan)
+
+
+def _learn_sb3(plan: Plan, progress: bool, quiet: bool, verbose: int, callbacks: Sequence[Any]) -> TrainResult:
+    from gameshelf.training.sb3 import learn
+
+    return learn(plan, make_vec_env, progress=progress, quiet=quiet, verbose=verbose, extra=callbacks)
+
+
+def _learn_batched(plan: Plan, progress: bool, quiet: bool, verbose: int, callbacks: Sequence[Any]) -> TrainResult:
+    from gameshelf.training.sb3 import learn
+
+    return learn(plan, batched.make_vec_env, progress=progress, quiet=quiet, verbose=verbose, extra=callbacks)
+
+
+def _learn_rllib(plan: Plan, progress: bool, quiet: bool, verbose: int, callbacks: Sequence[Any]) -> TrainResult:
+    from gameshelf.training.rllib.train import learn
+
+    return learn(plan, progress=progress, quiet=quiet)
+
+
+def _learn_expert(plan: Plan, progress: bool, quiet: bool, verbose: int, callbacks: Sequence[Any]) -> TrainResult:
+    from gameshelf.training.expert import learn
+
+    return learn(plan, progress=progress, quiet=quiet)
+
+
+def _expert_sound_checkpoint(run: RunDir) -> Any:
+    from gameshelf.training.expert import sound_checkpoint
+
+    return sound_checkpoint(run)
+
+
+def _has_expert_checkpoint(run: RunDir) -> bool:
+    if _has_checkpoint(run):
+        return True
+    if not run.root.is_dir():
+        return False
+    from gameshelf.training.expert import net_checkpoints
+
+    return bool(net_checkpoints(run))
+
+
+BACKENDS: dict[str, Backend] = {
+    "sb3": Backend(_check_opponents, _learn_sb3),
+    "batched": Backend(_check_batched, _learn_batched, suffix="-batched"),
+    "rllib": Backend(
+        _check_rllib,
+        _learn_rllib,
+        sound_checkpoint=RunDir.sound_policy_checkpoint,
+        suffix="-rllib",
+        rllib=True,
+        callbacks=False,
+    ),
+    "expert": Backend(
+        _check_expert,
+        _learn_expert,
+        sound_checkpoint=_expert_sound_checkpoint,
+        has_checkpoint=_has_expert_checkpoint,
+        suffix="-expert",
+        callbacks=False,
+        decisions=True,
+    ),
+}
+DEFAULT_BACKEND = "sb3"
+
+
+def _backend(name: str) -> Backend:
+    """The backend called ``name``; one ``UserError`` listing them for another."""
+    if name not in BACKENDS:
+        raise UserError(f"backend={name!r} is not allowed; allowed values: {', '.join(BACKENDS)}")
+    return BACKENDS[name]
 
 
 # ---- the front door -----------------------------------------------------------------------------------------
@@ -115,8 +230,9 @@ def train(
         plan = planned
     else:
         overrides = {"players": players, "timesteps": timesteps, "n_envs": n_envs, "opponent": opponent}
-        plan = _plan_new(env_id, backend or "sb3", config, seed, out, overrides, rllib)
-    if plan.backend in ("rllib", "expert") and callbacks:
+        plan = _plan_new(env_id, backend or DEFAULT_BACKEND, config, seed, out, overrides, rllib)
+    spec = BACKENDS[plan.backend]
+    if not spec.callbacks and callbacks:
         raise ValueError(f"callbacks are Stable-Baselines3 callbacks: the {plan.backend} backend takes none")
     if progress is None:
         progress = is_terminal(sys.stdout)
@@ -124,32 +240,13 @@ def train(
     existed = plan.run.root.exists()
     try:
         _create_run(plan)
-        if plan.backend == "rllib":
-            from gameshelf.training.rllib.train import learn as learn_rllib
-
-            return learn_rllib(plan, progress=progress, quiet=quiet)
-        if plan.backend == "expert":
-            from gameshelf.training.expert import learn as learn_expert
-
-            return learn_expert(plan, progress=progress, quiet=quiet)
-        from gameshelf.training.sb3 import learn
-
-        environments = make_vec_env if plan.backend == "sb3" else batched.make_vec_env
-        return learn(plan, environments, progress=progress, quiet=quiet, verbose=verbose, extra=callbacks)
+        return spec.learn(plan, progress, quiet, verbose, callbacks)
     except BaseException as err:
-        if plan.new and not plan.run.checkpoint_files() and not plan.run.policy_checkpoints() and not _expert_checkpoints(plan):
+        if plan.new and not spec.has_checkpoint(plan.run):
             _remove_new_run(plan.run.root, existed)
         if isinstance(err, OSError) and err.errno in WRITE_ERRNOS:
             raise plan.run.write_failure(err) from err
         raise
-
-
-def _expert_checkpoints(plan: Plan) -> bool:
-    if plan.backend != "expert" or not plan.run.root.is_dir():
-        return False
-    from gameshelf.training.expert import net_checkpoints
-
-    return bool(net_checkpoints(plan.run))
 
 
 def read_evaluations(run_dir: str | os.PathLike[str]) -> list[dict[str, Any]]:
@@ -159,21 +256,8 @@ def read_evaluations(run_dir: str | os.PathLike[str]) -> list[dict[str, Any]]:
 
 # ---- planning: settings and the run folder, all checked before anything is created -----------------------
 def _check_backend(plan: Plan) -> Plan:
-    """The backend's own checks; the self-play mix without a heuristic the game does not have."""
-    if plan.backend not in BACKENDS:
-        raise UserError(f"backend={plan.backend!r} is not allowed; allowed values: {', '.join(BACKENDS)}")
-    if plan.backend == "rllib":
-        from gameshelf.training.rllib.train import check as check_rllib
-
-        return check_rllib(plan)
-    if plan.backend == "batched":
-        batched.check(plan)
-    if plan.backend == "expert" and plan.config.expert.warm_games and not heuristic_available(plan.config.env_id):
-        raise UserError(
-            f"expert.warm_games={plan.config.expert.warm_games} needs a heuristic agent and {plan.config.env_id} has none; "
-            "set expert.warm_games: 0"
-        )
-    return dataclasses.replace(plan, config=_without_missing_heuristic(plan.config))
+    """The backend's own checks (an unknown backend: one error listing them)."""
+    return _backend(plan.backend).check(plan)
 
 
 def _without_missing_heuristic(config: TrainConfig) -> TrainConfig:
@@ -198,13 +282,13 @@ def _plan_new(env_id: str, backend: str, config: Any, seed: Any, out: Any, overr
         config = {k: v for k, v in config.to_dict().items() if k not in ("env_id", "seed")}
     seed = 0 if seed is None else seed
     cfg = resolve_config(env_id, config, seed=seed, overrides=overrides)
-    if backend == "expert" and overrides.get("timesteps") is not None:
+    spec = _backend(backend)
+    if spec.decisions and overrides.get("timesteps") is not None:
         cfg = _decision_budget(cfg)
-    if out is not None:
-        root = Path(out)
-    else:
-        suffix = "" if backend == "sb3" else f"-{backend}"
-        root = Path("runs") / env_id / f"{time.strftime('%Y%m%d-%H%M%S')}-s{seed}{suffix}"
+    if rllib is not None and not spec.rllib:
+        raise UserError(f"the {backend} backend takes no RLlib settings: RLlib's options only apply to RLlib runs")
+    name = f"{time.strftime('%Y%m%d-%H%M%S')}-s{seed}{spec.suffix}"
+    root = Path(out) if out is not None else Path("runs") / env_id / name
     check_new_run_dir(root)
     return _check_backend(Plan(cfg, RunDir(root), RunState(), backend, rllib=rllib))
 
@@ -213,7 +297,7 @@ def _plan_resume(resume: Any, timesteps: int | None, backend: str | None, rllib:
     run_dir = require_run_dir(Path(resume))
     saved = read_yaml(run_dir.config_file)
     env_id, seed = saved.pop("env_id", None), saved.pop("seed", 0)
-    saved_backend = saved.pop("backend", "sb3")
+    saved_backend = str(saved.pop("backend", DEFAULT_BACKEND))
     saved_rllib = saved.pop("rllib", None)
     if backend is not None and backend != saved_backend:
         raise UserError(f"{str(run_dir.root)!r} is a {saved_backend} run; it resumes with --backend {saved_backend}")
@@ -224,20 +308,16 @@ def _plan_resume(resume: Any, timesteps: int | None, backend: str | None, rllib:
     cfg = from_dict(env_id, seed, saved)
     if timesteps is not None:
         cfg = cfg.with_timesteps(timesteps)
-        if saved_backend == "expert":
-            cfg = _decision_budget(cfg)
-    plan = _check_backend(Plan(cfg, run_dir, RunState(), str(saved_backend), new=False, rllib=settings))
+    plan = _check_backend(Plan(cfg, run_dir, RunState(), saved_backend, new=False, rllib=settings))
+    spec = BACKENDS[plan.backend]
+    if timesteps is not None and spec.decisions:
+        plan = dataclasses.replace(plan, config=_decision_budget(plan.config))
     cfg = plan.config
     state = run_dir.read_state()
     done = _already_done(run_dir, cfg, state, timesteps, state.timesteps)
     if done is not None:
         return done
-    if plan.backend == "expert":
-        from gameshelf.training.expert import sound_checkpoint
-
-        checkpoint = sound_checkpoint(run_dir)
-    else:
-        checkpoint = run_dir.sound_policy_checkpoint() if plan.backend == "rllib" else run_dir.sound_checkpoint()
+    checkpoint = spec.sound_checkpoint(run_dir)
     if checkpoint is None:
         # stopped (or killed) before its first checkpoint: the run starts again from its config.yaml
         warn(f"{str(run_dir.root)!r} has no usable checkpoint; starting the run again from step 0")
@@ -255,10 +335,10 @@ def _decision_budget(config: TrainConfig) -> TrainConfig:
     return dataclasses.replace(config, expert=dataclasses.replace(config.expert, iterations=None))
 
 
-def _resumed_rllib_settings(run_dir: RunDir, backend: Any, saved: Any, changes: Any) -> Any:
+def _resumed_rllib_settings(run_dir: RunDir, backend: str, saved: Any, changes: Any) -> Any:
     """The ``RLlibSettings`` of a resumed RLlib run: those of its ``config.yaml`` with ``changes`` (a dict or an
     ``RLlibSettings``) applied; None for another backend, which takes no changes."""
-    if backend != "rllib":
+    if backend not in BACKENDS or not BACKENDS[backend].rllib:
         if changes:
             raise UserError(f"{str(run_dir.root)!r} is a {backend} run: RLlib's options only apply to RLlib runs")
         return None
@@ -313,7 +393,7 @@ def _already_done(run_dir: RunDir, cfg: TrainConfig, state: RunState, timesteps:
 def _create_run(plan: Plan) -> None:
     check_writable_dir(plan.run.root)
     plan.run.create(plan.backend)
-    extra = {"rllib": dataclasses.asdict(plan.rllib)} if plan.backend == "rllib" else None
+    extra = {"rllib": dataclasses.asdict(plan.rllib)} if BACKENDS[plan.backend].rllib else None
     saved = _saved_config(plan.run)
     if plan.new or plan.config.timesteps != saved.get("timesteps") or (extra and extra["rllib"] != saved.get("rllib")):
         plan.run.write_config(plan.config, plan.backend, extra)
@@ -363,7 +443,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--verbose", type=int, default=0, help="SB3 verbosity (0, 1, 2)")
     parser.add_argument(
         "--backend",
-        choices=BACKENDS,
+        choices=tuple(BACKENDS),
         default=None,
         help="sb3 (default), batched (compiled kernels in one process: --opponent random or heuristic), rllib, or expert "
         "(expert iteration: MCTS self-play guided by a small network, settings under expert: in the config; "
@@ -437,16 +517,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         except UserError as err:
             parser.error(str(err))
     settings: Any = None
+    takes_rllib = BACKENDS[args.backend or DEFAULT_BACKEND].rllib
+    if given and not takes_rllib and (args.resume is None or args.backend is not None):
+        parser.error(f"{', '.join('--' + name.replace('_', '-') for name in given)} only apply with --backend rllib")
     if args.resume is not None:
-        if given and args.backend not in (None, "rllib"):
-            parser.error(f"{', '.join('--' + name.replace('_', '-') for name in given)} only apply with --backend rllib")
         settings = given or None  # changes to the resumed RLlib run's settings, checked against its config.yaml
-    elif args.backend == "rllib":
+    elif takes_rllib:
         from gameshelf.training.rllib.train import RLlibSettings
 
         settings = RLlibSettings(**given)
-    elif given:
-        parser.error(f"{', '.join('--' + name.replace('_', '-') for name in given)} only apply with --backend rllib")
     try:
         result = train(
             args.env_id or "",
