@@ -1,4 +1,4 @@
-"""Train an agent on one seat of a gameshelf game: one front door, ``train``, for every backend (``BACKENDS``: sb3, batched, rllib, expert).
+"""Train an agent on one seat of a gameshelf game: one front door, ``train``, for every backend (``BACKENDS``).
 
     python -m gameshelf.training.train level_x-v0
     python -m gameshelf.training.train amoriax-v0 --timesteps 300000 --n-envs 8 --opponent self --seed 1
