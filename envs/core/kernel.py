@@ -201,6 +201,22 @@ def shared_place_return(better: int, equal: int, n: int) -> float:
 
 
 @jit_helper
+def rank_outcomes(keys: np.ndarray, n: int, out: np.ndarray) -> None:
+    """Write into ``out[:n]`` the outcome returns of final ``keys[:n]`` (higher ranks ahead, ties share the mean
+    of their places' values), bit-identical to ``rank_returns``. ``keys`` must not be ``out``."""
+    for seat in range(n):
+        key = keys[seat]
+        better = 0
+        equal = 0
+        for other in range(n):
+            if keys[other] > key:
+                better += 1
+            elif keys[other] == key:
+                equal += 1
+        out[seat] = shared_place_return(better, equal, n)
+
+
+@jit_helper
 def below(rngs: np.ndarray, i: int, k: int) -> int:
     """A uniform integer in ``[0, k)`` (``k`` < 2**31) from generator ``i`` of ``rngs``."""
     return (next_u32(rngs, i) * k) >> 32
