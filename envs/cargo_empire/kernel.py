@@ -41,7 +41,7 @@ from gameshelf.envs.cargo_empire.observation import HAND_LEVELS, LAYOUT, POSTS_S
 from gameshelf.envs.cargo_empire.routes import ALL_PAYMENTS, legal_payments
 from gameshelf.envs.cargo_empire.scoring import MAX_VP
 from gameshelf.envs.core.game import CHANCE, TERMINAL
-from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit, jit_helper, shared_place_return
+from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit, jit_helper, rank_outcomes
 
 C = D.NUM_CITIES
 MP = D.MAX_PLAYERS
@@ -756,6 +756,9 @@ def posts_on_map(S: np.ndarray, i: int, seat: int) -> int:
     return total
 
 
+POSTS_TIEBREAK = 1 << 20  # posts on the map break VP ties: the low part of the ranking key
+
+
 @jit
 def returns(S: np.ndarray, i: int, out: np.ndarray) -> None:
     """Zero until the end; then ``rank_returns`` of (final VP, posts on the map), or the scaled solo VP."""
@@ -767,20 +770,9 @@ def returns(S: np.ndarray, i: int, out: np.ndarray) -> None:
     if n == 1:
         out[0] = 2.0 * vp(S, i, 0, True) / MAX_VP_F - 1.0
         return
-    # rank_returns: the players with a higher key rank ahead; ties share the mean of their places' values
-    for p in range(n):
-        a = vp(S, i, p, True)
-        b = posts_on_map(S, i, p)
-        ahead = 0
-        tied = 0
-        for q in range(n):
-            x = vp(S, i, q, True)
-            y = posts_on_map(S, i, q)
-            if x > a or (x == a and y > b):
-                ahead += 1
-            elif x == a and y == b:
-                tied += 1
-        out[p] = shared_place_return(ahead, tied, n)
+    for p in range(n):  # VP, then posts on the map (far fewer than 2**20) as one integer
+        out[p] = vp(S, i, p, True) * POSTS_TIEBREAK + posts_on_map(S, i, p)
+    rank_outcomes(out, n)
 
 
 # ---- observation ---------------------------------------------------------------------------------------

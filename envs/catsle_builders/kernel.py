@@ -52,7 +52,7 @@ from gameshelf.envs.catsle_builders.cards import (
 )
 from gameshelf.envs.catsle_builders.observation import LAYOUT, MAX_HAND, MAX_TAKEN
 from gameshelf.envs.core.game import CHANCE, TERMINAL
-from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit, jit_helper, shared_place_return
+from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit, jit_helper, rank_outcomes
 
 MP, MC, NC, NV = MAX_PLAYERS, MAX_COLUMNS, NUM_CARDS, NUM_VALUES
 MAX_COL_CARDS = NUM_VALUES
@@ -502,16 +502,8 @@ def returns(S: np.ndarray, i: int, out: np.ndarray) -> None:
     if S[i, PHASE] != OVER:
         return
     for seat in range(n):
-        key = _key(S, i, seat)
-        better = 0
-        equal = 0
-        for other in range(n):
-            other_key = _key(S, i, other)
-            if other_key > key:
-                better += 1
-            elif other_key == key:
-                equal += 1
-        out[seat] = shared_place_return(better, equal, n)
+        out[seat] = _key(S, i, seat)
+    rank_outcomes(out, n)
 
 
 @jit

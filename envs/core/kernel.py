@@ -201,6 +201,36 @@ def shared_place_return(better: int, equal: int, n: int) -> float:
 
 
 @jit_helper
+def rank_outcomes(out: np.ndarray, n: int) -> None:
+    """Replace the integer keys in ``out[:n]`` (below 2**50 in size; higher ranks ahead) by their outcome returns,
+    bit-identical to ``rank_returns``: ties share the mean of their places' values. In place, as kernels make no
+    arrays: the keys are shifted to 2 and above, so a key never equals a return (within [-1, 1]) already written."""
+    if n < 2:
+        for seat in range(n):
+            out[seat] = 0.0
+        return
+    low = out[0]
+    for seat in range(1, n):
+        low = min(low, out[seat])
+    for seat in range(n):
+        out[seat] = out[seat] - low + 2.0  # exact for such integers
+    place = 0
+    while place < n:  # the best keys left take the next places
+        top = 0.0
+        for seat in range(n):
+            top = max(top, out[seat])
+        equal = 0
+        for seat in range(n):
+            if out[seat] == top:
+                equal += 1
+        value = shared_place_return(place, equal, n)
+        for seat in range(n):
+            if out[seat] == top:
+                out[seat] = value
+        place += equal
+
+
+@jit_helper
 def below(rngs: np.ndarray, i: int, k: int) -> int:
     """A uniform integer in ``[0, k)`` (``k`` < 2**31) from generator ``i`` of ``rngs``."""
     return (next_u32(rngs, i) * k) >> 32

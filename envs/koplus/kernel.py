@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL
-from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit, jit_helper, shared_place_return
+from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit, jit_helper, rank_outcomes
 from gameshelf.envs.koplus.actions import GRID, NUM_ACTIONS, NUM_CELLS
 from gameshelf.envs.koplus.board import (
     BONUS_TURNS,
@@ -528,16 +528,8 @@ def returns(S: np.ndarray, i: int, out: np.ndarray) -> None:
     if S[i, CUR] != TERMINAL or n < 2:
         return
     for seat in range(n):
-        key = total(S, i, seat) * 100 + TILES_PER_PLAYER - S[i, PLACED + seat]
-        better = 0
-        equal = 0
-        for other in range(n):
-            other_key = total(S, i, other) * 100 + TILES_PER_PLAYER - S[i, PLACED + other]
-            if other_key > key:
-                better += 1
-            elif other_key == key:
-                equal += 1
-        out[seat] = shared_place_return(better, equal, n)
+        out[seat] = total(S, i, seat) * 100 + TILES_PER_PLAYER - S[i, PLACED + seat]
+    rank_outcomes(out, n)
 
 
 @jit

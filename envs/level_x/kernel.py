@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL
-from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit, jit_helper, shared_place_return
+from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit, jit_helper, rank_outcomes
 from gameshelf.envs.level_x.actions import (
     BONUS_TILES,
     EFFECT_STEPS,
@@ -255,16 +255,8 @@ def returns(S: np.ndarray, i: int, out: np.ndarray) -> None:
     if not S[i, OVER] or n < 2:
         return
     for seat in range(n):
-        key = ranking_key(S, i, seat)
-        better = 0
-        equal = 0
-        for other in range(n):
-            other_key = ranking_key(S, i, other)
-            if other_key > key:
-                better += 1
-            elif other_key == key:
-                equal += 1
-        out[seat] = shared_place_return(better, equal, n)
+        out[seat] = ranking_key(S, i, seat)
+    rank_outcomes(out, n)
 
 
 @jit

@@ -36,7 +36,7 @@ import itertools
 import numpy as np
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL
-from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit, jit_helper, shared_place_return
+from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit, jit_helper, rank_outcomes
 from gameshelf.envs.range_ta_ludotheque.actions import BOX, MAT, PASS
 from gameshelf.envs.range_ta_ludotheque.board import PERMS, ROLL_INDEX, ROLL_TRIPLES, ROLLS, ROUNDS, SHAPES
 from gameshelf.envs.range_ta_ludotheque.observation import CAT0, JOIN_DOWN, JOIN_RIGHT, LAYOUT, MAX_PLAYERS, MECH0, SHEET_CHANNELS
@@ -653,19 +653,9 @@ def returns(S: np.ndarray, i: int, out: np.ndarray) -> None:
         low, high = int(S[i, LOW]), int(S[i, HIGH])
         out[0] = -1.0 + 2.0 * (_sheet_score(S, i, 0, int(S[i, NMOV])) - low) / (high - low)
         return
-    for seat in range(n):  # the keys first, in out: a seat's result is written once every key is read
-        out[seat] = _ranking_key(S, i, seat)
     for seat in range(n):
-        key = out[seat]
-        better = 0
-        equal = 0
-        for other in range(n):
-            other_key = out[other] if other >= seat else _ranking_key(S, i, other)
-            if other_key > key:
-                better += 1
-            elif other_key == key:
-                equal += 1
-        out[seat] = shared_place_return(better, equal, n)
+        out[seat] = _ranking_key(S, i, seat)
+    rank_outcomes(out, n)
 
 
 # ---- observation ----------------------------------------------------------------------------------

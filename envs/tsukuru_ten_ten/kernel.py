@@ -41,7 +41,7 @@ from __future__ import annotations
 import numpy as np
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL
-from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit, jit_helper, shared_place_return
+from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit, jit_helper, rank_outcomes
 from gameshelf.envs.tsukuru_ten_ten import actions as act
 from gameshelf.envs.tsukuru_ten_ten.actions import (
     DEAL,
@@ -756,16 +756,8 @@ def returns(S: np.ndarray, i: int, out: np.ndarray) -> None:
     if S[i, PHASE] != OVER:
         return
     for seat in range(n):
-        key = S[i, SCORES + seat]
-        better = 0
-        equal = 0
-        for other in range(n):
-            other_key = S[i, SCORES + other]
-            if other_key > key:
-                better += 1
-            elif other_key == key:
-                equal += 1
-        out[seat] = shared_place_return(better, equal, n)
+        out[seat] = S[i, SCORES + seat]
+    rank_outcomes(out, n)
 
 
 @jit
