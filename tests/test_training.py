@@ -681,7 +681,18 @@ def test_fully_conv_policy_scores_moves_by_cell():
         ("olenon-v0", 4, 100_000, 0.7),  # team wins with the agent in one seat; ~92% at 200k steps
         ("matchstick_tycoon-v0", 2, 15_000, 0.75),  # above 90% from its first evaluation (15k steps) on
         ("cargo_empire-v0", 2, 25_000, 0.7),  # 92% at 25k steps in the recorded run
-        ("amoriax-v0", 2, 60_000, 0.6),  # first above 90% at 120k steps in the recorded run (30-game evaluations)
+        pytest.param(
+            "amoriax-v0",
+            2,
+            60_000,
+            0.6,  # first above 90% at 120k steps in the recorded run (30-game evaluations)
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="a known failure, cause not yet found: on a fresh install of today's packages (stable-baselines3 2.9.2, "
+                "gymnasium 1.4.0, numpy 2.4.6, torch 2.13.0) the committed Amoriax config learns nothing: 0 of 100 "
+                "against random at 60k steps, at commit 5215d37 too; 1% at 120k (6% sampled)",
+            ),
+        ),
         ("range_ta_ludotheque-v0", 2, 20_000, 0.72),  # 80% at 20k, 82% at 41k; untrained and deterministic: ~67%
         ("tsukuru_ten_ten-v0", 2, 20_000, 0.85),  # 100% of 40 games at 20k steps (seed 11)
         ("paiko-v0", 2, 16_000, 0.6),  # 75% of 100 at 12k (131 CPU-s), 100% of 200 at 21.5k steps
