@@ -32,16 +32,7 @@ IDS = envs.registered_ids()
 
 def played(env_id: str, moves: int, seed: int = 0) -> State:
     """A state after ``moves`` random decisions (chance resolved after them)."""
-    state, rng = envs.make_game(env_id).new_initial_state(), np.random.default_rng(seed)
-    made = 0
-    while not state.is_terminal() and (made < moves or state.is_chance_node()):
-        if state.is_chance_node():
-            state.apply_action(state.sample_chance(rng))
-            continue
-        legal = state.legal_actions()
-        state.apply_action(legal[rng.integers(len(legal))])
-        made += 1
-    return state
+    return text.played(envs.make_game(env_id), moves, seed)[0]
 
 
 # ---- the short rules and the prompt -------------------------------------------------------------------

@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from gameshelf.envs.core.episode import Episode
-from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, IllegalActionError, State
+from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, IllegalActionError, State, random_playout
 
 CLOSE_MATCH = 0.85
 """How alike (difflib's ratio) a reply must be to a legal move name to be read as that move."""
@@ -250,16 +250,17 @@ def example_prompt(env_id: str, decisions: int = 6, seed: int = 0) -> str:
     moves drawn from ``seed``): the examples in docs/llm.md."""
     from gameshelf import envs
 
-    state, rng = envs.make_game(env_id).new_initial_state(), np.random.default_rng(seed)
-    made = 0
-    while state.is_chance_node() or made < decisions:
-        if state.is_chance_node():
-            state.apply_action(state.sample_chance(rng))
-            continue
-        legal = state.legal_actions()
-        state.apply_action(legal[rng.integers(len(legal))])
-        made += 1
-    return prompt(state, state.current_player())
+    return prompt(*played(envs.make_game(env_id), decisions, seed))
+
+
+def played(game: Game, decisions: int, seed: int = 0) -> tuple[State, int]:
+    """A new game of ``game`` after ``decisions`` random decisions (``random_playout``, chance and moves drawn from
+    ``seed``), with the chance after them resolved; and the seat to move."""
+    state, rng = game.new_initial_state(), np.random.default_rng(seed)
+    random_playout(state, rng, max_decisions=decisions)
+    while state.is_chance_node():
+        state.apply_action(state.sample_chance(rng))
+    return state, state.current_player()
 
 
 def examples_markdown() -> str:
