@@ -174,7 +174,7 @@ def test_the_walk_reads_the_whole_package_through_its_links():
         "gameshelf.envs.core.game",
         "gameshelf.envs.registration",
         "gameshelf.envs.records",
-        "gameshelf.envs.paiko.rules",
+        "gameshelf.envs.paiko.game",
         "gameshelf.wrappers",
         "gameshelf.training",
     ):

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from gameshelf import envs
-from gameshelf.envs.amoriax.rules import AmoriaxGame
+from gameshelf.envs.amoriax.game import AmoriaxGame
 from gameshelf.envs.core.episode import observed_state
 from gameshelf.envs.core.game import CHANCE, State
-from gameshelf.envs.koplus.rules import KoPlusGame
-from gameshelf.envs.olenon.rules import OlenonGame, OlenonState
+from gameshelf.envs.koplus.game import KoPlusGame
+from gameshelf.envs.olenon.game import OlenonGame, OlenonState
 from gameshelf.training.agents import make_agent
 from gameshelf.training.agents.mcts import MCTSAgent, parse_mcts_name
 

@@ -638,7 +638,7 @@ def _skewed_kernel_game(num_players: int) -> Game:
     import types
 
     from gameshelf.envs.level_x import kernel
-    from gameshelf.envs.level_x.rules import LevelXGame
+    from gameshelf.envs.level_x.game import LevelXGame
 
     skewed = types.ModuleType("skewed_level_x_kernel")
     skewed.__dict__.update({k: v for k, v in vars(kernel).items() if not k.startswith("__")})
@@ -651,7 +651,7 @@ def _skewed_kernel_game(num_players: int) -> Game:
 
 
 def test_a_kernel_sampler_off_the_stated_odds_is_caught():
-    from gameshelf.envs.level_x.rules import LevelXGame
+    from gameshelf.envs.level_x.game import LevelXGame
 
     check_kernel_chance(LevelXGame(num_players=3))
     with pytest.raises(ConformanceError, match=r"kernel chance: kernel\.sample_chance disagrees .*level_x 3p"):

@@ -378,7 +378,7 @@ def test_a_new_process_loads_the_drivers_from_the_disk_cache():
 
 
 def test_mcts_rollouts_use_the_kernel_playout(monkeypatch):
-    from gameshelf.envs.level_x.rules import LevelXState
+    from gameshelf.envs.level_x.game import LevelXState
     from gameshelf.training.agents.mcts import MCTSAgent
 
     calls = []

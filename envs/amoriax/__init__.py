@@ -6,7 +6,7 @@
 | agents | `player_0` (White, moves first), `player_1` (Black) |
 | action space | `Discrete(1054)` |
 | observation | `Box(0, 1, (9, 9, 10), float32)` + `action_mask` `(1054,) int8` |
-| import | `gameshelf.make("amoriax-v0")`; engine: `gameshelf.envs.amoriax.rules.AmoriaxGame` |
+| import | `gameshelf.make("amoriax-v0")`; engine: `gameshelf.envs.amoriax.game.AmoriaxGame` |
 | compiled rules | `envs/amoriax/kernel.py`; batched: `gameshelf.vector.make("amoriax-v0", num_envs=N)` |
 | rules | `docs/rules/amoriax.md` |
 
@@ -129,7 +129,7 @@ repetition draw), with other stones than the board, or more of them than ``ply +
 ## Compiled rules
 
 The rules are compiled kernels (numba) over one `int16` state row, written once in `envs/amoriax/kernel.py`
-(layout in its docstring); `AmoriaxState` (`rules.py`) is a view over that row and keeps in Python only what is
+(layout in its docstring); `AmoriaxState` (`game.py`) is a view over that row and keeps in Python only what is
 not a rule step (text, move names, positions). Every path runs on them: the AEC environment, the engine API,
 MCTS's random playouts, and the batched environment `gameshelf.vector.make("amoriax-v0", num_envs=N)` (any
 options). The first use after an install or an edit compiles the kernels: about 5 CPU-seconds on the 2-core

@@ -16,7 +16,7 @@ from gameshelf.envs.core.drawing import INK, canvas, centred_text, to_array
 from gameshelf.envs.core.rendering import Box
 
 if TYPE_CHECKING:
-    from gameshelf.envs.amoriax.rules import AmoriaxState
+    from gameshelf.envs.amoriax.game import AmoriaxState
 
 CELL = 48
 MARGIN = 28
@@ -42,7 +42,7 @@ def _cell_box(sq: int) -> tuple[int, int, int, int]:
 
 def _status(state: AmoriaxState) -> str:
     if state.end:
-        from gameshelf.envs.amoriax.rules import END_REASONS
+        from gameshelf.envs.amoriax.game import END_REASONS
 
         if state.winner >= 0:
             return f"{COLOUR_NAMES[state.winner]} wins ({END_REASONS[state.end]})"

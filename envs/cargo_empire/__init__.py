@@ -9,7 +9,7 @@ development tracks. 1 to 5 players.
 | action space | `Discrete(46)` |
 | observation | `Dict(observation=Box(0, 1, (661,), float32), action_mask=Box(0, 1, (46,), int8))` |
 | chance / hidden information | yes (every shuffle and draw) / yes with 2+ players (hands, private city cards, goals) |
-| import | `gameshelf.make("cargo_empire-v0", num_players=3)`; engine `gameshelf.envs.cargo_empire.rules.CargoEmpireGame` |
+| import | `gameshelf.make("cargo_empire-v0", num_players=3)`; engine `gameshelf.envs.cargo_empire.game.CargoEmpireGame` |
 | compiled rules | `envs/cargo_empire/kernel.py`; batched: `gameshelf.vector.make("cargo_empire-v0", num_envs=N, num_players=3)` |
 | rules | `docs/rules/cargo_empire.md` |
 

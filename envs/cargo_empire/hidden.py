@@ -54,7 +54,7 @@ from gameshelf.envs.cargo_empire.routes import ALL_PAYMENTS, Payment, legal_paym
 from gameshelf.envs.cargo_empire.scoring import goal_fulfilled
 
 if TYPE_CHECKING:
-    from gameshelf.envs.cargo_empire.rules import CargoEmpireState
+    from gameshelf.envs.cargo_empire.game import CargoEmpireState
 
 EXACT_TRIES = 256
 """Deals from the deck's odds tried before the guided draw takes over."""

@@ -1,6 +1,6 @@
 """Cargo Empire's rules as compiled kernels over a flat ``int16`` state row: the one implementation of the rules.
 
-``CargoEmpireState`` (``rules.py``) is a view over one row (a one-row matrix); ``gameshelf.vector`` steps a
+``CargoEmpireState`` (``game.py``) is a view over one row (a one-row matrix); ``gameshelf.vector`` steps a
 matrix of them. Every function takes the matrix ``S`` and the row ``i`` (see ``envs.core.kernel``, which lists
 what a kernel module provides), is compiled by numba and also runs as plain Python. Seats are padded to five,
 cities are 0..11 (``data.CITIES``), vehicles Truck, Train, Ship. Layout of a row (``SIZE`` ints):

@@ -8,9 +8,9 @@ from typing import Any
 
 from gameshelf.envs.cargo_empire import data as D
 from gameshelf.envs.cargo_empire.actions import DRAW_KINDS, PHASES, STARTPOST, TILE
+from gameshelf.envs.cargo_empire.game import CargoEmpireGame, CargoEmpireState
 from gameshelf.envs.cargo_empire.kernel import QMAX
 from gameshelf.envs.cargo_empire.routes import ALL_PAYMENTS
-from gameshelf.envs.cargo_empire.rules import CargoEmpireGame, CargoEmpireState
 from gameshelf.envs.core.position import show
 
 MAX_REWARDS = 3 * sum(len(r) for r in D.TRACK_REWARDS.values())

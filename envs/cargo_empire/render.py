@@ -23,7 +23,7 @@ from gameshelf.envs.core.rendering import Box
 if TYPE_CHECKING:
     from PIL import ImageDraw
 
-    from gameshelf.envs.cargo_empire.rules import CargoEmpireState
+    from gameshelf.envs.cargo_empire.game import CargoEmpireState
 
 WIDTH, HEIGHT = 1180, 760
 MAP_X0, MAP_Y0, MAP_W, MAP_H = 30, 70, 660, 620

@@ -7,7 +7,7 @@
 | action space | `Discrete(125)` |
 | observation | `Dict(observation=Box(0, 1, (829,), float32), action_mask=Box(0, 1, (125,), int8))` |
 | import | `gameshelf.make("catsle_builders-v0", num_players=4)` |
-| engine | `gameshelf.envs.catsle_builders.rules.CatsleGame` |
+| engine | `gameshelf.envs.catsle_builders.game.CatsleGame` |
 | compiled rules | `envs/catsle_builders/kernel.py`; batched: `gameshelf.vector.make("catsle_builders-v0", num_envs=N)` |
 | rules | `docs/rules/catsle_builders.md` |
 

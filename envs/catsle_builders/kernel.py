@@ -1,6 +1,6 @@
 """CATsle Builders' rules as compiled kernels over a flat ``int16`` state row: the one implementation of the rules.
 
-``CatsleState`` (``rules.py``) wraps one row (a one-row matrix); ``gameshelf.vector`` steps a matrix of them.
+``CatsleState`` (``game.py``) wraps one row (a one-row matrix); ``gameshelf.vector`` steps a matrix of them.
 Every function takes the matrix ``S`` and the row ``i`` (see ``envs.core.kernel``, which lists what a kernel
 module provides), is compiled by numba and also runs as plain Python. Per-seat blocks are padded to 5 seats
 and 5 columns. Layout of a row (``SIZE`` entries):

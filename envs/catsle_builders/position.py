@@ -21,7 +21,7 @@ from gameshelf.envs.catsle_builders.cards import (
     parse_card,
     rating,
 )
-from gameshelf.envs.catsle_builders.rules import CatsleGame, CatsleState
+from gameshelf.envs.catsle_builders.game import CatsleGame, CatsleState
 from gameshelf.envs.core.position import show
 
 KEYS = (

@@ -22,7 +22,7 @@ from gameshelf.envs.core.rendering import Box
 if TYPE_CHECKING:
     from PIL import ImageDraw
 
-    from gameshelf.envs.catsle_builders.rules import CatsleState
+    from gameshelf.envs.catsle_builders.game import CatsleState
 
 WIDTH = 1040
 HEADER, TRICK_H, ROW_H, HAND_H = 64, 120, 118, 80

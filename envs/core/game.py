@@ -204,7 +204,7 @@ class Game(abc.ABC):
         built state has an empty ``history``: it replays from its position, not from the start.
 
         The builder is ``build_state(game, position)`` of the game's ``position.py`` (found by the core), or
-        this method overridden in ``rules.py`` (decorated with ``position.position_builder``). Either way the
+        this method overridden in ``game.py`` (decorated with ``position.position_builder``). Either way the
         position is first checked to be small plain data and a refusal's message is cut to a readable length.
         """
         build = position_function(type(self), "build_state")

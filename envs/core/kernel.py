@@ -12,7 +12,7 @@ What every ported game does the same way lives here, once:
   there why it is not one compiled function), and ``illegal_actions``/``masked_random``, which need no game;
 * ``KernelGame`` and ``KernelState``: a ``Game`` that names its kernel module and the row of a new game, and
   a ``State`` that is a view over one row (clone, pickling, mask, apply, returns, observation, compiled
-  playout), so a game's ``rules.py`` keeps only what is not a rule step (text, parsing, positions);
+  playout), so a game's ``game.py`` keeps only what is not a rule step (text, parsing, positions);
 * the generator, ``xoshiro128**`` on four 32-bit words kept in a row of an ``int64`` array (one row per
   game in a batch), written with shifts, masks and small multipliers only, so the same code is exact
   compiled and interpreted;

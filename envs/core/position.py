@@ -1,13 +1,13 @@
 """Position builders: where the core finds a game's, and helpers to read a position dict.
 
 A game's position builder lives in ``envs/<game>/position.py``, found by the core the way it finds
-``render.draw`` (by module convention, imported on first use), so ``rules.py`` never imports it:
+``render.draw`` (by module convention, imported on first use), so ``game.py`` never imports it:
 
 * ``build_state(game, position) -> State``: ``game.state_from_position(position)``, validated;
 * ``export_position(state) -> dict``: ``state.position()``, plain data that ``build_state`` rebuilds.
 
 A game may instead override ``Game.state_from_position`` (decorated with ``position_builder``) and
-``State.position`` in ``rules.py``. Either way a position is checked to be small plain data before the
+``State.position`` in ``game.py``. Either way a position is checked to be small plain data before the
 builder reads it (``check_plain``: no megabyte string, no list nested thousands deep) and a refusal is one
 ``ValueError`` of at most ``MESSAGE_LENGTH`` characters, values in it shown cut (``show``). A builder reads
 its keys through a ``PositionReader``, so a bad position names the key and what is allowed, and unknown

@@ -6,7 +6,7 @@ Rules as implemented: ``docs/rules/koplus.md``.
 |---|---|
 | Id | `koplus-v0` |
 | Import | `gameshelf.make("koplus-v0", num_players=2, board_mode="random")` |
-| Engine | `gameshelf.envs.koplus.rules:KoPlusGame`, a view over the compiled rules |
+| Engine | `gameshelf.envs.koplus.game:KoPlusGame`, a view over the compiled rules |
 | Compiled rules | `envs/koplus/kernel.py`; batched: `gameshelf.vector.make("koplus-v0", num_envs=N)` |
 | Agents | `player_0` … `player_{N-1}`, N = 2, 3, 4 |
 | Action space | `Discrete(1024)`: orientation × anchor cell on a 16×16 grid |

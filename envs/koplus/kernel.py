@@ -1,6 +1,6 @@
 """KoPlus's rules as compiled kernels over a flat ``int16`` state row: the one implementation of the rules.
 
-``KoPlusState`` (``rules.py``) wraps one row (a one-row matrix); ``gameshelf.vector`` steps a matrix of them.
+``KoPlusState`` (``game.py``) wraps one row (a one-row matrix); ``gameshelf.vector`` steps a matrix of them.
 Every function takes the matrix ``S`` and the row ``i`` (see ``envs.core.kernel``, which lists what a kernel
 module provides), is compiled by numba and also runs as plain Python. Cells are ``row * 16 + col`` on the
 fixed 16 x 16 grid of the action encoding. Layout of a row (``SIZE`` ints):

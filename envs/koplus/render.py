@@ -20,7 +20,7 @@ from gameshelf.envs.koplus.actions import ORIENTATIONS, decode_action
 from gameshelf.envs.koplus.board import KO, SECTION, SHAPE_OFFSETS, STACKS
 
 if TYPE_CHECKING:
-    from gameshelf.envs.koplus.rules import KoPlusState
+    from gameshelf.envs.koplus.game import KoPlusState
 
 CELL = 34
 MARGIN = 28

@@ -1,7 +1,7 @@
 """Level X (Stefan Risthaus, Schmidt Spiele 2010): group four dice into sums 5 to 10 to move pawns up six
 rows; a pawn that reaches or stands on its row's X square takes one of the row's score tokens.
 
-Rules as implemented: ``docs/rules/level_x.md``. Engine: ``envs/level_x/rules.py`` over the compiled rules
+Rules as implemented: ``docs/rules/level_x.md``. Engine: ``envs/level_x/game.py`` over the compiled rules
 kernels of ``kernel.py`` (also batched: ``gameshelf.vector.make("level_x-v0", num_envs=N)``); tables: ``actions.py``;
 observation layout: ``observation.py``; picture: ``render.py``.
 

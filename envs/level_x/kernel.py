@@ -1,6 +1,6 @@
 """Level X's rules as compiled kernels over a flat ``int64`` state vector: the one implementation of the rules.
 
-``LevelXState`` (``rules.py``) wraps one vector (a one-row matrix); ``gameshelf.vector`` steps a matrix of
+``LevelXState`` (``game.py``) wraps one vector (a one-row matrix); ``gameshelf.vector`` steps a matrix of
 them. Every function takes the matrix ``S`` and the row ``i`` (see ``envs.core.kernel``, which lists what a
 kernel module provides), is compiled by numba and also runs as plain Python. Layout of a row (``SIZE`` ints):
 

@@ -16,7 +16,7 @@ from gameshelf.envs.core.rendering import Box
 from gameshelf.envs.level_x.actions import BONUS_TILES, EFFECTS, PASS, ROLLS, ROW_LENGTH, ROWS
 
 if TYPE_CHECKING:
-    from gameshelf.envs.level_x.rules import LevelXState
+    from gameshelf.envs.level_x.game import LevelXState
 
 SQUARE_W, SQUARE_H, GAP = 86, 58, 6
 SUPPLY_W = 110

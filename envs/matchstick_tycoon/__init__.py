@@ -3,7 +3,7 @@ with 7-segment hexadecimal cards that can be turned upside down and completed wi
 
 User rules: [docs/rules/matchstick_tycoon.md](../../docs/rules/matchstick_tycoon.md). The rules are
 compiled kernels, written once in ``envs/matchstick_tycoon/kernel.py`` over one ``int16`` state row (its
-layout is tabled there); the engine ``envs/matchstick_tycoon/rules.py`` is a view over that row (text,
+layout is tabled there); the engine ``envs/matchstick_tycoon/game.py`` is a view over that row (text,
 move names, chance outcomes, ``resample_hidden``); glyphs: ``cards.py``; action encoding and phases:
 ``actions.py``; observation layout: ``observation.py``; position builder: ``position.py``; picture:
 ``render.py``.

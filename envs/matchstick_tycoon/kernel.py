@@ -1,7 +1,7 @@
 """Matchstick Tycoon's rules as compiled kernels over a flat ``int16`` state row: the one implementation of
 the rules.
 
-``MatchstickState`` (``rules.py``) wraps one row (a one-row matrix); ``gameshelf.vector`` steps a matrix of
+``MatchstickState`` (``game.py``) wraps one row (a one-row matrix); ``gameshelf.vector`` steps a matrix of
 them. Every function takes the matrix ``S`` and the row ``i`` (see ``envs.core.kernel``, which lists what a
 kernel module provides), is compiled by numba and also runs as plain Python. Layout of a row (``SIZE`` ints;
 per-seat blocks padded to 8 seats, faces 0..15, values 0..17):

@@ -9,7 +9,7 @@ from typing import Any
 from gameshelf.envs.core.position import show
 from gameshelf.envs.matchstick_tycoon.actions import CHOOSE_FIRST, DEAL, MAX_PLAY, OVER, PLAY
 from gameshelf.envs.matchstick_tycoon.cards import COST, FACE_NAMES, NUM_FACES, VALUE_NAMES, face_index, value_index
-from gameshelf.envs.matchstick_tycoon.rules import MatchstickGame, MatchstickState
+from gameshelf.envs.matchstick_tycoon.game import MatchstickGame, MatchstickState
 
 MAX_COUNT = 10_000
 """Bound of the matchstick counts, ``sticks_spent`` and ``revolutions`` a position may give: the state row

@@ -31,7 +31,7 @@ from gameshelf.envs.matchstick_tycoon.cards import (
 if TYPE_CHECKING:
     from PIL import ImageDraw
 
-    from gameshelf.envs.matchstick_tycoon.rules import MatchstickState
+    from gameshelf.envs.matchstick_tycoon.game import MatchstickState
 
 WIDTH, HEIGHT = 960, 640
 FELT = (38, 110, 70)

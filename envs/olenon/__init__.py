@@ -6,7 +6,7 @@
 | agents | `player_0` ... `player_3`; team A = seats 0 & 2, team B = seats 1 & 3 |
 | action space | `Discrete(36)` |
 | observation | `Dict(observation=Box(0, 1, (120,), float32), action_mask=Box(0, 1, (36,), int8))` |
-| import | `gameshelf.make("olenon-v0")`, engine `gameshelf.envs.olenon.rules.OlenonGame` |
+| import | `gameshelf.make("olenon-v0")`, engine `gameshelf.envs.olenon.game.OlenonGame` |
 | compiled rules | `envs/olenon/kernel.py`; batched: `gameshelf.vector.make("olenon-v0", num_envs=N)` |
 | rules | `docs/rules/olenon.md` |
 

@@ -1,6 +1,6 @@
 """Olenon's rules as compiled kernels over a flat ``int64`` state vector: the one implementation of the rules.
 
-``OlenonState`` (``rules.py``) wraps one vector (a one-row matrix); ``gameshelf.vector`` steps a matrix of
+``OlenonState`` (``game.py``) wraps one vector (a one-row matrix); ``gameshelf.vector`` steps a matrix of
 them. Every function takes the matrix ``S`` and the row ``i`` (see ``envs.core.kernel``, which lists what a
 kernel module provides), is compiled by numba and also runs as plain Python. Layout of a row (``SIZE`` ints;
 seats 0..3, values 0..6):

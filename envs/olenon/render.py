@@ -20,7 +20,7 @@ from gameshelf.envs.olenon.cards import DECK, NUM_SEATS, NUM_VALUES, TEAM_NAMES
 if TYPE_CHECKING:
     from PIL import ImageDraw
 
-    from gameshelf.envs.olenon.rules import OlenonState
+    from gameshelf.envs.olenon.game import OlenonState
 
 WIDTH, HEIGHT = 860, 660
 CARD_W, CARD_H = 40, 58

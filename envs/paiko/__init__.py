@@ -6,7 +6,7 @@
 | agents | `player_0` (White, drafts first and takes the first turn), `player_1` (Black) |
 | action space | `Discrete(143)` |
 | observation | `Dict(observation=Box(0, 1, (14, 14, 137), float32), action_mask=Box(0, 1, (143,), int8))` |
-| import | `gameshelf.make("paiko-v0")`; engine `gameshelf.envs.paiko.rules.PaikoGame` |
+| import | `gameshelf.make("paiko-v0")`; engine `gameshelf.envs.paiko.game.PaikoGame` |
 | compiled rules | `envs/paiko/kernel.py`; batched: `gameshelf.vector.make("paiko-v0", num_envs=N)` |
 | rules | `docs/rules/paiko.md` |
 

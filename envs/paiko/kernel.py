@@ -1,6 +1,6 @@
 """Paikō's rules as compiled kernels over a flat ``int16`` state row: the one implementation of the rules.
 
-``PaikoState`` (``rules.py``) is a view over one row (a one-row matrix); ``gameshelf.vector`` steps a matrix of
+``PaikoState`` (``game.py``) is a view over one row (a one-row matrix); ``gameshelf.vector`` steps a matrix of
 them. Every function takes the matrix ``S`` and the row ``i`` (see ``envs.core.kernel``, which lists what a
 kernel module provides), is compiled by numba and also runs as plain Python. Squares are numbered row by row
 (``board.SQUARES``); a tile is the code ``owner * 32 + type * 4 + facing``. Layout of a row (``SIZE`` ints):

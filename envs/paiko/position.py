@@ -45,7 +45,7 @@ from gameshelf.envs.paiko.board import (
     code_type,
     tile_code,
 )
-from gameshelf.envs.paiko.rules import DRAFT_SCHEDULE, DRAW_LOST, DRAW_POINTS, END_REASONS, WIN_POINTS, PaikoGame, PaikoState
+from gameshelf.envs.paiko.game import DRAFT_SCHEDULE, DRAW_LOST, DRAW_POINTS, END_REASONS, WIN_POINTS, PaikoGame, PaikoState
 
 KEYS = (
     "phase",

@@ -31,7 +31,7 @@ from gameshelf.envs.paiko.board import (
 )
 
 if TYPE_CHECKING:
-    from gameshelf.envs.paiko.rules import PaikoState
+    from gameshelf.envs.paiko.game import PaikoState
 
 CELL = 40
 MARGIN = 26
@@ -66,7 +66,7 @@ def _arrow(pen, box: tuple[int, int, int, int], facing: int, colour) -> None:
 
 def _status_lines(state: PaikoState) -> list[str]:
     if state.phase == OVER:
-        from gameshelf.envs.paiko.rules import END_REASONS
+        from gameshelf.envs.paiko.game import END_REASONS
 
         verdict = f"{PLAYER_NAMES[state.winner]} wins" if state.winner >= 0 else "Draw"
         return [f"{verdict} ({END_REASONS[state.end]})"]

@@ -5,7 +5,7 @@ cost a point each.
 
 Rules for users: `docs/rules/range_ta_ludotheque.md`. The rules are compiled kernels,
 `envs/range_ta_ludotheque/kernel.py` (placement, masks, the turn, scoring, returns, observation, over one
-`int16` state row per game); `rules.py` is the engine's API over that row (options, chance, text, names,
+`int16` state row per game); `game.py` is the engine's API over that row (options, chance, text, names,
 positions, the redeal of hidden choices); tables and geometry: `board.py`; action encoding: `actions.py`;
 scoring as pure functions (calling the kernels): `scoring.py`; observation layout: `observation.py`;
 picture: `render.py`.

@@ -1,7 +1,7 @@
 """Range Ta Ludothèque's rules as compiled kernels over a flat ``int16`` state row: the one implementation of
 the rules (placement, masks, scoring, returns, observation).
 
-``RangeTaLudothequeState`` (``rules.py``) wraps one row (a one-row matrix); ``gameshelf.vector`` steps a
+``RangeTaLudothequeState`` (``game.py``) wraps one row (a one-row matrix); ``gameshelf.vector`` steps a
 matrix of them. Every function takes the matrix ``S`` and the row ``i`` (see ``envs.core.kernel``, which lists
 what a kernel module provides), is compiled by numba and also runs as plain Python. The options (player count,
 scoring, flags, sheet geometry) are in the row, so one compiled kernel serves every option combination. Layout

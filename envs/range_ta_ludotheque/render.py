@@ -23,7 +23,7 @@ from gameshelf.envs.range_ta_ludotheque.actions import mat_base, pass_action
 from gameshelf.envs.range_ta_ludotheque.board import CATEGORY_LETTERS, PERMS, ROUNDS
 
 if TYPE_CHECKING:
-    from gameshelf.envs.range_ta_ludotheque.rules import RangeTaLudothequeState
+    from gameshelf.envs.range_ta_ludotheque.game import RangeTaLudothequeState
 
 CATEGORY_FILL = {
     1: (190, 215, 240),  # T puzzle

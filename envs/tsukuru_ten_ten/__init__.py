@@ -6,7 +6,7 @@
 | agents | `player_0` ... `player_{n-1}`, n = 2 (default), 3 or 4 |
 | action space | `Discrete(597)` |
 | observation | `Dict(observation=Box(0, 1, (2467,), float32), action_mask=Box(0, 1, (597,), int8))` |
-| import | `gameshelf.make("tsukuru_ten_ten-v0")`, engine `gameshelf.envs.tsukuru_ten_ten.rules.TsukuruTenTenGame` |
+| import | `gameshelf.make("tsukuru_ten_ten-v0")`, engine `gameshelf.envs.tsukuru_ten_ten.game.TsukuruTenTenGame` |
 | rules | `docs/rules/tsukuru_ten_ten.md` |
 | compiled rules | `envs/tsukuru_ten_ten/kernel.py`; batched: `gameshelf.vector.make("tsukuru_ten_ten-v0", num_envs=N)` |
 
@@ -171,7 +171,7 @@ counters consistent with the phase.
 ## Compiled rules
 
 The rules are compiled kernels over one `int16` state row (`envs/tsukuru_ten_ten/kernel.py`, layout in its
-docstring): legality, masks, every step, the scoring of a win, returns and observations. `rules.py` keeps
+docstring): legality, masks, every step, the scoring of a win, returns and observations. `game.py` keeps
 what is not a rule step in Python over that row (text, move names, chance outcomes, positions, and the
 `last_round` line, written with `hand.score_win` from the end of the previous round that the kernels record in
 the row, so a batch's row view reads the same line as a State), `resample.py` redeals hidden tiles in Python over the row,

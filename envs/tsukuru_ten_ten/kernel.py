@@ -1,6 +1,6 @@
 """Tsukuru 10 Ten's rules as compiled kernels over a flat ``int16`` state row: the one implementation of the rules.
 
-``TsukuruTenTenState`` (``rules.py``) wraps one row (a one-row matrix); ``gameshelf.vector`` steps a matrix
+``TsukuruTenTenState`` (``game.py``) wraps one row (a one-row matrix); ``gameshelf.vector`` steps a matrix
 of them. Every function takes the matrix ``S`` and the row ``i`` (see ``envs.core.kernel``, which lists what
 a kernel module provides), is compiled by numba and also runs as plain Python. Tile kinds are 0..18
 (``tiles.py``); an open set is stored as the index of its shape in ``tiles.SET_SHAPES`` (kinds, colour and
@@ -31,7 +31,7 @@ value in one number). Layout of a row (``SIZE`` ints; per-seat blocks padded to 
 | ``LAST_OPEN``, ``LAST_HAND`` | 2, 19 | the finisher's open sets (shapes, -1: none) and concealed tiles (kind counts) |
 | ``SCRATCH`` | 18 | working space of the hand scoring (tiles per colour and value), meaningless between calls |
 
-The ``LAST_`` entries record the end of the previous round, so the text line about it (``rules.py``) is a
+The ``LAST_`` entries record the end of the previous round, so the text line about it (``game.py``) is a
 function of the row alone: a State, a batch's row view and a position give the same line. The drivers (chance
 resolution, random playouts, the batch steps) are the template's, in ``envs.core.kernel``.
 """

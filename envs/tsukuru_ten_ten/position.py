@@ -32,8 +32,8 @@ from gameshelf.envs.tsukuru_ten_ten.actions import (
     PICK_COLOUR,
     TURN,
 )
+from gameshelf.envs.tsukuru_ten_ten.game import TsukuruTenTenGame, TsukuruTenTenState
 from gameshelf.envs.tsukuru_ten_ten.hand import HAND_SIZE, MAX_SETS, OpenSet
-from gameshelf.envs.tsukuru_ten_ten.rules import TsukuruTenTenGame, TsukuruTenTenState
 from gameshelf.envs.tsukuru_ten_ten.tiles import (
     COLOUR,
     COLOUR_NAMES,

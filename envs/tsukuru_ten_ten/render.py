@@ -23,7 +23,7 @@ from gameshelf.envs.tsukuru_ten_ten.actions import OVER
 from gameshelf.envs.tsukuru_ten_ten.tiles import BLUE, COLOUR, PURPLE, RED, VALUE
 
 if TYPE_CHECKING:
-    from gameshelf.envs.tsukuru_ten_ten.rules import TsukuruTenTenState
+    from gameshelf.envs.tsukuru_ten_ten.game import TsukuruTenTenState
 
 WIDTH = 900
 TILE_W, TILE_H, GAP = 24, 32, 3

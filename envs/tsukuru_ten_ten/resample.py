@@ -25,7 +25,7 @@ from gameshelf.envs.tsukuru_ten_ten.hand import HAND_SIZE, HAND_TILES
 from gameshelf.envs.tsukuru_ten_ten.tiles import COPIES, NUM_KINDS, counts_of, kinds_of, shapes_of
 
 if TYPE_CHECKING:
-    from gameshelf.envs.tsukuru_ten_ten.rules import TsukuruTenTenState
+    from gameshelf.envs.tsukuru_ten_ten.game import TsukuruTenTenState
 
 ARRIVE, SHOWN, GIVE, TAKE = 0, 1, 2, 3
 """Events of a seat in a round: a hidden tile arrives, or a tile arrives that everyone sees (the draw a

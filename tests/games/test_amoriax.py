@@ -8,7 +8,7 @@ import pytest
 from gameshelf import envs
 from gameshelf.envs.amoriax.actions import PASS
 from gameshelf.envs.amoriax.board import NUM_KINDS, square
-from gameshelf.envs.amoriax.rules import AmoriaxGame, AmoriaxState
+from gameshelf.envs.amoriax.game import AmoriaxGame, AmoriaxState
 from gameshelf.envs.core.game import TERMINAL, IllegalActionError
 from gameshelf.training.agents import make_agent
 from gameshelf.training.agents.amoriax import AmoriaxHeuristic

@@ -20,8 +20,8 @@ from gameshelf.envs import testing
 from gameshelf.envs.cargo_empire import data as D
 from gameshelf.envs.cargo_empire import routes as R
 from gameshelf.envs.cargo_empire.actions import BONUS_BASE, DEST_BASE, NUM_ACTIONS, PASS, PAY_BASE
+from gameshelf.envs.cargo_empire.game import CargoEmpireGame, CargoEmpireState
 from gameshelf.envs.cargo_empire.observation import LAYOUT
-from gameshelf.envs.cargo_empire.rules import CargoEmpireGame, CargoEmpireState
 from gameshelf.envs.cargo_empire.scoring import (
     MAX_VP,
     final_vp,

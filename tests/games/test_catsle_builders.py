@@ -44,8 +44,8 @@ from gameshelf.envs.catsle_builders.cards import (
     rating,
     round_score,
 )
+from gameshelf.envs.catsle_builders.game import CatsleGame, CatsleState, _constrained_deal
 from gameshelf.envs.catsle_builders.observation import LAYOUT
-from gameshelf.envs.catsle_builders.rules import CatsleGame, CatsleState, _constrained_deal
 from gameshelf.envs.core.game import CHANCE, TERMINAL, IllegalActionError, random_playout
 
 # ---- helpers -------------------------------------------------------------------------------------
@@ -676,7 +676,7 @@ def test_resample_contract_at_every_kind_of_node(n, every):
 
 def test_resample_contract_when_the_counting_deal_is_used(monkeypatch):
     """With no rejection tries every redeal is dealt by counting; the contract still holds."""
-    import gameshelf.envs.catsle_builders.rules as rules_mod
+    import gameshelf.envs.catsle_builders.game as rules_mod
 
     monkeypatch.setattr(rules_mod, "_REJECTION_TRIES", 0)
     checked = testing.check_redeals_along(
@@ -713,7 +713,7 @@ def all_consistent_deals(cards: list[int], caps: list[int], banned: list[int]) -
 def test_constrained_deal_is_uniform_over_the_consistent_deals(monkeypatch, cards, caps, banned):
     """Every deal that respects the voids is equally likely, also when rejection gives up (the deal by
     counting): chi-square of the observed deals against the uniform distribution."""
-    import gameshelf.envs.catsle_builders.rules as rules_mod
+    import gameshelf.envs.catsle_builders.game as rules_mod
 
     deals = all_consistent_deals(cards, caps, banned)
     for tries in (rules_mod._REJECTION_TRIES, 0):

@@ -26,8 +26,8 @@ from gameshelf.envs.level_x.actions import (
     ROW_LENGTH,
     TOKENS,
 )
+from gameshelf.envs.level_x.game import OBS_SIZE, LevelXGame, LevelXState
 from gameshelf.envs.level_x.observation import LAYOUT as OBSERVATION
-from gameshelf.envs.level_x.rules import OBS_SIZE, LevelXGame, LevelXState
 
 R = {row: row - 5 for row in range(5, 11)}
 """Row number -> row index."""

@@ -33,8 +33,8 @@ from gameshelf.envs.matchstick_tycoon.cards import (
     shows,
     stronger,
 )
+from gameshelf.envs.matchstick_tycoon.game import MatchstickGame, MatchstickState, can_show, min_costs
 from gameshelf.envs.matchstick_tycoon.observation import LAYOUT, SIZE
-from gameshelf.envs.matchstick_tycoon.rules import MatchstickGame, MatchstickState, can_show, min_costs
 
 # ---- helpers -------------------------------------------------------------------------------------
 

@@ -14,9 +14,9 @@ from gameshelf import envs
 from gameshelf.envs.core.game import CHANCE, TERMINAL, IllegalActionError, random_playout
 from gameshelf.envs.olenon.actions import NUM_ACTIONS, PASS, decode, parse, play_action, replace_action
 from gameshelf.envs.olenon.cards import BEATERS, DECK, beats
+from gameshelf.envs.olenon.game import OlenonGame, OlenonState
 from gameshelf.envs.olenon.observation import LAYOUT as OBSERVATION
 from gameshelf.envs.olenon.observation import SIZE
-from gameshelf.envs.olenon.rules import OlenonGame, OlenonState
 
 # ---- helpers -------------------------------------------------------------------------------------
 

@@ -17,8 +17,8 @@ from gameshelf import envs
 from gameshelf.envs.core.game import TERMINAL, IllegalActionError
 from gameshelf.envs.paiko import actions as A
 from gameshelf.envs.paiko import board as B
+from gameshelf.envs.paiko.game import PaikoGame, PaikoState
 from gameshelf.envs.paiko.observation import LAYOUT
-from gameshelf.envs.paiko.rules import PaikoGame, PaikoState
 
 TYPES = B.TYPE_NAMES
 

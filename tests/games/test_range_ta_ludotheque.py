@@ -23,8 +23,8 @@ from gameshelf.envs.range_ta_ludotheque.board import (
     SHAPES,
     geometry,
 )
+from gameshelf.envs.range_ta_ludotheque.game import RangeTaLudothequeGame, RangeTaLudothequeState
 from gameshelf.envs.range_ta_ludotheque.observation import LAYOUT, SHEET_CHANNELS
-from gameshelf.envs.range_ta_ludotheque.rules import RangeTaLudothequeGame, RangeTaLudothequeState
 from gameshelf.envs.range_ta_ludotheque.scoring import (
     Box,
     classic_groups,

@@ -27,6 +27,7 @@ from gameshelf.envs.tsukuru_ten_ten.actions import (
     PICK_COLOUR,
     TURN,
 )
+from gameshelf.envs.tsukuru_ten_ten.game import TsukuruTenTenGame, TsukuruTenTenState
 from gameshelf.envs.tsukuru_ten_ten.hand import (
     HAND_SIZE,
     OpenSet,
@@ -39,7 +40,6 @@ from gameshelf.envs.tsukuru_ten_ten.hand import (
 )
 from gameshelf.envs.tsukuru_ten_ten.observation import LAYOUT
 from gameshelf.envs.tsukuru_ten_ten.resample import ARRIVE, SHOWN, read_rounds
-from gameshelf.envs.tsukuru_ten_ten.rules import TsukuruTenTenGame, TsukuruTenTenState
 from gameshelf.envs.tsukuru_ten_ten.tiles import (
     BLUE,
     COLOUR,

@@ -18,7 +18,7 @@ import numpy as np
 
 from gameshelf.envs.amoriax.actions import PASS
 from gameshelf.envs.amoriax.board import CENTRE, EMPTY, SIZE
-from gameshelf.envs.amoriax.rules import AmoriaxState
+from gameshelf.envs.amoriax.game import AmoriaxState
 
 WIN = 10_000.0
 LOSS = -1000.0

@@ -14,8 +14,8 @@ import numpy as np
 
 from gameshelf.envs.cargo_empire import data as D
 from gameshelf.envs.cargo_empire.actions import BONUS_BASE, DEST_BASE, PASS, PAY_BASE
+from gameshelf.envs.cargo_empire.game import BONUS, DEST, PAY, START, CargoEmpireState
 from gameshelf.envs.cargo_empire.routes import ALL_PAYMENTS
-from gameshelf.envs.cargo_empire.rules import BONUS, DEST, PAY, START, CargoEmpireState
 from gameshelf.envs.cargo_empire.scoring import goal_fulfilled, track_rewards, track_vp
 
 REWARD_VALUE = {D.DRAW_TRANSPORT: 1.0, D.DRAW_CITY: 5.5, D.DRAW_GOAL: 2.5}

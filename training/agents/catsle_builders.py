@@ -39,7 +39,7 @@ from gameshelf.envs.catsle_builders.cards import (
 from gameshelf.envs.core.game import State
 
 if TYPE_CHECKING:
-    from gameshelf.envs.catsle_builders.rules import CatsleState
+    from gameshelf.envs.catsle_builders.game import CatsleState
 
 
 def board_value(limits: tuple[int, ...], counts: list[int], suits: list[int], tricks_left: int) -> float:

@@ -16,7 +16,7 @@ import numpy as np
 
 from gameshelf.envs.core.game import State
 from gameshelf.envs.koplus.board import BONUS_SCORES
-from gameshelf.envs.koplus.rules import KoPlusState
+from gameshelf.envs.koplus.game import KoPlusState
 from gameshelf.envs.koplus.scoring import final_adjustments, tile_groups
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from gameshelf.envs.level_x.actions import EFFECTS, ROLL_GROUPINGS, ROLL_PROBS, ROW_LENGTH, ROWS
-from gameshelf.envs.level_x.rules import LevelXState
+from gameshelf.envs.level_x.game import LevelXState
 
 REACH = tuple(
     sum(p for roll, p in zip(ROLL_GROUPINGS, ROLL_PROBS, strict=True) if any(row in EFFECTS[a] for a in roll)) for row in ROWS

@@ -26,10 +26,10 @@ import numpy as np
 from gameshelf.envs.core.game import State
 from gameshelf.envs.matchstick_tycoon.actions import PASS, PICK_BASE, decode
 from gameshelf.envs.matchstick_tycoon.cards import COST, NUM_FACES, NUM_VALUES
-from gameshelf.envs.matchstick_tycoon.rules import _SHOWERS, min_costs
+from gameshelf.envs.matchstick_tycoon.game import _SHOWERS, min_costs
 
 if TYPE_CHECKING:
-    from gameshelf.envs.matchstick_tycoon.rules import MatchstickState
+    from gameshelf.envs.matchstick_tycoon.game import MatchstickState
 
 VERSATILITY = tuple(sum(1 for v in range(NUM_VALUES) if COST[f][v] >= 0) for f in range(NUM_FACES))
 

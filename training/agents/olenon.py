@@ -28,7 +28,7 @@ from gameshelf.envs.olenon.actions import decode
 from gameshelf.envs.olenon.cards import DECK, MAX_TABLE, NUM_SEATS
 
 if TYPE_CHECKING:
-    from gameshelf.envs.olenon.rules import OlenonState
+    from gameshelf.envs.olenon.game import OlenonState
 
 # how valuable a card is to keep, by value (0 is weak: it only beats a 6 and is lowest otherwise)
 KEEP = (0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0)

@@ -22,7 +22,7 @@ import numpy as np
 
 from gameshelf.envs.paiko.actions import DEPLOY, FACE, GIVE, PASS, SQUARE, STAY, STOP, TAKE
 from gameshelf.envs.paiko.board import BOW, FIRE, NUM_TYPES, POINTS, SAI, ZONE, code_type
-from gameshelf.envs.paiko.rules import DRAFT, GIFT, OVER, START, PaikoState
+from gameshelf.envs.paiko.game import DRAFT, GIFT, OVER, START, PaikoState
 
 PRIORITY = (1, 6, 2, 7, 0, 5, 4, 3)
 """Sword, Earth, Bow, Water, Sai, Fire, Air, Lotus."""

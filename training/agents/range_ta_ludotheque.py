@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gameshelf.envs.range_ta_ludotheque.rules import BOX, MAT, RangeTaLudothequeState
+from gameshelf.envs.range_ta_ludotheque.game import BOX, MAT, RangeTaLudothequeState
 from gameshelf.envs.range_ta_ludotheque.scoring import Box, sheet_score
 
 

@@ -24,7 +24,7 @@ from gameshelf.envs.tsukuru_ten_ten.hand import available_shapes, face_sum, is_w
 from gameshelf.envs.tsukuru_ten_ten.tiles import NUM_KINDS, shapes_of
 
 if TYPE_CHECKING:
-    from gameshelf.envs.tsukuru_ten_ten.rules import TsukuruTenTenState
+    from gameshelf.envs.tsukuru_ten_ten.game import TsukuruTenTenState
 
 
 def outs(hand: list[int], open_value: int, num_open: int, unseen: list[int]) -> int:
