@@ -495,6 +495,38 @@ def check_kernel_chance(game: Game, seed: int = 29, draws: int = 20000, per_kind
             _require(np.array_equal(row, state.S), f"kernel chance: kernel.sample_chance changed the state row [{where}]")
 
 
+def check_kernel_row(game: Game, seed: int = 31, games: int = 3) -> None:
+    """A kernel game's row and its Python reading agree on every node of random games (chance nodes included):
+    the State's ``current_player`` (read from the row in Python, the hottest query) equals the kernel's, and
+    every entry of the row stays within the bounds its ``RowLayout`` declares."""
+    from gameshelf.envs.core.kernel import KernelState
+
+    rng = np.random.default_rng(seed)
+    for g in range(games):
+        state = game.new_initial_state()
+        if not isinstance(state, KernelState):
+            return
+        kernel = state.game.kernel
+        layout = getattr(kernel, "ROW", None)
+        step = 0
+        while True:
+            where = f"{game.info.name}, seed {seed}, game {g}, node {step}"
+            player = state.current_player()
+            expected = int(kernel.current_player(state.S, 0))
+            _require(player == expected, f"kernel row: current_player() is {player}, the kernel's {expected} [{where}]")
+            if layout is not None:
+                problem = layout.problem(state.s)
+                _require(problem is None, f"kernel row: out of the declared bounds: {problem} [{where}]")
+            if player == TERMINAL or step > 4 * game.info.max_game_length:
+                break
+            if player == CHANCE:
+                state.apply_action(state.sample_chance(rng))
+            else:
+                legal = state.legal_actions()
+                state.apply_action(legal[rng.integers(len(legal))])
+            step += 1
+
+
 def check_random_games_end(game: Game, seed: int = 21, games: int = 3) -> None:
     """Random games end within ``max_game_length``; returns are zero before the end and in range at it."""
     rng = np.random.default_rng(seed)
@@ -1315,6 +1347,7 @@ GAME_CHECKS: tuple[Callable[[Game], None], ...] = (
     check_masks,
     check_chance,
     check_kernel_chance,
+    check_kernel_row,
     check_random_games_end,
     check_clone_and_replay,
     check_action_names,

@@ -26,6 +26,7 @@ game: ``docs/adding_a_game.md``.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import functools
 import hashlib
@@ -33,7 +34,7 @@ import math
 import os
 import sys
 import types
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, ClassVar, NamedTuple, TypeVar
 
@@ -43,6 +44,9 @@ from numba.core.caching import FunctionCache, _CacheLocator, _SourceFileBackedLo
 from numba.core.dispatcher import Dispatcher
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, State
+from gameshelf.envs.core.row import STATE_DTYPE as STATE_DTYPE
+from gameshelf.envs.core.row import IntRows, IntView
+from gameshelf.envs.core.row import RowLayout as RowLayout
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -287,9 +291,6 @@ KERNEL_INTERFACE = (
 DRIVER_NAMES = ("resolve_chance", "random_playout", "batch_reset", "batch_step")
 """The template's drivers, made for each game by ``kernel_drivers``; a kernel module defines none of them."""
 
-STATE_DTYPE = np.int16
-"""The integer type of every state row (``initial_state`` builds its row with it)."""
-
 K: Any = None
 """In the template: the game's kernel module. Each game's copy of the drivers is compiled with ``K`` bound to
 its kernel module, so ``K.apply`` is a direct call to that game's kernel; here it is only a placeholder."""
@@ -492,105 +493,6 @@ def illegal_actions(masks: np.ndarray, actions: np.ndarray, active: np.ndarray, 
 T = TypeVar("T")
 
 
-class IntView(Sequence[int]):
-    """A writable view of ``length`` ints of a state vector, read and compared like a list of ints."""
-
-    __slots__ = ("_data", "_length", "_start")
-
-    def __init__(self, data: np.ndarray, start: int, length: int) -> None:
-        self._data, self._start, self._length = data, start, length
-
-    def __len__(self) -> int:
-        return self._length
-
-    def _index(self, i: int) -> int:
-        if i < 0:
-            i += self._length
-        if not 0 <= i < self._length:
-            raise IndexError(f"index {i} out of range for length {self._length}")
-        return self._start + i
-
-    def __getitem__(self, i: Any) -> Any:
-        if isinstance(i, slice):
-            return self.tolist()[i]
-        return int(self._data[self._index(i)])
-
-    def __setitem__(self, i: int, value: int) -> None:
-        self._data[self._index(i)] = value
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(self.tolist())
-
-    def tolist(self) -> list[int]:
-        return self._data[self._start : self._start + self._length].tolist()  # type: ignore[no-any-return]
-
-    def copy(self) -> list[int]:
-        return self.tolist()
-
-    def assign(self, values: Iterable[int]) -> None:
-        values = list(values)
-        if len(values) != self._length:
-            raise ValueError(f"expected {self._length} values, got {len(values)}")
-        self._data[self._start : self._start + self._length] = values
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, (IntView, list, tuple)):
-            return self.tolist() == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return repr(self.tolist())
-
-
-class IntRows(Sequence[IntView]):
-    """``rows`` consecutive rows of ``width`` ints of a state vector, read like a list of lists of ints."""
-
-    __slots__ = ("_data", "_rows", "_start", "_width")
-
-    def __init__(self, data: np.ndarray, start: int, rows: int, width: int) -> None:
-        self._data, self._start, self._rows, self._width = data, start, rows, width
-
-    def __len__(self) -> int:
-        return self._rows
-
-    def __getitem__(self, i: Any) -> Any:
-        if isinstance(i, slice):
-            return [self[k] for k in range(self._rows)[i]]
-        if i < 0:
-            i += self._rows
-        if not 0 <= i < self._rows:
-            raise IndexError(f"row {i} out of range for {self._rows} rows")
-        return IntView(self._data, self._start + i * self._width, self._width)
-
-    def __setitem__(self, i: int, values: Iterable[int]) -> None:
-        self[i].assign(values)
-
-    def __iter__(self) -> Iterator[IntView]:
-        return (self[i] for i in range(self._rows))
-
-    def tolist(self) -> list[list[int]]:
-        return [row.tolist() for row in self]
-
-    def assign(self, rows: Iterable[Iterable[int]]) -> None:
-        rows = list(rows)
-        if len(rows) != self._rows:
-            raise ValueError(f"expected {self._rows} rows, got {len(rows)}")
-        for i, values in enumerate(rows):
-            self[i].assign(values)
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, (IntRows, list, tuple)):
-            return self.tolist() == [list(row) for row in other]
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return repr(self.tolist())
-
-
 # ---- attributes of a kernel-backed State (its row is ``self.s``) -------------------------------------------
 def int_field(index: int, doc: str = "") -> Any:
     """A read-write ``int`` attribute stored at ``index`` of the state's row."""
@@ -683,6 +585,45 @@ class KernelState(State):
         """Make this state a view of row ``i`` of a state matrix (a batch's): it reads and writes that row."""
         self.S = states[i : i + 1]
         self.s = self.S[0]
+
+    # ---- whose turn and chance: the kernels -------------------------------------------------------
+    def current_player(self) -> int:
+        """The kernel's ``current_player`` (a game may read its row in Python instead, for speed: the kit's
+        ``check_kernel_row`` compares the two on every node)."""
+        return int(self.game.kernel.current_player(self.S, 0))
+
+    CHANCE_DRAW: ClassVar[str] = "integer"
+    """How ``sample_chance`` turns the generator into an outcome, walking the possible outcomes in order by their
+    integer weights: ``"integer"`` draws ``rng.integers(total)``; ``"real"`` draws ``rng.integers(count)`` where
+    every outcome is equally likely and ``rng.random() * total`` elsewhere (dice games: the same distribution,
+    kept so that seeded games replay as before)."""
+
+    def chance_weights(self) -> np.ndarray:
+        """The kernel's ``chance_weights``: an integer weight per chance outcome id (``kernel.NUM_CHANCE`` of
+        them, zero for an impossible outcome); all zero unless the state is a chance node."""
+        out = np.zeros((1, self.game.kernel.NUM_CHANCE), dtype=np.int64)
+        if self.current_player() == CHANCE:
+            self.game.kernel.chance_weights(self.S, 0, out)
+        return out[0]
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """The possible outcomes and their odds, read from the kernel's ``chance_weights``."""
+        weights = self.chance_weights()
+        total = int(weights.sum())
+        return [(int(o), int(weights[o]) / total) for o in np.flatnonzero(weights)]
+
+    def sample_chance(self, rng: np.random.Generator) -> int:
+        """An outcome drawn with ``rng`` by the kernel's ``chance_weights`` (the way ``CHANCE_DRAW`` says)."""
+        weights = self.chance_weights()
+        outcomes = np.flatnonzero(weights)
+        if not outcomes.size:
+            raise ValueError(f"{self.game.info.name}: not a chance node")
+        chosen = weights[outcomes]
+        if self.CHANCE_DRAW == "real" and chosen.min() == chosen.max():
+            return int(outcomes[int(rng.integers(outcomes.size))])
+        cumulative = np.cumsum(chosen).tolist()
+        u = int(rng.integers(cumulative[-1])) if self.CHANCE_DRAW == "integer" else rng.random() * cumulative[-1]
+        return int(outcomes[min(bisect.bisect_right(cumulative, u), len(cumulative) - 1)])
 
     # ---- rule steps: the kernels ------------------------------------------------------------------
     def legal_action_mask(self) -> np.ndarray:

@@ -87,6 +87,10 @@ class ObservationLayout:
     def __getitem__(self, name: str) -> slice:
         return self.pieces[name].index
 
+    def offset(self, name: str) -> int:
+        """Where piece ``name`` starts (entry or channel): the one spelling kernels use for observation offsets."""
+        return self.pieces[name].index.start
+
     def __contains__(self, name: object) -> bool:
         return name in self.pieces
 

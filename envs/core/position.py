@@ -114,14 +114,19 @@ B = TypeVar("B", bound=Callable[..., Any])
 
 def position_builder(build: B) -> B:
     """Decorate a builder ``build(game, position)`` (``build_state``, or ``Game.state_from_position`` overridden):
-    the position is checked to be small plain data first (``check_plain``), and a refusal's message is cut to
-    ``MESSAGE_LENGTH`` characters."""
+    the position is checked to be small plain data first (``check_plain``), a kernel game's row is checked
+    against its declared bounds last (``RowLayout.check``), and a refusal's message is cut to ``MESSAGE_LENGTH``
+    characters."""
 
     @functools.wraps(build)
     def checked(game: Any, position: Any) -> Any:
         check_plain(position, game.name)
         try:
-            return build(game, position)
+            state = build(game, position)
+            layout = getattr(getattr(game, "kernel", None), "ROW", None)
+            if layout is not None:  # a kernel game's row: every field within its declared bounds
+                layout.check(state.s)
+            return state
         except ValueError as err:
             if len(str(err)) <= MESSAGE_LENGTH:
                 raise

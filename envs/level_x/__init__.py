@@ -111,11 +111,19 @@ seat and row; with ``tokens_left`` they must add up to the stacks), ``bonus_stac
 15, 12, 9, 6), ``bonuses`` (per seat), ``first`` and ``to_move`` (-1 before the first player is drawn),
 ``dice`` (``[]`` before the roll, else four values), ``turns``, ``end_triggered``, ``over``.
 
+## State row
+
+The kernel's state row (``kernel.ROW``, ``int16``): what ``gameshelf.vector`` batches and a ``LevelXState``
+views. Positions and options that do not fit a field's range are refused by the field's name.
+
+{row_table}
+
 ## Version history
 
 * v0: first version.
 """
 
+from gameshelf.envs.level_x.kernel import ROW
 from gameshelf.envs.level_x.observation import LAYOUT
 
-__doc__ = __doc__.replace("{observation_table}", LAYOUT.table())
+__doc__ = __doc__.replace("{observation_table}", LAYOUT.table()).replace("{row_table}", ROW.table())

@@ -6,25 +6,22 @@ and the readings of the spec.
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL, GameFacts, IllegalActionError, Option, State
-from gameshelf.envs.core.kernel import KernelGame, KernelState, flag_field, int_field, ints_field, rows_field
+from gameshelf.envs.core.kernel import KernelGame, KernelState
 from gameshelf.envs.core.position import PositionReader, position_builder
 from gameshelf.envs.level_x import kernel as K
 from gameshelf.envs.level_x.actions import (
     BONUS_TILES,
     EFFECTS,
     NUM_ACTIONS,
-    ROLL_CUMULATIVE,
     ROLL_GROUPINGS,
     ROLL_INDEX,
     ROLL_LEGAL,
-    ROLL_PROBS,
     ROLLS,
     ROW_LENGTH,
     ROWS,
@@ -43,8 +40,6 @@ TOKEN_SCALE = float(max(TOKENS))
 
 MAX_GAME_LENGTH = 2000
 """Safety-net bound on player decisions (see the card: passing makes the game unbounded in principle)."""
-
-_CUMULATIVE = ROLL_CUMULATIVE.tolist()
 
 
 class LevelXGame(KernelGame):
@@ -144,11 +139,13 @@ class LevelXState(KernelState):
     """
 
     game: LevelXGame
+    CHANCE_DRAW = "real"
+    """Rolls are drawn as ``rng.random()`` over the cumulative odds (the draws the golden games were made with)."""
 
     # ---- fields (views of the state vector) --------------------------------------------------------
-    pos = rows_field(K.POS, NUM_ROWS, doc="square of each seat's pawn in each row (0 = supply)")
-    held = rows_field(K.HELD, NUM_ROWS, doc="tokens each seat holds in each row")
-    tokens_left = ints_field(K.LEFT, NUM_ROWS, doc="tokens left in each row's stack")
+    pos = K.ROW.field("pos")
+    held = K.ROW.field("held")
+    tokens_left = K.ROW.field("tokens_left")
 
     @property
     def bonus_stack(self) -> list[int]:
@@ -174,12 +171,12 @@ class LevelXState(KernelState):
         for seat, tiles in enumerate(per_seat):
             self.bonuses[seat] = tiles
 
-    first = int_field(K.FIRST, "first player (-1 until the opening chance node)")
-    current = int_field(K.CUR, "seat to move")
-    dice = int_field(K.DICE, "roll id of the current turn (NO_DICE until rolled)")
-    turns = int_field(K.TURNS, "completed turns")
-    end_triggered = flag_field(K.END, "the last round is being completed")
-    over = flag_field(K.OVER, "the game is over")
+    first = K.ROW.field("first")
+    current = K.ROW.field("current")
+    dice = K.ROW.field("dice")
+    turns = K.ROW.field("turns")
+    end_triggered = K.ROW.field("end_triggered")
+    over = K.ROW.field("over")
 
     def position(self) -> dict[str, Any]:
         return {
@@ -215,20 +212,6 @@ class LevelXState(KernelState):
         if self.current_player() < 0:
             return []
         return list(ROLL_LEGAL[self.s[K.DICE]])
-
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        if self.current_player() != CHANCE:
-            return []
-        if self.first < 0:
-            n = self.game.num_players
-            return [(seat, 1.0 / n) for seat in range(n)]
-        return list(enumerate(ROLL_PROBS))
-
-    def sample_chance(self, rng: np.random.Generator) -> int:
-        if self.s[K.FIRST] < 0:
-            return int(rng.integers(self.game.num_players))
-        # the same draw as np.searchsorted(ROLL_CUMULATIVE, u * total, side="right"), without numpy's call cost
-        return min(bisect.bisect_right(_CUMULATIVE, rng.random() * _CUMULATIVE[-1]), len(ROLLS) - 1)
 
     # ---- results (returns, observation, playout and copies: KernelState's) --------------------------
     def score(self, seat: int) -> int:

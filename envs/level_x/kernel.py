@@ -1,20 +1,11 @@
-"""Level X's rules as compiled kernels over a flat ``int64`` state vector: the one implementation of the rules.
+"""Level X's rules as compiled kernels over a flat ``int16`` state row: the one implementation of the rules.
 
-``LevelXState`` (``game.py``) wraps one vector (a one-row matrix); ``gameshelf.vector`` steps a matrix of
+``LevelXState`` (``game.py``) wraps one row (a one-row matrix); ``gameshelf.vector`` steps a matrix of
 them. Every function takes the matrix ``S`` and the row ``i`` (see ``envs.core.kernel``, which lists what a
-kernel module provides), is compiled by numba and also runs as plain Python. Layout of a row (``SIZE`` ints):
+kernel module provides), is compiled by numba and also runs as plain Python. The row is declared once, as
+``ROW`` below (fields, offsets, bounds; ``envs.core.row``):
 
-| offset | entries | meaning |
-|---|---|---|
-| ``POS`` | 4 x 6 | square of seat ``s``'s pawn in row index ``r`` at ``POS + 6 s + r`` (0 = supply, row length = X) |
-| ``LEFT`` | 6 | tokens left in each row's stack |
-| ``HELD`` | 4 x 6 | tokens held by seat ``s`` in row ``r`` at ``HELD + 6 s + r`` |
-| ``BONUS`` | 4 | owner of bonus tile 15, 12, 9, 6: ``IN_STACK``, a seat, or ``OUT`` (neither) |
-| ``NP`` | 1 | number of players (an option: set at reset, never changed) |
-| ``DISPLACE`` | 1 | 1 if a pawn pushed off X goes to square 1 (option ``displaced_to="square1"``), else 0 |
-| ``FIRST``, ``CUR`` | 1, 1 | first player and seat to move (-1 before the opening chance node) |
-| ``DICE`` | 1 | roll id of the turn (index in ``ROLLS``), -1 before the roll |
-| ``TURNS``, ``END``, ``OVER`` | 1, 1, 1 | completed turns (= decisions: ``DECISIONS``), last round triggered, game over |
+{row_table}
 
 The drivers (chance resolution, random playouts, the batch steps) are the template's, in ``envs.core.kernel``.
 """
@@ -24,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL
-from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit, jit_helper, rank_outcomes
+from gameshelf.envs.core.kernel import below, jit, jit_helper, rank_outcomes
+from gameshelf.envs.core.row import RowLayout
 from gameshelf.envs.level_x.actions import (
     BONUS_TILES,
     EFFECT_STEPS,
@@ -32,6 +24,7 @@ from gameshelf.envs.level_x.actions import (
     NUM_ACTIONS,
     ROLL_INDEX,
     ROLL_MASKS,
+    ROLL_PROBS,
     ROLLS,
     ROW_LENGTH,
     ROWS,
@@ -40,26 +33,27 @@ from gameshelf.envs.level_x.actions import (
 from gameshelf.envs.level_x.observation import LAYOUT, MAX_PLAYERS, NUM_ROWS, POSITIONS
 
 P, R, B = MAX_PLAYERS, NUM_ROWS, len(BONUS_TILES)
-POS = 0
-LEFT = POS + P * R
-HELD = LEFT + R
-BONUS = HELD + P * R
-NP = BONUS + B
-DISPLACE = NP + 1
-FIRST = NP + 2
-CUR = NP + 3
-DICE = NP + 4
-TURNS = NP + 5
-END = NP + 6
-OVER = NP + 7
-SIZE = NP + 8
-DECISIONS = TURNS
-"""The player decisions made (the batched environment's truncation counter)."""
-
 IN_STACK = -1
 """``BONUS`` entry of a tile still in the stack."""
 OUT = -2
 """``BONUS`` entry of a tile neither in the stack nor held (only when a test or a caller sets one so)."""
+
+ROW = RowLayout("level_x")
+POS = ROW.add("pos", (P, R), "square of seat s's pawn in row r (0: supply, row length: X)", (0, max(ROW_LENGTH)), per_seat=True)
+LEFT = ROW.add("tokens_left", R, "tokens left in each row's stack", (0, max(TOKENS)))
+HELD = ROW.add("held", (P, R), "tokens held by seat s in row index r", (0, max(TOKENS)), per_seat=True)
+BONUS = ROW.add("bonus", B, "owner of bonus tile 15, 12, 9, 6: a seat, IN_STACK (-1), OUT (-2)", (OUT, P - 1), fill=IN_STACK)
+NP = ROW.add("num_players", 1, "number of players (an option)", (2, P), fill=2)
+DISPLACE = ROW.flag("displace_to_square1", "a pawn pushed off X goes to square 1 (option displaced_to)")
+FIRST = ROW.add("first", 1, "first player (-1 before the opening chance node)", (-1, P - 1), fill=-1)
+CUR = ROW.add("current", 1, "seat to move (-1 before the opening chance node)", (-1, P - 1), fill=-1)
+DICE = ROW.add("dice", 1, "roll id of the turn (index in ROLLS), -1 before the roll", (-1, len(ROLLS) - 1), fill=-1)
+TURNS = ROW.add("turns", 1, "completed turns (= player decisions: DECISIONS)", (0, 32767))
+END = ROW.flag("end_triggered", "the last round is being completed")
+OVER = ROW.flag("over", "the game is over")
+SIZE = ROW.size
+DECISIONS = TURNS
+"""The player decisions made (the batched environment's truncation counter)."""
 
 # tables as arrays (numba freezes global arrays as constants)
 ROW_LEN = np.array(ROW_LENGTH, dtype=np.int64)
@@ -82,31 +76,28 @@ TOKEN_FRACTION = (np.arange(max(TOKENS) + 1) / TOKEN_SCALE).astype(np.float32)
 SCORE_FRACTION = (np.arange(MAX_SCORE + 1) / float(MAX_SCORE)).astype(np.float32)
 """Observation entry of a score."""
 
-_S = LAYOUT.slices
-O_PAWNS = _S["pawns"].start
-O_LEFT = _S["tokens_left"].start
-O_HELD = _S["tokens_held"].start
-O_STACK = _S["bonus_stack"].start
-O_BHELD = _S["bonus_held"].start
-O_SCORES = _S["scores"].start
-O_DICE = _S["dice"].start
-O_PRESENT = _S["seat_present"].start
-O_TO_MOVE = _S["to_move"].start
-O_FIRST = _S["first_player"].start
-O_END = _S["end_triggered"].start
-O_OVER = _S["game_over"].start
+O_PAWNS = LAYOUT.offset("pawns")
+O_LEFT = LAYOUT.offset("tokens_left")
+O_HELD = LAYOUT.offset("tokens_held")
+O_STACK = LAYOUT.offset("bonus_stack")
+O_BHELD = LAYOUT.offset("bonus_held")
+O_SCORES = LAYOUT.offset("scores")
+O_DICE = LAYOUT.offset("dice")
+O_PRESENT = LAYOUT.offset("seat_present")
+O_TO_MOVE = LAYOUT.offset("to_move")
+O_FIRST = LAYOUT.offset("first_player")
+O_END = LAYOUT.offset("end_triggered")
+O_OVER = LAYOUT.offset("game_over")
 OBS_SIZE = LAYOUT.size
 NUM_POSITIONS = POSITIONS
 
 
 def initial_state(num_players: int, tokens: tuple[int, ...], displace_to_square1: bool) -> np.ndarray:
     """The state vector before the first chance node (built once per game; a new game copies it)."""
-    s = np.zeros(SIZE, dtype=STATE_DTYPE)
-    s[LEFT : LEFT + R] = tokens
-    s[BONUS : BONUS + B] = IN_STACK
-    s[NP] = num_players
-    s[DISPLACE] = int(displace_to_square1)
-    s[FIRST] = s[CUR] = s[DICE] = -1
+    s = ROW.new_row()
+    ROW.put(s, "tokens_left", tokens)
+    ROW.put(s, "num_players", num_players)
+    ROW.put(s, "displace_to_square1", int(displace_to_square1))
     return s
 
 
@@ -159,6 +150,26 @@ def sample_chance(S: np.ndarray, i: int, rngs: np.ndarray) -> int:
         return below(rngs, i, S[i, NP])  # type: ignore[no-any-return]
     code = below(rngs, i, 6) * 216 + below(rngs, i, 6) * 36 + below(rngs, i, 6) * 6 + below(rngs, i, 6)
     return DICE_ROLL[code]  # type: ignore[no-any-return]
+
+
+NUM_CHANCE = max(P, NUM_ROLLS)
+"""Chance outcome ids are below this (``chance_weights`` writes that many weights)."""
+ROLL_WEIGHT = np.array([round(p * 6**4) for p in ROLL_PROBS], dtype=np.int64)
+"""The ordered throws of four dice (of 1296) that give each roll id."""
+
+
+@jit
+def chance_weights(S: np.ndarray, i: int, out: np.ndarray) -> None:
+    """Write the odds of the chance node into row ``i`` of ``out`` as integer weights per outcome id: each seat
+    alike for the first player, then each roll id by the throws that give it."""
+    for k in range(NUM_CHANCE):
+        out[i, k] = 0
+    if S[i, FIRST] < 0:
+        for seat in range(S[i, NP]):
+            out[i, seat] = 1
+    else:
+        for k in range(NUM_ROLLS):
+            out[i, k] = ROLL_WEIGHT[k]
 
 
 @jit
@@ -295,3 +306,6 @@ def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
         out[i, O_FIRST + (S[i, FIRST] - seat) % n] = 1.0
     out[i, O_END] = float(S[i, END])
     out[i, O_OVER] = float(S[i, OVER])
+
+
+__doc__ = __doc__.replace("{row_table}", ROW.table())
