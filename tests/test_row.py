@@ -13,6 +13,7 @@ def toy_layout() -> RowLayout:
     row.add("cells", (3, 4), "a per-seat table", (0, 9), per_seat=True)
     row.add("pile", 5, "counts", (0, 40))
     row.add("turn", 1, "seat to move", (-1, 2), fill=-1)
+    row.add("score", 3, "each seat's score", (0, 99), per_seat=True)
     row.flag("over", "the game is over")
     return row
 
@@ -26,6 +27,7 @@ class ToyState:
     cells = ROW.field("cells")
     pile = ROW.field("pile")
     turn = ROW.field("turn")
+    score = ROW.field("score")
     over = ROW.field("over")
 
     def __init__(self) -> None:
@@ -35,19 +37,28 @@ class ToyState:
 
 def test_offsets_are_consecutive_and_the_size_adds_up():
     row = toy_layout()
-    assert [(f.name, f.offset, f.size) for f in row] == [("cells", 0, 12), ("pile", 12, 5), ("turn", 17, 1), ("over", 18, 1)]
-    assert row.size == 19
+    assert [(f.name, f.offset, f.size) for f in row] == [
+        ("cells", 0, 12),
+        ("pile", 12, 5),
+        ("turn", 17, 1),
+        ("score", 18, 3),
+        ("over", 21, 1),
+    ]
+    assert row.size == 22
 
 
 def test_a_new_row_holds_every_fill():
     s = toy_layout().new_row()
-    assert s.dtype == STATE_DTYPE and s.shape == (19,)
-    assert s[17] == -1 and not s[:17].any() and s[18] == 0
+    assert s.dtype == STATE_DTYPE and s.shape == (22,)
+    assert s[17] == -1 and not s[:17].any() and not s[18:].any()
 
 
 def test_state_attributes_read_and_write_the_row_and_refuse_out_of_range_values_by_name():
     state = ToyState()
     assert state.cells.tolist() == [[0] * 4, [0] * 4]  # one row per player, not per declared seat
+    assert state.score.tolist() == [0, 0]
+    state.score = [3, 99]
+    assert state.s[18:21].tolist() == [3, 99, 0]
     state.cells[1][2] = 9
     state.pile = [1, 2, 3, 4, 40]
     state.turn = 1
@@ -72,7 +83,7 @@ def test_check_names_the_first_entry_out_of_bounds():
     s[12 + 3] = 41
     with pytest.raises(ValueError, match=r"toy: pile\[3\] holds 0\.\.40, got 41"):
         row.check(s)
-    with pytest.raises(ValueError, match="19 entries"):
+    with pytest.raises(ValueError, match="22 entries"):
         row.check(s[:5])
 
 
@@ -94,7 +105,6 @@ def test_put_refuses_a_value_or_a_count_that_does_not_fit():
         (("x", 0, "empty", (0, 1)), "positive count"),
         (("x", 1, "wide", (0, 40000)), "not within"),
         (("x", 1, "fill", (0, 3)), None),
-        (("x", 2, "seats", (0, 3)), "per-seat"),
     ],
 )
 def test_bad_declarations_are_refused(args, message):
@@ -102,9 +112,6 @@ def test_bad_declarations_are_refused(args, message):
     if message is None:
         with pytest.raises(ValueError, match="fill 7 is outside"):
             row.add(*args, fill=7)
-    elif message == "per-seat":
-        with pytest.raises(ValueError, match=message):
-            row.add(*args, per_seat=True)
     else:
         with pytest.raises(ValueError, match=message):
             row.add(*args)
@@ -114,5 +121,6 @@ def test_the_table_lists_every_field_with_offsets_and_ranges():
     table = toy_layout().table()
     assert "| `cells` | 3 × 4 (per seat) | 0–11 | 0..9 | a per-seat table |" in table
     assert "| `turn` | 1 | 17 | -1..2 | seat to move |" in table
-    assert "| `over` | 1 | 18 | 0/1 | the game is over |" in table
-    assert "| total | 19 | | int16 | |" in table
+    assert "| `score` | 3 (per seat) | 18–20 | 0..99 | each seat's score |" in table
+    assert "| `over` | 1 | 21 | 0/1 | the game is over |" in table
+    assert "| total | 22 | | int16 | |" in table

@@ -76,8 +76,9 @@ class RowLayout:
         per_seat: bool = False,
     ) -> int:
         """Append a field of ``shape`` entries (an int, or ``(rows, width)``), each in ``bounds`` (inclusive),
-        ``fill`` in a new game's row; returns its offset. ``per_seat``: a table with one row per seat (the
-        State's attribute shows as many rows as the game has players)."""
+        ``fill`` in a new game's row; returns its offset. ``per_seat``: one entry (a count) or one row (a
+        ``(seats, width)`` shape) per seat, padded to the largest player count; the State's attribute shows as
+        many as the game has players."""
         if name in self.fields:
             raise ValueError(f"{self.game}: row field {name!r} is declared twice")
         dims = (shape,) if isinstance(shape, int) else tuple(shape)
@@ -88,8 +89,7 @@ class RowLayout:
             raise ValueError(f"{self.game}: row field {name!r} bounds {bounds} are not within {_INFO.min}..{_INFO.max}")
         if not low <= fill <= high:
             raise ValueError(f"{self.game}: row field {name!r} fill {fill} is outside its bounds {low}..{high}")
-        if per_seat and len(dims) != 2:
-            raise ValueError(f"{self.game}: per-seat row field {name!r} needs a shape (seats, width)")
+
         field = RowField(name, self._end, dims, meaning, low, high, fill, flag=False, per_seat=per_seat)
         self.fields[name] = field
         self._end += field.size
@@ -173,11 +173,14 @@ class RowLayout:
             return property(get_one, put_one, doc=doc)
         if len(f.shape) == 1:
 
+            def length(state: Any) -> int:
+                return int(state.game.num_players) if f.per_seat else f.size
+
             def get_list(state: Any) -> IntView:
-                return IntView(state.s, f.offset, f.size, f, game)
+                return IntView(state.s, f.offset, length(state), f, game)
 
             def put_list(state: Any, values: Iterable[int]) -> None:
-                IntView(state.s, f.offset, f.size, f, game).assign(values)
+                IntView(state.s, f.offset, length(state), f, game).assign(values)
 
             return property(get_list, put_list, doc=doc)
 
