@@ -13,8 +13,8 @@ bounds from its layout (``Game.LAYOUT``), never restates them.
     obs = LAYOUT.zeros()
     LAYOUT.view(obs, "hand")[:] = ...
 
-Seats inside a piece are egocentric: the observing seat first, then the others in turn order
-(``seat_order``), padded to the game's largest player count.
+Seats inside a piece are egocentric: the observing seat first, then the others in turn order (``(seat + k) % n``
+for slot ``k``), padded to the game's largest player count.
 """
 
 from __future__ import annotations
@@ -115,12 +115,3 @@ class ObservationLayout:
         lines.append(f"| total | {total} | | dtype {self.dtype.name}, in [{self.low:g}, {self.high:g}] |")
         return "\n".join(lines)
 
-
-def seat_order(seat: int, num_players: int) -> list[int]:
-    """The seats as ``seat`` sees them: itself first, then the others in turn order."""
-    return [(seat + k) % num_players for k in range(num_players)]
-
-
-def relative_seat(seat: int, other: int, num_players: int) -> int:
-    """Where ``other`` stands in ``seat``'s egocentric order (0 = itself)."""
-    return (other - seat) % num_players
