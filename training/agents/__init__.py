@@ -1,7 +1,7 @@
-"""Baseline agents behind one interface (``training.agents.base.Agent``).
+"""Baseline agents behind one interface (``Agent``, from ``gameshelf.envs.core.agent``).
 
-``make_agent(name, env_id)`` builds ``"random"``, ``"heuristic"`` (the game's own heuristic, table
-named in the id's registration), ``"reference"`` (the small network shipped for the game, see
+``make_agent(name, env_id)`` builds ``"random"``, ``"heuristic"`` (the game's own heuristic, in its
+``envs/<game>/heuristic.py``), ``"reference"`` (the small network shipped for the game, see
 ``training.agents.net``), a saved model (``"model:PATH"``: a network file when PATH ends in ``.npz``, else
 a MaskablePPO model), a policy trained with RLlib (``"rllib:PATH"``, needs the rllib extra) or Monte Carlo
 tree search (``"mcts:N"``, ``"mcts:N:heuristic"``, ``"mcts:N:reference"``, ``"mcts:N:reference:heuristic"``,
@@ -27,7 +27,7 @@ FORMS = (
 def make_agent(name: str, env_id: str, **kwargs: Any) -> Agent:
     """Build an agent by name; the agent's ``name`` is ``name``.
 
-    * ``random``; ``heuristic``: the game's own heuristic;
+    * ``random``; ``heuristic``: the game's own heuristic (``envs/<game>/heuristic.py``);
     * ``reference``: the network shipped in the package for the game (``training/reference/<game>.npz``): a
       small policy-and-value network (architecture in ``training.net``) trained by ``gameshelf train ID
       --backend expert``, loaded weights-only; a game without one is a ``ValueError`` listing those with one;
