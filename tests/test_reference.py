@@ -17,10 +17,10 @@ import pytest
 
 import gameshelf.training.agents.net as netagent
 from gameshelf import envs
-from gameshelf.training import protocol
 from gameshelf.training.agents import FORMS, make_agent
 from gameshelf.training.agents.mcts import MCTSAgent
 from gameshelf.training.agents.net import NetAgent, reference_path
+from gameshelf.training.benchmark import protocol
 from gameshelf.training.cli_util import UserError
 from gameshelf.training.evaluate import evaluate
 from tests.toy_nets import BAD_FILES, BAD_WORDS, ReferenceFolder, bad_net, random_net, write_net
@@ -281,7 +281,7 @@ def test_evaluate_command_plays_reference_and_network_files(reference_dir, tmp_p
 
 
 def test_benchmark_help_names_the_new_forms(capsys):
-    from gameshelf.training.benchmark import build_parser
+    from gameshelf.training.benchmark.ladder import build_parser
 
     text = build_parser().format_help()
     assert "'reference'" in text and "PATH.npz" in text

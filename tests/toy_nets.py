@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from gameshelf import envs
-from gameshelf.training import protocol
+from gameshelf.training.benchmark import protocol
 from gameshelf.training.net import FORMAT, MAX_FILE_BYTES, NetPolicy
 
 
