@@ -15,11 +15,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import gameshelf.training.agents.net as netagent
+import gameshelf.training.agents.network_agent as netagent
 from gameshelf import envs
 from gameshelf.training.agents import FORMS, make_agent
 from gameshelf.training.agents.mcts import MCTSAgent
-from gameshelf.training.agents.net import NetAgent, reference_path
+from gameshelf.training.agents.network_agent import NetAgent, reference_path
 from gameshelf.training.benchmark import protocol
 from gameshelf.training.cli_util import UserError
 from gameshelf.training.evaluate import evaluate
@@ -40,7 +40,7 @@ def load_calls(monkeypatch):
     """The names of the arrays the network loader reads (the network cache emptied first, so files are read).
     Every one goes through its reader of raw ``.npy`` data, which never unpickles; ``numpy.load`` (which
     could) is not called at all."""
-    import gameshelf.training.net as netmodule
+    import gameshelf.training.numpy_net as netmodule
 
     calls: list[str] = []
     real = netmodule._read_data

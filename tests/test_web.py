@@ -806,7 +806,7 @@ def test_a_served_network_file_is_a_model_seat(tmp_path, no_tracebacks) -> None:
 @pytest.mark.parametrize("kind", BAD_FILES)
 def test_bad_network_files_are_400s_that_name_no_file(kind, tmp_path, reference_dir, no_tracebacks) -> None:
     """A served network file or the package's reference that does not load: one 400, the file not named."""
-    from gameshelf.training.agents.net import reference_path
+    from gameshelf.training.agents.network_agent import reference_path
     from gameshelf.web.seats import served_models
 
     path = bad_net(tmp_path, kind)

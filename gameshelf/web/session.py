@@ -43,7 +43,7 @@ from gameshelf.envs.core.record import GameRecord, RecordError
 from gameshelf.envs.core.rendering import click_targets, render_seat_image
 from gameshelf.envs.records import read_record
 from gameshelf.training.agents.base import Agent
-from gameshelf.training.agents.net import has_reference
+from gameshelf.training.agents.network_agent import has_reference
 from gameshelf.web.errors import Conflict, NotFound, TooMany, WebError
 from gameshelf.web.seats import HUMAN, Players, Seat
 from gameshelf.wrappers.text import LogEntry, log_entry
