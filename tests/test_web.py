@@ -100,6 +100,7 @@ def test_catalogue_lists_every_registered_game(client: TestClient) -> None:
     olenon = next(g for g in games if g["id"] == "olenon-v0")
     assert olenon["player_counts"] == [4]
     assert {o["name"] for o in olenon["options"]} == {"first_player_rule", "open_team_info"}
+    assert all(g["heuristic"] for g in games)  # every game's envs/<game>/heuristic.py is found
     json.dumps(games)  # plain JSON all through
 
 

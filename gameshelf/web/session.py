@@ -93,7 +93,7 @@ def game_catalogue() -> list[dict[str, Any]]:
                 "id": env_id,
                 "description": spec.description,
                 "player_counts": list(spec.player_counts),
-                "heuristic": spec.heuristic is not None,
+                "heuristic": spec.load_heuristic() is not None,
                 "reference": has_reference(env_id),
                 "options": options,
             }
