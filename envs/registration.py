@@ -13,7 +13,10 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from gameshelf.envs.core.agent import heuristic_class
+
 if TYPE_CHECKING:
+    from gameshelf.envs.core.agent import Agent
     from gameshelf.envs.core.env import GameAECEnv
     from gameshelf.envs.core.game import Game
 
@@ -31,10 +34,20 @@ class EnvSpec:
     """Default game options for this id."""
     description: str = ""
     heuristic: str | None = None
-    """``"package.module:AgentClass"`` of the game's heuristic agent (``make_agent("heuristic", id)``)."""
+    """``"package.module:AgentClass"``: an override for a game with no ``heuristic.py`` beside it (e.g. a game
+    defined in one module outside ``gameshelf.envs``); None (every game of the package): found by convention,
+    see ``load_heuristic``."""
 
     def load_game_class(self) -> type[Game]:
         return load_entry_point(self.entry_point)  # type: ignore[no-any-return]
+
+    def load_heuristic(self) -> type[Agent] | None:
+        """The game's heuristic agent class (``make_agent("heuristic", id)``): the ``Heuristic`` of the
+        ``heuristic.py`` beside its ``Game`` (``envs.core.agent.heuristic_class``), unless ``heuristic`` names
+        another; None when it has neither."""
+        if self.heuristic is not None:
+            return load_entry_point(self.heuristic)  # type: ignore[no-any-return]
+        return heuristic_class(self.load_game_class().__module__)
 
     @property
     def game_name(self) -> str:

@@ -35,7 +35,7 @@ import numpy as np
 from gameshelf.envs.core.episode import observed_state
 from gameshelf.envs.core.game import Game, IllegalActionError
 from gameshelf.envs.core.kernel import KernelState, illegal_actions, kernel_drivers, masked_random, seed_generators
-from gameshelf.envs.registration import batched_ids, load_entry_point, make_game, spec
+from gameshelf.envs.registration import batched_ids, make_game, spec
 
 
 def __getattr__(name: str) -> Any:
@@ -183,10 +183,10 @@ class VectorEnv:
         game's heuristic agent for ``"heuristic"`` (``ValueError`` when the game has none)."""
         if opponents != "heuristic":
             return None
-        name = spec(self.env_id).heuristic
-        if name is None:
+        heuristic = spec(self.env_id).load_heuristic()
+        if heuristic is None:
             raise ValueError(f"{self.env_id} has no heuristic agent; use opponents='random'")
-        return load_entry_point(name)()
+        return heuristic()
 
     def row_views(self) -> list[KernelState]:
         """A ``State`` per game whose kernel state is that game's row of ``states`` (what an agent looks at); made

@@ -31,9 +31,18 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("gameshelf.demo:main", "train on Level X, then evaluate (about 4.5 minutes on a 2-core CPU)"),
     "serve": ("gameshelf.web.app:main", "play and watch every game in the browser (needs the web extra)"),
     "replay": ("gameshelf.replay:main", "show a game record move by move, or write it as an animated GIF"),
-    "benchmark": ("gameshelf.training.benchmark:main", "rate an agent under the benchmark protocol against the baseline ladder"),
-    "leaderboard": ("gameshelf.training.leaderboard:main", "write a leaderboard (markdown) from benchmark result files"),
-    "analyze": ("gameshelf.training.analysis:main", "describe a game: length, branching, seat advantage, how decisive skill is"),
+    "benchmark": (
+        "gameshelf.training.benchmark.ladder:main",
+        "rate an agent under the benchmark protocol against the baseline ladder",
+    ),
+    "leaderboard": (
+        "gameshelf.training.benchmark.leaderboard:main",
+        "write a leaderboard (markdown) from benchmark result files",
+    ),
+    "analyze": (
+        "gameshelf.training.benchmark.analysis:main",
+        "describe a game: length, branching, seat advantage, how decisive skill is",
+    ),
 }
 
 

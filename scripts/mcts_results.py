@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from gameshelf.training.agents import make_agent
+from gameshelf.training.benchmark.ratings import elo_ratings, openskill_ratings
 from gameshelf.training.evaluate import evaluate, ranks_of, wilson
-from gameshelf.training.ratings import elo_ratings, openskill_ratings
 
 PLAN: dict[str, tuple[tuple[str, ...], int]] = {
     # id: (MCTS budgets, games per pairing). Budgets by simulations where a simulation is cheap; a time

@@ -16,8 +16,8 @@ import pytest
 
 from gameshelf import envs
 from gameshelf.cli import main as cli_main
-from gameshelf.training import benchmark as bm
-from gameshelf.training.leaderboard import leaderboard_markdown
+from gameshelf.training.benchmark import ladder as bm
+from gameshelf.training.benchmark.leaderboard import leaderboard_markdown
 
 NIM = "toy_nim_bench-v0"
 LADDER = ["random", "heuristic"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -253,6 +255,27 @@ def test_the_core_finds_position_builders_by_convention():
         toy.state_from_position({})
     with pytest.raises(NotImplementedError, match="no position export"):
         toy.new_initial_state().position()
+
+
+def test_the_core_finds_heuristic_agents_by_convention(tmp_path, monkeypatch):
+    from gameshelf.envs.core.agent import heuristic_class
+    from gameshelf.envs.paiko.heuristic import PaikoHeuristic
+
+    assert envs.spec("paiko-v0").heuristic is None  # no string in the registry: the convention finds it
+    assert envs.spec("paiko-v0").load_heuristic() is PaikoHeuristic
+    assert heuristic_class("gameshelf.envs.paiko.game") is PaikoHeuristic
+    assert envs.spec(TOY).load_heuristic() is None  # a game in a single module has no heuristic.py beside it
+    package = tmp_path / "nameless_game"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "heuristic.py").write_text("class Greedy:\n    name = 'greedy'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        with pytest.raises(AttributeError, match=r"nameless_game\.heuristic defines no 'Heuristic'"):
+            heuristic_class("nameless_game.game")
+    finally:
+        sys.modules.pop("nameless_game.heuristic", None)
+        sys.modules.pop("nameless_game", None)
 
 
 def test_a_record_replays_with_a_game_and_only_the_layer_above_finds_it_by_id():

@@ -14,9 +14,9 @@ import pytest
 
 from gameshelf import demo as demo_module
 from gameshelf import envs
-from gameshelf.training import analysis, leaderboard
-from gameshelf.training import benchmark as bm
 from gameshelf.training import evaluate as evaluate_module
+from gameshelf.training.benchmark import analysis, leaderboard
+from gameshelf.training.benchmark import ladder as bm
 
 train_module = pytest.importorskip("gameshelf.training.train")
 

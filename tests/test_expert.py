@@ -18,7 +18,7 @@ from gameshelf.training.agents.mcts import MCTSAgent
 from gameshelf.training.cli_util import UserError
 from gameshelf.training.evaluate import evaluate
 from gameshelf.training.expert import NetArgmaxAgent, load_samples
-from gameshelf.training.net import read_net
+from gameshelf.training.numpy_net import read_net
 from gameshelf.training.train import main, train
 
 TINY = {"expert": {"iterations": 2, "games": 2, "simulations": 8, "warm_games": 3, "eval_games": 2, "epochs": 1, "hidden": [32]}}

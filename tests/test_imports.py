@@ -175,6 +175,8 @@ def test_the_walk_reads_the_whole_package_through_its_links():
         "gameshelf.envs.registration",
         "gameshelf.envs.records",
         "gameshelf.envs.paiko.game",
+        "gameshelf.envs.paiko.heuristic",
+        "gameshelf.envs.core.agent",
         "gameshelf.wrappers",
         "gameshelf.training",
     ):
@@ -263,6 +265,15 @@ def test_no_layer_imports_a_layer_below_it():
         if (upper := layer(b)) is not None and (lower := layer(a)) is not None and upper > lower
     )
     assert not below, below
+
+
+def test_each_game_keeps_its_heuristic_beside_it_and_training_none():
+    """A game's heuristic agent is its ``envs/<game>/heuristic.py`` (found by convention); ``training`` holds
+    the agents that learn or search, no game's own."""
+    for game in GAMES:
+        assert f"gameshelf.envs.{game}.heuristic" in modules(), f"envs/{game}/heuristic.py is missing"
+    in_training = [n for n in modules() if in_layer(n, "gameshelf.training") and n.rpartition(".")[2] in GAMES]
+    assert not in_training, in_training
 
 
 def test_training_holds_training_and_evaluation_only():

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from gameshelf.cli import main as cli_main
-from gameshelf.training import protocol
 from gameshelf.training.agents.llm import LLMStats
+from gameshelf.training.benchmark import protocol
 from tests.chat_server import ChatServer, listed_moves, status
 
 IDS = ["koplus-v0", "amoriax-v0"]  # one with chance, one without; a few seconds in all against random

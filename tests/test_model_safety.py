@@ -262,8 +262,8 @@ def refused(path: Path) -> str:
     """The one-line ``NetLoadError`` reading ``path`` gives, checking the loader allocated little on the way."""
     import tracemalloc
 
-    from gameshelf.training.agents.net import load_net
-    from gameshelf.training.net import NetLoadError
+    from gameshelf.training.agents.network_agent import load_net
+    from gameshelf.training.numpy_net import NetLoadError
 
     tracemalloc.start()
     try:
@@ -335,7 +335,7 @@ def test_a_deflated_bomb_in_an_array_is_refused_from_its_header(tmp_path):
 def test_a_hostile_network_file_gives_one_clear_error(tmp_path, members, meta, words):
     path = net_file(tmp_path, members, meta)
     if words is None:
-        from gameshelf.training.agents.net import load_net
+        from gameshelf.training.agents.network_agent import load_net
 
         assert load_net(path).env_id == "level_x-v0"
         return
@@ -344,7 +344,7 @@ def test_a_hostile_network_file_gives_one_clear_error(tmp_path, members, meta, w
 
 def test_arrays_larger_than_the_unpacked_cap_are_refused_before_any_is_read(tmp_path):
     """Eight layers of 4096 (the widest architecture allowed), every header fitting it, no data behind them."""
-    from gameshelf.training.net import MAX_UNPACKED_BYTES, expected_shapes
+    from gameshelf.training.numpy_net import MAX_UNPACKED_BYTES, expected_shapes
     from tests.toy_nets import meta_of, write_net
 
     meta = {**meta_of(write_net(tmp_path / "good.npz", "level_x-v0")), "hidden": [4096] * 8}

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from gameshelf import envs
-from gameshelf.training import protocol
-from gameshelf.training.protocol import GameTask, PairedEpisode
+from gameshelf.training.benchmark import protocol
+from gameshelf.training.benchmark.protocol import GameTask, PairedEpisode
 from tests.toy_nim import NimGame
 
 CHANCE_NIM = "toy_nim_chance-v0"

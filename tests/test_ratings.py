@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
+from gameshelf.training.benchmark.ratings import elo_anchor, elo_ratings
 from gameshelf.training.evaluate import evaluate
-from gameshelf.training.ratings import elo_anchor, elo_ratings
 from tests.toy_nim import NIM, PerfectNim, register_nim, unregister_nim
 
 

@@ -15,12 +15,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import gameshelf.training.agents.net as netagent
+import gameshelf.training.agents.network_agent as netagent
 from gameshelf import envs
-from gameshelf.training import protocol
 from gameshelf.training.agents import FORMS, make_agent
 from gameshelf.training.agents.mcts import MCTSAgent
-from gameshelf.training.agents.net import NetAgent, reference_path
+from gameshelf.training.agents.network_agent import NetAgent, reference_path
+from gameshelf.training.benchmark import protocol
 from gameshelf.training.cli_util import UserError
 from gameshelf.training.evaluate import evaluate
 from tests.toy_nets import BAD_FILES, BAD_WORDS, ReferenceFolder, bad_net, random_net, write_net
@@ -40,7 +40,7 @@ def load_calls(monkeypatch):
     """The names of the arrays the network loader reads (the network cache emptied first, so files are read).
     Every one goes through its reader of raw ``.npy`` data, which never unpickles; ``numpy.load`` (which
     could) is not called at all."""
-    import gameshelf.training.net as netmodule
+    import gameshelf.training.numpy_net as netmodule
 
     calls: list[str] = []
     real = netmodule._read_data
@@ -281,7 +281,7 @@ def test_evaluate_command_plays_reference_and_network_files(reference_dir, tmp_p
 
 
 def test_benchmark_help_names_the_new_forms(capsys):
-    from gameshelf.training.benchmark import build_parser
+    from gameshelf.training.benchmark.ladder import build_parser
 
     text = build_parser().format_help()
     assert "'reference'" in text and "PATH.npz" in text

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from gameshelf import envs
+from gameshelf.training.benchmark.ratings import elo_ratings, openskill_ratings
 from gameshelf.training.cli_util import run
 from gameshelf.training.evaluate import evaluate, mean_ci, ranks_of, wilson
-from gameshelf.training.ratings import elo_ratings, openskill_ratings
 from tests.toy_nim import NIM, PerfectNim, register_nim, unregister_nim
 
 TINY = {

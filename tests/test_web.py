@@ -100,6 +100,7 @@ def test_catalogue_lists_every_registered_game(client: TestClient) -> None:
     olenon = next(g for g in games if g["id"] == "olenon-v0")
     assert olenon["player_counts"] == [4]
     assert {o["name"] for o in olenon["options"]} == {"first_player_rule", "open_team_info"}
+    assert all(g["heuristic"] for g in games)  # every game's envs/<game>/heuristic.py is found
     json.dumps(games)  # plain JSON all through
 
 
@@ -806,7 +807,7 @@ def test_a_served_network_file_is_a_model_seat(tmp_path, no_tracebacks) -> None:
 @pytest.mark.parametrize("kind", BAD_FILES)
 def test_bad_network_files_are_400s_that_name_no_file(kind, tmp_path, reference_dir, no_tracebacks) -> None:
     """A served network file or the package's reference that does not load: one 400, the file not named."""
-    from gameshelf.training.agents.net import reference_path
+    from gameshelf.training.agents.network_agent import reference_path
     from gameshelf.web.seats import served_models
 
     path = bad_net(tmp_path, kind)

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from gameshelf import envs
-from gameshelf.training import protocol
-from gameshelf.training.net import FORMAT, MAX_FILE_BYTES, NetPolicy
+from gameshelf.training.benchmark import protocol
+from gameshelf.training.numpy_net import FORMAT, MAX_FILE_BYTES, NetPolicy
 
 
 def random_net(env_id: str, num_players: int | None = None, hidden: tuple[int, ...] = (16,), seed: int = 0) -> NetPolicy:
@@ -126,7 +126,7 @@ class ReferenceFolder:
     ``add(env_id)`` writes a random network for the game there."""
 
     def __init__(self, tmp_path: Path, monkeypatch: Any) -> None:
-        import gameshelf.training.agents.net as netagent
+        import gameshelf.training.agents.network_agent as netagent
 
         self.path = tmp_path / "reference"
         self.path.mkdir()
@@ -135,6 +135,6 @@ class ReferenceFolder:
 
     @staticmethod
     def add(env_id: str, **kwargs: Any) -> Path:
-        from gameshelf.training.agents.net import reference_path
+        from gameshelf.training.agents.network_agent import reference_path
 
         return write_net(reference_path(env_id), env_id, **kwargs)

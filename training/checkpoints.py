@@ -26,6 +26,7 @@ import json
 import math
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,8 @@ from gameshelf.training.config import TrainConfig
 from gameshelf.training.model_io import ModelLoadError, atomic_write_text, load_weights, read_info, save_model
 
 STATE_FORMAT = 1
+RUN_FOLDERS = ("checkpoints", "pool", "tb")
+"""The sub-folders of an SB3 or batched run (``RunDir.create``); RLlib and expert runs make only ``checkpoints``."""
 
 
 def warn(message: str) -> None:
@@ -146,8 +149,9 @@ class RunDir:
     def learning_curve(self) -> Path:
         return self.root / "learning_curve.png"
 
-    def create(self, backend: str = "sb3") -> None:
-        for sub in ("checkpoints", "pool", "tb") if backend not in ("rllib", "expert") else ("checkpoints",):
+    def create(self, folders: Sequence[str] = RUN_FOLDERS) -> None:
+        """The run's folder and its sub-``folders`` (a backend's ``Backend.folders`` in ``training.train``)."""
+        for sub in folders:
             (self.root / sub).mkdir(parents=True, exist_ok=True)
 
     def write_config(self, config: TrainConfig, backend: str, extra: dict[str, Any] | None = None) -> None:

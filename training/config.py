@@ -23,7 +23,7 @@ OPPONENTS = ("random", "heuristic", "reference", "self")
 MIX_KINDS = ("snapshots", "heuristic", "reference", "random")
 """Besides these, ``opponent``, the self-play mix and ``eval.opponents`` take MCTS agent names (``mcts:N``,
 ``mcts:Ts``, ``mcts:N:heuristic``, ``mcts:N:reference``, ``mcts:N:reference:heuristic``, ``mcts:N:model:PATH``;
-see ``training.agents.mcts``). ``reference`` (the network shipped for the game, ``training.agents.net``) must
+see ``training.agents.mcts``). ``reference`` (the network shipped for the game, ``training.agents.network_agent``) must
 exist for the run's game."""
 MCTS_FORMS = (
     "an MCTS agent name (mcts:N, mcts:Ts, mcts:N:heuristic, mcts:N:reference, mcts:N:reference:heuristic or mcts:N:model:PATH)"
@@ -480,7 +480,7 @@ def _mcts_name(value: str, name: str, env_id: str | None = None) -> str:
 
 def _reference(env_id: str, name: str) -> None:
     """``UserError`` unless a reference network is shipped for ``env_id`` (the file is read when played)."""
-    from gameshelf.training.agents.net import reference_file
+    from gameshelf.training.agents.network_agent import reference_file
 
     try:
         reference_file(env_id)

@@ -50,10 +50,10 @@ from gameshelf.envs.core.game import Game
 from gameshelf.training.agents import Agent, make_agent
 from gameshelf.training.agents.base import PolicyAgent
 from gameshelf.training.agents.llm import TEXT_STATS, seat_stats, stats_grown
+from gameshelf.training.benchmark.ratings import Rating, elo_anchor, elo_ratings, openskill_ratings
 from gameshelf.training.cli_util import ArgumentParser, UserError, check_env_id, check_writable_file, run, show_progress
 from gameshelf.training.model_io import atomic_write_bytes, atomic_write_text
-from gameshelf.training.net import is_net_file
-from gameshelf.training.ratings import Rating, elo_anchor, elo_ratings, openskill_ratings
+from gameshelf.training.numpy_net import is_net_file
 
 Z95 = 1.959963984540054
 SAMPLED = "~sampled"

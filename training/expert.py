@@ -16,7 +16,7 @@ The recipe (settings: the ``expert`` section of ``TrainConfig``, per game in ``t
   proportion to the root's visits (then the most visited), leaves scored by random rollouts
   (``leaf_value=0``, the default; 1 = the network's value, between = a mix). Each searched decision (forced moves are not
   samples) records the mover's observation, the legal mask, the root's visit distribution (zero on illegal
-  actions) and the mover's final return. The torch mirror of ``NetPolicy`` (``expert_net.TorchNet``) is then
+  actions) and the mover's final return. The torch mirror of ``NetPolicy`` (``torch_net.TorchNet``) is then
   trained for ``epochs`` passes over the samples of the last ``window`` iterations (soft cross-entropy on
   the masked logits + value MSE, Adam at ``learning_rate``, minibatches of ``batch_size``) and exported.
 * The run stops after ``iterations`` iterations, or earlier once ``timesteps`` decisions (all decisions of its
@@ -72,7 +72,7 @@ from gameshelf.training.checkpoints import (
     write_rows,
 )
 from gameshelf.training.config import TrainConfig
-from gameshelf.training.net import NetLoadError, NetPolicy, read_net
+from gameshelf.training.numpy_net import NetLoadError, NetPolicy, read_net
 
 ARRAYS = ("obs", "mask", "policy", "value")
 
@@ -392,7 +392,7 @@ def learn(plan: Plan, *, progress: bool, quiet: bool) -> TrainResult:
 def _learn(plan: Plan, clock: Any, stop: Any, *, progress: bool, quiet: bool) -> TrainResult:
     import torch
 
-    from gameshelf.training import expert_net
+    from gameshelf.training import torch_net
     from gameshelf.training.callbacks import evaluate_learner
 
     cfg, run = plan.config, plan.run
@@ -400,7 +400,7 @@ def _learn(plan: Plan, clock: Any, stop: Any, *, progress: bool, quiet: bool) ->
     (run.root / "replay").mkdir(parents=True, exist_ok=True)
     game = envs.make_game(cfg.env_id, num_players=cfg.players, **cfg.game_options)
     info = game.info
-    model = expert_net.build(info.observation_shape, info.num_actions, x.hidden, x.cell_features, cfg.seed)
+    model = torch_net.build(info.observation_shape, info.num_actions, x.hidden, x.cell_features, cfg.seed)
     optimizer = torch.optim.Adam(model.parameters(), lr=x.learning_rate)
     start, decisions, samples = 0, 0, 0
     net: NetPolicy | None = None
@@ -408,7 +408,7 @@ def _learn(plan: Plan, clock: Any, stop: Any, *, progress: bool, quiet: bool) ->
         path, saved, decisions = plan.checkpoint
         net = saved["net"]
         try:
-            expert_net.load_net(model, net)
+            torch_net.load_net(model, net)
             optimizer.load_state_dict(saved["optimizer"])
         except (ValueError, RuntimeError, KeyError) as err:
             from gameshelf.training.cli_util import UserError
@@ -461,7 +461,7 @@ def _learn(plan: Plan, clock: Any, stop: Any, *, progress: bool, quiet: bool) ->
         losses = (float("nan"), float("nan"))
         if len(data["value"]):
             torch.manual_seed(int(np.random.SeedSequence([cfg.seed, k, 1]).generate_state(1)[0]))
-            losses = expert_net.train_epochs(model, optimizer, data, x.epochs, x.batch_size, seed=cfg.seed * 7919 + k)
+            losses = torch_net.train_epochs(model, optimizer, data, x.epochs, x.batch_size, seed=cfg.seed * 7919 + k)
         train_s = time.perf_counter() - began_train
         decisions += played_decisions
         samples += len(fresh["value"])
@@ -473,7 +473,7 @@ def _learn(plan: Plan, clock: Any, stop: Any, *, progress: bool, quiet: bool) ->
             "seed": cfg.seed,
             "wall_s": round(clock(), 1),
         }
-        net = expert_net.to_net(model, net_meta(cfg, game, trained))
+        net = torch_net.to_net(model, net_meta(cfg, game, trained))
         checkpoint = run.checkpoints / f"iter_{k}.npz"
         _save_tensors(optimizer.state_dict(), run.checkpoints / f"iter_{k}.pt")
         net.save(checkpoint)

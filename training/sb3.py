@@ -57,9 +57,10 @@ def learn(
     quiet: bool,
     verbose: int,
     extra: Sequence[Any] = (),
+    label: str = "",
 ) -> TrainResult:
     """Build the environments (``make_vec_env(config)``) and the model, run ``model.learn`` under the callbacks,
-    save the outcome.
+    save the outcome; ``label`` is shown after the learning curve's title (the backend, e.g. ``batched``).
 
     SIGINT, SIGTERM and SIGHUP are caught from here on: learning stops at the next step and the run is saved.
     """
@@ -71,7 +72,7 @@ def learn(
     clock = Clock(plan.state.wall_s)
     stop = StopOnSignal()
     with stop:
-        return _learn(plan, make_vec_env, clock, stop, progress=progress, quiet=quiet, verbose=verbose, extra=extra)
+        return _learn(plan, make_vec_env, clock, stop, progress=progress, quiet=quiet, verbose=verbose, extra=extra, label=label)
 
 
 def _learn(
@@ -84,6 +85,7 @@ def _learn(
     quiet: bool,
     verbose: int,
     extra: Sequence[Any],
+    label: str,
 ) -> TrainResult:
     from stable_baselines3.common.callbacks import CallbackList
 
@@ -111,7 +113,7 @@ def _learn(
 
         say = reporter(quiet, progress)
 
-        title = f"{cfg.env_id}, {cfg.players} players" + (" (batched)" if plan.backend == "batched" else "")
+        title = f"{cfg.env_id}, {cfg.players} players" + (f" ({label})" if label else "")
         curve = LearningCurveCallback(rows, run_dir.learning_curve, title)
         evaluation = EvaluationCallback(cfg, run_dir, clock, rows, say, callback_after_eval=curve)
         jobs: list[Any] = []

@@ -55,6 +55,7 @@ from typing import Any
 
 from gameshelf.training import batched
 from gameshelf.training.checkpoints import (
+    RUN_FOLDERS,
     WRITE_ERRNOS,
     Plan,
     RunDir,
@@ -93,6 +94,7 @@ class Backend:
     rllib: bool = False  # takes RLlib's settings (``RLLIB_OPTIONS``, ``Plan.rllib``)
     callbacks: bool = True  # takes SB3 callbacks
     decisions: bool = False  # ``timesteps`` caps its decisions, not its iterations
+    folders: tuple[str, ...] = RUN_FOLDERS  # the sub-folders of its run folder (``RunDir.create``)
 
 
 def _check_opponents(plan: Plan) -> Plan:
@@ -129,7 +131,7 @@ def _learn_sb3(plan: Plan, progress: bool, quiet: bool, verbose: int, callbacks:
 def _learn_batched(plan: Plan, progress: bool, quiet: bool, verbose: int, callbacks: Sequence[Any]) -> TrainResult:
     from gameshelf.training.sb3 import learn
 
-    return learn(plan, batched.make_vec_env, progress=progress, quiet=quiet, verbose=verbose, extra=callbacks)
+    return learn(plan, batched.make_vec_env, progress=progress, quiet=quiet, verbose=verbose, extra=callbacks, label="batched")
 
 
 def _learn_rllib(plan: Plan, progress: bool, quiet: bool, verbose: int, callbacks: Sequence[Any]) -> TrainResult:
@@ -170,6 +172,7 @@ BACKENDS: dict[str, Backend] = {
         suffix="-rllib",
         rllib=True,
         callbacks=False,
+        folders=("checkpoints",),
     ),
     "expert": Backend(
         _check_expert,
@@ -179,6 +182,7 @@ BACKENDS: dict[str, Backend] = {
         suffix="-expert",
         callbacks=False,
         decisions=True,
+        folders=("checkpoints",),
     ),
 }
 DEFAULT_BACKEND = "sb3"
@@ -392,7 +396,7 @@ def _already_done(run_dir: RunDir, cfg: TrainConfig, state: RunState, timesteps:
 
 def _create_run(plan: Plan) -> None:
     check_writable_dir(plan.run.root)
-    plan.run.create(plan.backend)
+    plan.run.create(BACKENDS[plan.backend].folders)
     extra = {"rllib": dataclasses.asdict(plan.rllib)} if BACKENDS[plan.backend].rllib else None
     saved = _saved_config(plan.run)
     if plan.new or plan.config.timesteps != saved.get("timesteps") or (extra and extra["rllib"] != saved.get("rllib")):

@@ -30,10 +30,11 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from gameshelf.envs.core.agent import RandomAgent
 from gameshelf.envs.core.env import check_reset_options, check_seed
 from gameshelf.envs.core.episode import Episode, check_choice
 from gameshelf.envs.core.game import Game, State
-from gameshelf.envs.registration import load_entry_point, make_game, registered_ids, spec
+from gameshelf.envs.registration import make_game, registered_ids, spec
 
 OpponentSpec = Any
 """An agent object (``act(state, seat, rng)``) or a name: ``"random"``, ``"heuristic"``, or one for ``agent_factory``."""
@@ -175,7 +176,7 @@ class SingleSeatEnv(gym.Env):  # type: ignore[type-arg]
         if not isinstance(name, str) or name == "random" or self.agent_factory is not None:
             return
         if name == "heuristic":
-            if self.env_id not in registered_ids() or spec(self.env_id).heuristic is None:
+            if self.env_id not in registered_ids() or spec(self.env_id).load_heuristic() is None:
                 raise ValueError(f"{self.env_id} has no heuristic agent registered")
             return
         raise ValueError(
@@ -191,9 +192,11 @@ class SingleSeatEnv(gym.Env):  # type: ignore[type-arg]
             if self.agent_factory is not None:
                 agent = self.agent_factory(name, self.env_id)
             elif name == "heuristic":
-                agent = load_entry_point(spec(self.env_id).heuristic or "")()
+                heuristic = spec(self.env_id).load_heuristic()
+                assert heuristic is not None  # checked by _check_name
+                agent = heuristic()
             else:
-                agent = _RandomAgent()
+                agent = RandomAgent()
             self._agents[name] = agent
         return agent
 
@@ -273,13 +276,3 @@ class SingleSeatEnv(gym.Env):  # type: ignore[type-arg]
 
     def _info(self) -> dict[str, Any]:
         return {"seat": self.seat, "action_mask": self.action_masks(), "num_moves": self.episode.num_moves}
-
-
-class _RandomAgent:
-    """Uniformly random legal action (the default opponent)."""
-
-    name = "random"
-
-    def act(self, state: State, seat: int, rng: np.random.Generator) -> int:
-        legal = state.legal_actions()
-        return int(legal[rng.integers(len(legal))])

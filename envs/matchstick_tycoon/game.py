@@ -49,10 +49,10 @@ from gameshelf.envs.matchstick_tycoon.cards import (
 SMALL_GAME_HAND = 15
 """Cards dealt to each player at 2 or 3 players (``deal="standard"``)."""
 
-# For each value: the faces able to show it, cheapest first (ties by face index).
-_SHOWERS: tuple[tuple[tuple[int, int], ...], ...] = tuple(
+SHOWERS: tuple[tuple[tuple[int, int], ...], ...] = tuple(
     tuple(sorted((COST[f][v], f) for f in range(NUM_FACES) if COST[f][v] >= 0)) for v in range(NUM_VALUES)
 )
+"""For each value: the ``(cost, face)`` of the faces able to show it, cheapest first (ties by face index)."""
 
 
 def min_costs(hand: list[int] | IntView, value: int, limit: int = MAX_PLAY) -> list[int]:
@@ -61,7 +61,7 @@ def min_costs(hand: list[int] | IntView, value: int, limit: int = MAX_PLAY) -> l
     A helper for agents and tests (the rules' own version is the kernel's ``_cheapest``)."""
     out: list[int] = []
     total = 0
-    for c, f in _SHOWERS[value]:
+    for c, f in SHOWERS[value]:
         for _ in range(hand[f]):
             if len(out) == limit:
                 return out
@@ -434,4 +434,4 @@ class MatchstickState(KernelState):
                 new.history[k] = int(f)
 
 
-__all__ = ["MatchstickGame", "MatchstickState", "can_show", "min_costs"]
+__all__ = ["SHOWERS", "MatchstickGame", "MatchstickState", "can_show", "min_costs"]

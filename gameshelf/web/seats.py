@@ -8,7 +8,7 @@ A request names a player by a short name, never by a file:
     model:NAME  mcts:N:model:NAME  mcts:Ts:model:NAME           NAME: a model named when the server started
     llm:NAME                                                    NAME: a language model named when the server started
 
-``reference`` is the network shipped in the package for the game (``training.agents.net``; the package's
+``reference`` is the network shipped in the package for the game (``training.agents.network_agent``; the package's
 file only, never a path from the request). Models are the ones the person who started the server named
 (``gameshelf serve --model NAME=PATH``; a ``PATH.npz`` is a network file, loaded as arrays only);
 ``--trust-model`` applies to those only (and never to network files, which are not unpickled). Language
@@ -33,7 +33,7 @@ from typing import Any
 from gameshelf import envs
 from gameshelf.training.agents.base import Agent, RandomAgent, heuristic_agent
 from gameshelf.training.agents.mcts import TAILS
-from gameshelf.training.net import is_net_file
+from gameshelf.training.numpy_net import is_net_file
 from gameshelf.web.errors import WebError
 
 logger = logging.getLogger("gameshelf.web")
@@ -114,7 +114,7 @@ def _model_env(path: Path) -> str | None:
     """The environment id a model's ``gameshelf.json`` (read as plain JSON) or a network file's header names, or None."""
     try:
         if is_net_file(path):
-            from gameshelf.training.agents.net import load_net
+            from gameshelf.training.agents.network_agent import load_net
 
             env_id = load_net(path).env_id
         else:
@@ -279,7 +279,7 @@ class Players:
     def _reference(env_id: str) -> Agent:
         """The game's shipped network (``reference_agent``); a game without one, or a file that does not load,
         is a ``WebError`` (400) that names no file."""
-        from gameshelf.training.agents.net import reference_agent, reference_path
+        from gameshelf.training.agents.network_agent import reference_agent, reference_path
 
         try:
             return reference_agent(env_id)
@@ -291,7 +291,7 @@ class Players:
         if model.env_id is not None and model.env_id != env_id:
             raise WebError(f"model {model.name!r} plays {model.env_id}, not {env_id}")
         if is_net_file(model.path):  # a network file: arrays only, whatever --trust-model says
-            from gameshelf.training.agents.net import NetAgent
+            from gameshelf.training.agents.network_agent import NetAgent
 
             try:
                 return NetAgent(model.path, env_id, name=f"model:{model.name}")

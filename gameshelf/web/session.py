@@ -43,7 +43,7 @@ from gameshelf.envs.core.record import GameRecord, RecordError
 from gameshelf.envs.core.rendering import click_targets, render_seat_image
 from gameshelf.envs.records import read_record
 from gameshelf.training.agents.base import Agent
-from gameshelf.training.agents.net import has_reference
+from gameshelf.training.agents.network_agent import has_reference
 from gameshelf.web.errors import Conflict, NotFound, TooMany, WebError
 from gameshelf.web.seats import HUMAN, Players, Seat
 from gameshelf.wrappers.text import LogEntry, log_entry
@@ -93,7 +93,7 @@ def game_catalogue() -> list[dict[str, Any]]:
                 "id": env_id,
                 "description": spec.description,
                 "player_counts": list(spec.player_counts),
-                "heuristic": spec.heuristic is not None,
+                "heuristic": spec.load_heuristic() is not None,
                 "reference": has_reference(env_id),
                 "options": options,
             }

@@ -286,7 +286,7 @@ class Store:
     def _default(env_id: str, seat: int) -> str:
         from gameshelf import envs
 
-        return "human" if seat == 0 else ("heuristic" if envs.spec(env_id).heuristic else "random")
+        return "human" if seat == 0 else ("heuristic" if envs.spec(env_id).load_heuristic() is not None else "random")
 
     def get(self, token: str) -> tuple[Session, int | None]:
         session, seat = self.games.get(token)

@@ -9,9 +9,9 @@ from gameshelf import envs
 from gameshelf.envs.amoriax.actions import PASS
 from gameshelf.envs.amoriax.board import NUM_KINDS, square
 from gameshelf.envs.amoriax.game import AmoriaxGame, AmoriaxState
+from gameshelf.envs.amoriax.heuristic import AmoriaxHeuristic
 from gameshelf.envs.core.game import TERMINAL, IllegalActionError
 from gameshelf.training.agents import make_agent
-from gameshelf.training.agents.amoriax import AmoriaxHeuristic
 
 EMPTY_ROW = "........."
 

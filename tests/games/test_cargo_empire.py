@@ -1002,7 +1002,7 @@ def test_env_make_and_heuristic():
     env = envs.make("cargo_empire-v0", num_players=3)
     env.reset(seed=0)
     assert env.action_space("player_0").n == NUM_ACTIONS
-    from gameshelf.training.agents.cargo_empire import CargoEmpireHeuristic
+    from gameshelf.envs.cargo_empire.heuristic import CargoEmpireHeuristic
 
     agent = CargoEmpireHeuristic()
     rng = np.random.default_rng(1)

@@ -788,7 +788,7 @@ def test_full_deck_constant():
 
 
 def test_heuristic_beats_random_quickly():
-    from gameshelf.training.agents.catsle_builders import CatsleHeuristic
+    from gameshelf.envs.catsle_builders.heuristic import CatsleHeuristic
 
     agent = CatsleHeuristic()
     rng = np.random.default_rng(0)

@@ -14,9 +14,9 @@ from gameshelf.envs.core.game import CHANCE, TERMINAL, IllegalActionError, rando
 from gameshelf.envs.koplus.actions import GRID, NUM_ACTIONS
 from gameshelf.envs.koplus.board import KO, PLUS, SECTIONS, section_values
 from gameshelf.envs.koplus.game import NUM_PLANES, KoPlusGame, KoPlusState
+from gameshelf.envs.koplus.heuristic import KoPlusHeuristic
 from gameshelf.envs.koplus.scoring import final_adjustments, final_scores, tile_groups
 from gameshelf.training.agents.base import RandomAgent
-from gameshelf.training.agents.koplus import KoPlusHeuristic
 from gameshelf.training.evaluate import play as play_game
 
 # ---- the spec's data, copied as written ------------------------------------------------------------

@@ -996,8 +996,8 @@ def test_make_and_text_and_image():
 
 
 def test_heuristic_beats_random():
+    from gameshelf.envs.matchstick_tycoon.heuristic import MatchstickHeuristic
     from gameshelf.training.agents.base import RandomAgent
-    from gameshelf.training.agents.matchstick_tycoon import MatchstickHeuristic
 
     g = game(2)
     rng = np.random.default_rng(0)

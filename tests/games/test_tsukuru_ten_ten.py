@@ -1178,7 +1178,7 @@ def test_env_plays_a_game():
 
 
 def test_heuristic_finishes_whenever_it_can():
-    from gameshelf.training.agents.tsukuru_ten_ten import TsukuruTenTenHeuristic
+    from gameshelf.envs.tsukuru_ten_ten.heuristic import TsukuruTenTenHeuristic
 
     agent = TsukuruTenTenHeuristic()
     rng = np.random.default_rng(0)
@@ -1194,7 +1194,7 @@ def test_heuristic_finishes_whenever_it_can():
 @given(st.lists(st.integers(0, NUM_KINDS - 1), min_size=7, max_size=7), st.integers(0, 4), st.integers(0, 1))
 def test_heuristic_outs_count_every_winning_unseen_tile(tiles, open_value, num_open):
     from gameshelf.envs.tsukuru_ten_ten.hand import is_winning_fast
-    from gameshelf.training.agents.tsukuru_ten_ten import outs
+    from gameshelf.envs.tsukuru_ten_ten.heuristic import outs
 
     hand = [tiles.count(k) for k in range(NUM_KINDS)]
     unseen = [(3 * k) % 5 for k in range(NUM_KINDS)]
@@ -1209,8 +1209,8 @@ def test_heuristic_outs_count_every_winning_unseen_tile(tiles, open_value, num_o
 
 
 def test_heuristic_beats_random():
+    from gameshelf.envs.tsukuru_ten_ten.heuristic import TsukuruTenTenHeuristic
     from gameshelf.training.agents.base import RandomAgent
-    from gameshelf.training.agents.tsukuru_ten_ten import TsukuruTenTenHeuristic
 
     g = TsukuruTenTenGame(game_end="dealer_twice")
     agents = [TsukuruTenTenHeuristic(), RandomAgent()]
@@ -1251,7 +1251,7 @@ def test_batch_row_views_match_states_replayed_with_the_same_actions(options):
     from gameshelf import vector
     from gameshelf.envs.core.kernel import seed_generators
     from gameshelf.envs.tsukuru_ten_ten import kernel as K
-    from gameshelf.training.agents.tsukuru_ten_ten import TsukuruTenTenHeuristic
+    from gameshelf.envs.tsukuru_ten_ten.heuristic import TsukuruTenTenHeuristic
 
     n = 4
     batch = vector.make("tsukuru_ten_ten-v0", num_envs=n, seed=5, **options)

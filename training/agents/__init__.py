@@ -1,8 +1,8 @@
-"""Baseline agents behind one interface (``training.agents.base.Agent``).
+"""Baseline agents behind one interface (``Agent``, from ``gameshelf.envs.core.agent``).
 
-``make_agent(name, env_id)`` builds ``"random"``, ``"heuristic"`` (the game's own heuristic, table
-named in the id's registration), ``"reference"`` (the small network shipped for the game, see
-``training.agents.net``), a saved model (``"model:PATH"``: a network file when PATH ends in ``.npz``, else
+``make_agent(name, env_id)`` builds ``"random"``, ``"heuristic"`` (the game's own heuristic, in its
+``envs/<game>/heuristic.py``), ``"reference"`` (the small network shipped for the game, see
+``training.agents.network_agent``), a saved model (``"model:PATH"``: a network file when PATH ends in ``.npz``, else
 a MaskablePPO model), a policy trained with RLlib (``"rllib:PATH"``, needs the rllib extra) or Monte Carlo
 tree search (``"mcts:N"``, ``"mcts:N:heuristic"``, ``"mcts:N:reference"``, ``"mcts:N:reference:heuristic"``,
 ``"mcts:N:model:PATH"``, ``"mcts:Ts"``: see ``training.agents.mcts``), or an agent that plays through text
@@ -27,9 +27,9 @@ FORMS = (
 def make_agent(name: str, env_id: str, **kwargs: Any) -> Agent:
     """Build an agent by name; the agent's ``name`` is ``name``.
 
-    * ``random``; ``heuristic``: the game's own heuristic;
+    * ``random``; ``heuristic``: the game's own heuristic (``envs/<game>/heuristic.py``);
     * ``reference``: the network shipped in the package for the game (``training/reference/<game>.npz``): a
-      small policy-and-value network (architecture in ``training.net``) trained by ``gameshelf train ID
+      small policy-and-value network (architecture in ``training.numpy_net``) trained by ``gameshelf train ID
       --backend expert``, loaded weights-only; a game without one is a ``ValueError`` listing those with one;
     * ``model:PATH``: a network file when PATH ends in ``.npz`` (``NetAgent``, always weights-only:
       ``trust_model`` does not apply), else a saved MaskablePPO model (``LearnedAgent``);
@@ -49,17 +49,17 @@ def make_agent(name: str, env_id: str, **kwargs: Any) -> Agent:
     if name == "heuristic":
         return heuristic_agent(env_id, **kwargs)
     if name == "reference":
-        from gameshelf.training.agents.net import reference_agent
+        from gameshelf.training.agents.network_agent import reference_agent
 
         kwargs.pop("trust_model", None)
         kwargs.setdefault("name", name)
         return reference_agent(env_id, **kwargs)
     if name.startswith("model:"):
         path = name.removeprefix("model:")
-        from gameshelf.training.net import is_net_file
+        from gameshelf.training.numpy_net import is_net_file
 
         if is_net_file(path):
-            from gameshelf.training.agents.net import NetAgent
+            from gameshelf.training.agents.network_agent import NetAgent
 
             kwargs.pop("trust_model", None)  # a network file is arrays only, never unpickled
             kwargs.setdefault("name", name)

@@ -1,4 +1,5 @@
-"""The agent interface: ``act(state, seat, rng) -> action``.
+"""The agent interface, ``act(state, seat, rng) -> action`` (``Agent`` and ``RandomAgent`` live beside the
+games, in ``gameshelf.envs.core.agent``, and are re-exported here), and the base of the learned agents.
 
 An agent sees a state from its seat's point of view only: for games with hidden information the caller
 hands it ``state.resample_hidden(seat, rng)`` (``gameshelf.envs.core.episode.observed_state``), so no agent can peek.
@@ -8,30 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, TypeVar
 
 import numpy as np
 
+from gameshelf.envs.core.agent import Agent, RandomAgent
 from gameshelf.envs.core.game import State
-
-
-@runtime_checkable
-class Agent(Protocol):
-    """Anything with a ``name`` and ``act(state, seat, rng) -> legal action``."""
-
-    name: str
-
-    def act(self, state: State, seat: int, rng: np.random.Generator) -> int: ...
-
-
-class RandomAgent:
-    """Uniformly random legal action."""
-
-    name = "random"
-
-    def act(self, state: State, seat: int, rng: np.random.Generator) -> int:
-        legal = state.legal_actions()
-        return int(legal[rng.integers(len(legal))])
 
 
 class PolicyAgent:
@@ -73,15 +56,15 @@ def load_cached(cache: dict[tuple[Any, ...], T], path: Path, load: Callable[[], 
 
 
 def heuristic_agent(env_id: str, **kwargs: Any) -> Agent:
-    """The game's own heuristic agent (the table named in the id's registration); ``ValueError`` if it has none."""
+    """The game's own heuristic agent (the ``Heuristic`` of the game's ``heuristic.py``, see
+    ``EnvSpec.load_heuristic``); ``ValueError`` if it has none."""
     from gameshelf import envs
-    from gameshelf.envs.registration import load_entry_point
 
-    entry = envs.spec(env_id).heuristic
-    if entry is None:
-        with_one = [i for i in envs.registered_ids() if envs.spec(i).heuristic]
+    heuristic = envs.spec(env_id).load_heuristic()
+    if heuristic is None:
+        with_one = [i for i in envs.registered_ids() if envs.spec(i).load_heuristic() is not None]
         raise ValueError(f"no heuristic agent for {env_id!r}; games with one: {with_one}")
-    agent: Agent = load_entry_point(entry)(**kwargs)
+    agent: Agent = heuristic(**kwargs)
     return agent
 
 
@@ -90,3 +73,6 @@ def masked_probabilities(probs: np.ndarray, mask: np.ndarray) -> np.ndarray:
     probs[~mask] = 0.0
     total = probs.sum()
     return probs / total if total > 0 else mask / mask.sum()
+
+
+__all__ = ["Agent", "PolicyAgent", "RandomAgent", "heuristic_agent", "load_cached", "masked_probabilities"]

@@ -359,7 +359,7 @@ class MCTSAgent:
         seats = world.game.info.num_players
         logits, values = self.prior.forward(np.stack([np.asarray(world.observation(s)) for s in range(seats)]))
         if node.priors is None and not hidden and not chanced:
-            from gameshelf.training.net import masked_softmax
+            from gameshelf.training.numpy_net import masked_softmax
 
             node.priors = masked_softmax(logits[player], np.asarray(world.legal_action_mask(), dtype=bool))
         estimate = np.asarray(values, dtype=np.float64)
@@ -433,7 +433,7 @@ def parse_mcts_name(name: str) -> dict[str, Any]:
 
     BUDGET is ``N`` (simulations per move) or ``Ts`` (seconds per move, e.g. ``0.5s``). ``:heuristic`` plays
     the rollouts with the game's heuristic. ``:reference`` and ``:model:PATH`` give PUCT with a policy as
-    prior: the game's shipped network (``training.agents.net``), or a saved model (a network file when PATH
+    prior: the game's shipped network (``training.agents.network_agent``), or a saved model (a network file when PATH
     ends in ``.npz``, else a MaskablePPO model). ``:reference:heuristic`` is both: the shipped network as
     prior and the heuristic's rollouts.
     """
@@ -474,7 +474,7 @@ def make_mcts_agent(name: str, env_id: str, trust_model: bool = False, **kwargs:
 
     A ``:model:PATH`` prior is loaded as ``model:PATH`` agents load it: a ``.npz`` network file as arrays
     (``NetAgent``; ``trust_model`` does not apply), any other file as ``LearnedAgent`` loads it (weights only
-    unless ``trust_model``). ``:reference`` is the game's shipped network (``training.agents.net``).
+    unless ``trust_model``). ``:reference`` is the game's shipped network (``training.agents.network_agent``).
     """
     parsed = parse_mcts_name(name)
     rollout: Agent | None = None
@@ -482,14 +482,14 @@ def make_mcts_agent(name: str, env_id: str, trust_model: bool = False, **kwargs:
     if parsed["heuristic"]:
         rollout = heuristic_agent(env_id)
     if parsed["reference"]:
-        from gameshelf.training.agents.net import reference_agent
+        from gameshelf.training.agents.network_agent import reference_agent
 
         prior = reference_agent(env_id)
     if parsed["model"] is not None:
-        from gameshelf.training.net import is_net_file
+        from gameshelf.training.numpy_net import is_net_file
 
         if is_net_file(parsed["model"]):
-            from gameshelf.training.agents.net import NetAgent
+            from gameshelf.training.agents.network_agent import NetAgent
 
             prior = NetAgent(parsed["model"], env_id)
         else:

@@ -63,3 +63,7 @@ class KoPlusHeuristic:
             elif value > best_value - 1e-9:
                 best.append(action)
         return int(best[rng.integers(len(best))])
+
+
+Heuristic = KoPlusHeuristic
+"""The game's heuristic agent, found by this name (``envs.core.agent.heuristic_class``)."""

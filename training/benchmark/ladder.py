@@ -5,9 +5,9 @@
     gameshelf benchmark mypackage.agents:make_agent --out runs/benchmark/mine      # your own agent
     gameshelf benchmark llm:qwen2.5-7b-instruct@http://127.0.0.1:8080/v1 --ids koplus-v0   # a language model
 
-For every id (default: all ten games) the agent and the ladder of ``training.protocol`` (random, the
+For every id (default: all ten games) the agent and the ladder of ``training.benchmark.protocol`` (random, the
 heuristic, ``mcts:50/200/1000`` where the engine is fast enough, a ``--model`` when given) play a round
-robin under the protocol (``training/protocol.py``: fixed deals, every seat assignment, paired chance).
+robin under the protocol (``training/benchmark/protocol.py``: fixed deals, every seat assignment, paired chance).
 Every game is appended to ``OUT/games.jsonl`` as it ends; an interrupted run (Ctrl-C, SIGTERM, or SIGHUP
 when its terminal closes) keeps them, prints how to resume and exits (128 + the signal), and the
 same command again resumes, playing only the games not yet recorded for this protocol version and these
@@ -15,7 +15,7 @@ agent specs. The result is ``OUT/result.json`` and ``OUT/result.md``:
 
 * **score** of a pairing: the focal agent's mean score of rank against the other agent (1 win, 1/2 tie, 0
   loss against each other seat), over every game; per deal, the mean over the deal's seat assignments.
-* **rating**: a Bradley–Terry fit (``training.ratings.elo_ratings``) of the per-deal scores of every
+* **rating**: a Bradley–Terry fit (``training.benchmark.ratings.elo_ratings``) of the per-deal scores of every
   pairing, in Elo points with random = 0; pairwise outcomes from final rankings put every player count on
   one scale.
 * **normalized score**: ``(S(x) - S(random)) / (S(heuristic) - S(random))`` where ``S(a)`` is the mean of
@@ -52,11 +52,11 @@ from typing import Any
 import numpy as np
 
 from gameshelf import envs
-from gameshelf.training import protocol
+from gameshelf.training.benchmark import protocol
+from gameshelf.training.benchmark.protocol import PROTOCOL, GameTask, reproduce_command
+from gameshelf.training.benchmark.ratings import elo_ratings
 from gameshelf.training.cli_util import ArgumentParser, UserError, check_env_id, check_writable_dir, run, show_progress
 from gameshelf.training.evaluate import outcome
-from gameshelf.training.protocol import PROTOCOL, GameTask, reproduce_command
-from gameshelf.training.ratings import elo_ratings
 
 DEFAULT_BOOTSTRAP = 500
 RATING_SCALE = "Bradley–Terry fit of per-deal pairwise scores (from final ranks), Elo points, random = 0"

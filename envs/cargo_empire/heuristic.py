@@ -103,3 +103,7 @@ class CargoEmpireHeuristic:
                     value += D.GOALS[g][2]
         value -= self.card_cost * sum(payment)
         return value
+
+
+Heuristic = CargoEmpireHeuristic
+"""The game's heuristic agent, found by this name (``envs.core.agent.heuristic_class``)."""

@@ -93,3 +93,7 @@ class LevelXHeuristic:
             have = sum(1 for h in held if h > level)
             value += self.set_weight * state.bonus_stack[0] * (have / len(ROWS)) ** 2 * min(turns, 1.0)
         return value
+
+
+Heuristic = LevelXHeuristic
+"""The game's heuristic agent, found by this name (``envs.core.agent.heuristic_class``)."""

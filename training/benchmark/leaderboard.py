@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from gameshelf.training.benchmark import (
+from gameshelf.training.benchmark.ladder import (
     DEFAULT_BOOTSTRAP,
     NORMALIZED_SCALE,
     RATING_SCALE,
@@ -37,8 +37,8 @@ from gameshelf.training.benchmark import (
     summarize,
     sweeps,
 )
+from gameshelf.training.benchmark.protocol import is_count, is_finite_number
 from gameshelf.training.cli_util import ArgumentParser, UserError, check_writable_file, run
-from gameshelf.training.protocol import is_count, is_finite_number
 
 
 @dataclass

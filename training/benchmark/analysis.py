@@ -6,7 +6,7 @@
     gameshelf analyze --summary --out docs/analysis           # docs/analysis/README.md from the .json files
 
 Self-play by random and by the heuristic (and ``mcts:50`` with ``--with-mcts``) on the protocol's deals
-``0..N-1`` (``training.protocol``: deal seeds, seat generators), every seat the same agent; then the
+``0..N-1`` (``training.benchmark.protocol``: deal seeds, seat generators), every seat the same agent; then the
 ladder's first rungs against each other under the protocol (paired deals, every seat assignment). It
 reports:
 
@@ -40,12 +40,12 @@ import numpy as np
 from gameshelf import envs
 from gameshelf.envs.core.episode import observed_state
 from gameshelf.envs.core.game import CHANCE, TERMINAL, State
-from gameshelf.training import protocol
 from gameshelf.training.agents import Agent
-from gameshelf.training.benchmark import GameStore, Progress, collect, fmt, run_folder, run_games, summarize
+from gameshelf.training.benchmark import protocol
+from gameshelf.training.benchmark.ladder import GameStore, Progress, collect, fmt, run_folder, run_games, summarize
+from gameshelf.training.benchmark.protocol import reproduce_command
 from gameshelf.training.cli_util import ArgumentParser, UserError, check_env_id, check_writable_dir, run, show_progress
 from gameshelf.training.evaluate import Z95, outcome, wilson
-from gameshelf.training.protocol import reproduce_command
 
 MCTS_BUDGET = 50
 """The MCTS budget of ``--with-mcts`` (self-play and the ladder's third rung)."""

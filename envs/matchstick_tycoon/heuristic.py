@@ -26,7 +26,7 @@ import numpy as np
 from gameshelf.envs.core.game import State
 from gameshelf.envs.matchstick_tycoon.actions import PASS, PICK_BASE, decode
 from gameshelf.envs.matchstick_tycoon.cards import COST, NUM_FACES, NUM_VALUES
-from gameshelf.envs.matchstick_tycoon.game import _SHOWERS, min_costs
+from gameshelf.envs.matchstick_tycoon.game import SHOWERS, min_costs
 
 if TYPE_CHECKING:
     from gameshelf.envs.matchstick_tycoon.game import MatchstickState
@@ -38,7 +38,7 @@ def _groups_cleared(hand: list[int], value: int, count: int) -> int:
     """Faces whose every copy in ``hand`` the cheapest way of laying ``count`` cards as ``value`` uses up."""
     cleared = 0
     left = count
-    for _c, f in _SHOWERS[value]:
+    for _c, f in SHOWERS[value]:
         if left == 0:
             break
         if hand[f]:
@@ -97,3 +97,7 @@ class MatchstickHeuristic:
 
 
 __all__ = ["MatchstickHeuristic"]
+
+
+Heuristic = MatchstickHeuristic
+"""The game's heuristic agent, found by this name (``envs.core.agent.heuristic_class``)."""

@@ -263,7 +263,7 @@ def _model_file(spec: str, env_id: str | None = None) -> Path | None:
             return None
         reference, model = parsed["reference"], parsed["model"]
     if reference and env_id is not None:
-        from gameshelf.training.agents.net import reference_path
+        from gameshelf.training.agents.network_agent import reference_path
 
         path = str(reference_path(env_id))
     elif model is not None:

@@ -109,3 +109,7 @@ class TsukuruTenTenHeuristic:
 
 
 __all__ = ["TsukuruTenTenHeuristic", "outs"]
+
+
+Heuristic = TsukuruTenTenHeuristic
+"""The game's heuristic agent, found by this name (``envs.core.agent.heuristic_class``)."""

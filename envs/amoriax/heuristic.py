@@ -91,3 +91,7 @@ class AmoriaxHeuristic:
         scores = np.array([score_move(state, seat, a) for a in legal])
         best = np.flatnonzero(scores >= scores.max() - 1e-9)
         return int(legal[best[rng.integers(len(best))]])
+
+
+Heuristic = AmoriaxHeuristic
+"""The game's heuristic agent, found by this name (``envs.core.agent.heuristic_class``)."""

@@ -140,3 +140,7 @@ class PaikoHeuristic:
 
 
 __all__ = ["PaikoHeuristic", "evaluate"]
+
+
+Heuristic = PaikoHeuristic
+"""The game's heuristic agent, found by this name (``envs.core.agent.heuristic_class``)."""

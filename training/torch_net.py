@@ -1,4 +1,4 @@
-"""The torch mirror of ``NetPolicy`` (``gameshelf.training.net``) and its training step, for the ``expert`` backend.
+"""The torch mirror of ``NetPolicy`` (``gameshelf.training.numpy_net``) and its training step, for the ``expert`` backend.
 
 ``TorchNet`` computes exactly what ``NetPolicy.forward`` computes (optional per-cell linear map of 3-D
 observations, ReLU MLP, policy logits, ``tanh`` value) so that ``to_net``/``load_net`` move weights between the
@@ -15,7 +15,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from gameshelf.training.net import FORMAT, NetPolicy
+from gameshelf.training.numpy_net import FORMAT, NetPolicy
 
 NEG = -1.0e9
 """The logit given to illegal actions before the softmax."""

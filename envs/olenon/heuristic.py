@@ -91,3 +91,7 @@ class OlenonHeuristic:
 
 
 __all__ = ["OlenonHeuristic"]
+
+
+Heuristic = OlenonHeuristic
+"""The game's heuristic agent, found by this name (``envs.core.agent.heuristic_class``)."""

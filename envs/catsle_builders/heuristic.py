@@ -181,3 +181,7 @@ class CatsleHeuristic:
 
 
 __all__ = ["NUM_CARDS", "CatsleHeuristic", "board_value", "cards_of"]
+
+
+Heuristic = CatsleHeuristic
+"""The game's heuristic agent, found by this name (``envs.core.agent.heuristic_class``)."""

@@ -47,3 +47,7 @@ class RangeTaLudothequeHeuristic:
             if value > best_value:
                 best, best_value = action, value
         return int(best)
+
+
+Heuristic = RangeTaLudothequeHeuristic
+"""The game's heuristic agent, found by this name (``envs.core.agent.heuristic_class``)."""

@@ -1,4 +1,4 @@
-"""``NetAgent``: a small network file (``gameshelf-net/1``, ``training.net``) behind the agent interface.
+"""``NetAgent``: a small network file (``gameshelf-net/1``, ``training.numpy_net``) behind the agent interface.
 
     agent = make_agent("reference", "amoriax-v0")               # the network shipped for the game
     agent = make_agent("model:runs/x/net.npz", "amoriax-v0")    # any network file
@@ -7,10 +7,10 @@
 
 ``reference`` is the network shipped in the package for the game: ``training/reference/<game>.npz``
 (``<game>`` is the id without its version, as in ``training/configs/<game>.yaml``), a small policy-and-value
-network (the architecture is in ``training.net``) trained by ``gameshelf train ID --backend expert``. A game
+network (the architecture is in ``training.numpy_net``) trained by ``gameshelf train ID --backend expert``. A game
 without a shipped file is refused with a message listing the games that have one.
 
-A network file is only arrays: ``training.net.read_net`` checks its headers before reading them and never
+A network file is only arrays: ``training.numpy_net.read_net`` checks its headers before reading them and never
 unpickles (so ``--trust-model`` has no say over it) and played with numpy, so it needs neither torch nor a GPU. The agent
 reads ``state.observation(seat)`` and the legal-action mask. Deterministic (the most likely legal action)
 by default; with ``deterministic=False`` it samples from the policy with the caller's ``rng``.
@@ -32,7 +32,7 @@ import numpy as np
 
 from gameshelf.envs.core.game import State
 from gameshelf.training.agents.base import PolicyAgent, load_cached
-from gameshelf.training.net import NetLoadError, NetPolicy, read_net
+from gameshelf.training.numpy_net import NetLoadError, NetPolicy, read_net
 
 REFERENCE = "reference"
 """The agent name of the shipped network of a game."""
