@@ -45,7 +45,7 @@ def goal_fulfilled(
         raise IndexError(f"goal {goal} is not one of the {NUM_GOALS} goal cards")
     S = _board(tracks)
     for city in {*cities, *lv3_cities}:
-        S[0, K.SIDE + K.MP * city] = 1
+        S[0, K.SIDE + K.MP * city] = 1  # a post of seat 0
     for city in lv3_cities:
         S[0, K.LEVEL + city] = 3
     S[0, K.PERFECT] = perfect_upgrades
@@ -72,6 +72,6 @@ def _space(space: int) -> int:
 def _board(tracks: Sequence[int]) -> np.ndarray:
     """A one-row matrix: a new game's row with seat 0's markers on ``tracks`` (each held to the track)."""
     S = _NEW_ROW.copy()[None, :]
-    for vehicle, space in enumerate(tracks):
+    for vehicle, space in enumerate(tracks):  # entry by entry: faster than numpy's conversion of a list
         S[0, K.TRACKS + vehicle] = _space(space)
     return S
