@@ -14,10 +14,11 @@ development tracks. 1 to 5 players.
 | rules | `docs/rules/cargo_empire.md` |
 
 Modules: `data` (every component: map, tiles, decks, tracks, goals, counts), `routes` (pure route and
-payment enumeration), `scoring` (pure scoring), `kernel` (the rules as compiled kernels over one `int16`
-state row: legal moves, actions, chance draws, returns, observation), `rules` (the game and its state, a view
-over that row: text, move names, positions, chance outcomes), `hidden` (the redeal of hidden information),
-`actions`, `observation` (its layout), `position` (position validation), `render`.
+payment enumeration), `kernel` (the rules as compiled kernels over one `int16` state row: legal moves,
+actions, chance odds and draws, scoring, returns, observation), `scoring` (the kernel's scoring as pure
+functions of one player's board), `game` (the game and its state, a view over that row: text, move names,
+positions), `hidden` (the redeal of hidden information), `actions`, `observation` (its layout), `position`
+(position validation), `render`.
 
 The rules run as numba kernels on every path (the AEC environment, the single-seat view, the engine API,
 MCTS with compiled random playouts) and batched: `gameshelf.vector.make("cargo_empire-v0", num_envs=N)`
@@ -176,11 +177,19 @@ consistency of the delivery fields, draw kinds.
 * `scores()` leaves the hidden goals out until the end.
 * Starting posts lie in the side areas: they never count as demand spaces.
 
+## State row
+
+The kernel's state row (`kernel.ROW`, `int16`): what `gameshelf.vector` batches and a
+`CargoEmpireState` views. Positions that do not fit a field's range are refused by the field's name.
+
+{row_table}
+
 ## Version history
 
 * v0: first version.
 """
 
+from gameshelf.envs.cargo_empire.kernel import ROW
 from gameshelf.envs.cargo_empire.observation import LAYOUT
 
-__doc__ = (__doc__ or "").replace("{observation_table}", LAYOUT.table())
+__doc__ = (__doc__ or "").replace("{observation_table}", LAYOUT.table()).replace("{row_table}", ROW.table())

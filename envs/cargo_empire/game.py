@@ -1,8 +1,8 @@
 """Cargo Empire's game and state: ``CargoEmpireGame`` and ``CargoEmpireState``, a view over one kernel row.
 
-The rules are compiled kernels (``kernel.py``: mask, legality, actions, chance draws, returns, observation);
-this module keeps what is not a rule step, in Python: options, whose turn it is, the chance outcomes as
-lists, text, move names, the fields as plain ints and lists over the row, positions and the redeal of hidden
+The rules are compiled kernels (``kernel.py``: mask, legality, actions, chance odds and draws, returns,
+observation); this module keeps what is not a rule step, in Python: options, text, move names, the fields
+as plain ints and lists over the row (declared once, as ``kernel.ROW``), positions and the redeal of hidden
 information (``hidden``). See the environment card (``envs/cargo_empire/__init__.py``) for the rules as
 implemented, the action table, the observation layout and the readings taken. The engine draws no random
 numbers: every shuffle and draw is a chance node, resolved one item at a time from a queue of pending draws.
@@ -34,12 +34,13 @@ from gameshelf.envs.cargo_empire.actions import (
 )
 from gameshelf.envs.cargo_empire.hidden import resample
 from gameshelf.envs.cargo_empire.routes import ALL_PAYMENTS
-from gameshelf.envs.core.game import CHANCE, TERMINAL, GameFacts, Option, count_outcomes, draw_from_counts
-from gameshelf.envs.core.kernel import IntView, KernelGame, KernelState, flag_field, int_field, ints_field, rows_field
+from gameshelf.envs.core.game import CHANCE, TERMINAL, GameFacts, Option
+from gameshelf.envs.core.kernel import KernelGame, KernelState
+from gameshelf.envs.core.row import IntView
 
 MAX_GAME_LENGTH = 400
-"""Player decisions are bounded by the rules: at most 12 turns per player, each of at most 6 decisions
-(start, destination, payment, up to 3 bonus moves): 5 x 9 x 6 = 270 at five players."""
+"""Player decisions are bounded by the rules (``kernel.MAX_DECISIONS``): at most 12 turns per player, each of
+at most 6 decisions (start, destination, payment, up to 3 bonus moves): 4 x 12 x 6 = 288 at four players."""
 
 __all__ = ["BONUS", "DEST", "PAY", "START", "CargoEmpireGame", "CargoEmpireState"]
 
@@ -74,43 +75,43 @@ class CargoEmpireGame(KernelGame):
 # ---- fields over the row ----------------------------------------------------------------------------------
 def _decode(code: int) -> list[Any]:
     """A queue or reward entry of the row as ``[kind, who]``."""
-    return [DRAW_KINDS[code // 16], code % 16 - 1]
+    return [DRAW_KINDS[K.queue_kind(code)], K.queue_who(code)]
 
 
 def _encode(entry: Any) -> int:
-    return K.entry(DRAW_KINDS.index(entry[0]), int(entry[1]))
+    return int(K.queue_entry(DRAW_KINDS.index(entry[0]), int(entry[1])))
 
 
-def _draws_field(length: int, start: int, room: int, doc: str) -> Any:
-    """Pending draws (``[kind, who]`` lists, kinds named as in ``actions.DRAW_KINDS``) stored as codes."""
+def _draws_field(name: str, doc: str) -> Any:
+    """Pending draws (``[kind, who]`` lists, kinds named as in ``actions.DRAW_KINDS``) stored as codes in row
+    field ``name``, their count in ``name_len``."""
+    length, items = K.ROW[f"{name}_len"].offset, K.ROW[name]
 
     def get(state: Any) -> list[list[Any]]:
         s = state.s
-        return [_decode(int(x)) for x in s[start : start + s[length]]]
+        return [_decode(int(x)) for x in s[items.offset : items.offset + s[length]]]
 
     def put(state: Any, entries: Iterable[Any]) -> None:
         codes = [_encode(e) for e in entries]
-        if len(codes) > room:
-            raise ValueError(f"at most {room} pending draws fit in the state, got {len(codes)}")
-        s = state.s
-        s[start : start + room] = 0
-        s[start : start + len(codes)] = codes
-        s[length] = len(codes)
+        if len(codes) > items.size:
+            raise ValueError(f"at most {items.size} pending draws fit in the state, got {len(codes)}")
+        _write_list(state.s, length, items.offset, items.size, codes)
 
     return property(get, put, doc=doc)
 
 
-def _list_field(length: int, start: int, room: int, doc: str) -> Any:
-    """A list of ints of variable length (its length at ``length``, its items from ``start``)."""
+def _list_field(name: str) -> Any:
+    """Row field ``name`` as a list of ints of variable length (its length in ``name_len``)."""
+    length, items = K.ROW[f"{name}_len"].offset, K.ROW[name]
 
     def get(state: Any) -> list[int]:
         s = state.s
-        return s[start : start + s[length]].tolist()  # type: ignore[no-any-return]
+        return s[items.offset : items.offset + s[length]].tolist()  # type: ignore[no-any-return]
 
     def put(state: Any, values: Iterable[int]) -> None:
-        _write_list(state.s, length, start, room, values)
+        _write_list(state.s, length, items.offset, items.size, values)
 
-    return property(get, put, doc=doc)
+    return property(get, put, doc=items.meaning)
 
 
 def _write_list(s: np.ndarray, length: int, start: int, room: int, values: Iterable[int]) -> None:
@@ -136,7 +137,11 @@ class SeatLists(list):  # type: ignore[type-arg]
         super().__setitem__(p, list(values))
 
 
-def _seat_lists_field(length: int, start: int, room: int, doc: str) -> Any:
+def _seat_lists_field(name: str) -> Any:
+    """Per-seat row field ``name`` as one list of variable length per seat (their lengths in ``name_len``)."""
+    length, items = K.ROW[f"{name}_len"].offset, K.ROW[name]
+    start, room = items.offset, items.shape[1]
+
     def get(state: Any) -> SeatLists:
         return SeatLists(state.s, length, start, room, state.game.num_players)
 
@@ -147,19 +152,20 @@ def _seat_lists_field(length: int, start: int, room: int, doc: str) -> Any:
         for p, values in enumerate(rows):
             _write_list(state.s, length + p, start + room * p, room, values)
 
-    return property(get, put, doc=doc)
+    return property(get, put, doc=items.meaning)
 
 
-def _seat_ints_field(start: int, doc: str) -> Any:
-    """One int per seat (``IntView`` of the players' entries)."""
+def _seat_ints_field(name: str) -> Any:
+    """Row field ``name`` (one int per seat, padded) as an ``IntView`` of the players' entries."""
+    field = K.ROW[name]
 
     def get(state: Any) -> IntView:
-        return IntView(state.s, start, state.game.num_players)
+        return IntView(state.s, field.offset, state.game.num_players, field, K.ROW.game)
 
     def put(state: Any, values: Iterable[int]) -> None:
-        IntView(state.s, start, state.game.num_players).assign(values)
+        IntView(state.s, field.offset, state.game.num_players, field, K.ROW.game).assign(values)
 
-    return property(get, put, doc=doc)
+    return property(get, put, doc=field.meaning)
 
 
 def _phase_get(state: Any) -> str:
@@ -247,33 +253,33 @@ class CargoEmpireState(KernelState):
         self._trace: tuple[int, Any] | None = None
         """``hidden``'s reading of ``history`` (with its length), kept for the next redeal of this position."""
 
-    round = int_field(K.ROUND, "0-based round")
-    turn = int_field(K.TURN, "turns taken in this round (all players); the player to move is ``turn % n``")
+    round = K.ROW.field("round")
+    turn = K.ROW.field("turn")
     phase = property(_phase_get, _phase_put, doc="decision step: start, dest, pay or bonus")
-    sel_start = int_field(K.SEL_START, "start city of the delivery in progress (-1)")
-    sel_dest = int_field(K.SEL_DEST, "destination of the delivery in progress (-1)")
-    sel_payment = int_field(K.SEL_PAY, "index in ``routes.ALL_PAYMENTS`` of the payment made (during the bonus moves)")
-    bonus_left = int_field(K.BONUS_LEFT, "bonus moves still to allocate")
-    over = flag_field(K.OVER, "the last turn has been played")
-    queue = _draws_field(K.QLEN, K.QUEUE, K.QMAX, "pending chance draws, ``[kind, who]``")
-    rewards = _draws_field(K.RLEN, K.REWARDS, K.RMAX, "rewards earned by the delivery in progress (drawn when it is complete)")
-    tile = ints_field(K.TILE, D.NUM_CITIES, "tile of each city (-1)")
-    level = ints_field(K.LEVEL, D.NUM_CITIES, "0 before the tile is placed, then 1, 2, or 3 (LV3: no tile)")
-    cubes = ints_field(K.CUBES, D.NUM_CITIES, "cubes on each city's tile")
+    sel_start = K.ROW.field("sel_start")
+    sel_dest = K.ROW.field("sel_dest")
+    sel_payment = K.ROW.field("sel_payment")
+    bonus_left = K.ROW.field("bonus_left")
+    over = K.ROW.field("over")
+    queue = _draws_field("queue", "pending chance draws, ``[kind, who]``")
+    rewards = _draws_field("rewards", "rewards earned by the delivery in progress (drawn when it is complete)")
+    tile = K.ROW.field("tile")
+    level = K.ROW.field("level")
+    cubes = K.ROW.field("cubes")
     demand = property(_demand_get, _demand_put, doc="owner of each demand space of the tile's side (-1 empty), per city")
     side = property(_side_get, _side_put, doc="posts of each player in each city's side area")
-    public_cards = _list_field(K.PUB_LEN, K.PUB, D.NUM_PUBLIC_CARDS, "public city cards")
-    city_deck = _list_field(K.CD_LEN, K.CD, D.NUM_CITIES, "the city deck, in order")
-    private = _seat_lists_field(K.PRIV_LEN, K.PRIV, D.NUM_CITIES, "private city cards of each seat")
-    revealed = _seat_lists_field(K.REV_LEN, K.REV, D.NUM_CITIES, "private city cards shown (public knowledge)")
-    goal_deck = _list_field(K.GD_LEN, K.GD, D.NUM_GOALS, "the goal deck, in order")
-    goals = _seat_lists_field(K.GOAL_LEN, K.GOALS, D.NUM_GOALS, "goal cards of each seat")
-    deck = ints_field(K.DECK, 3, "Truck, Train, Ship cards in the transport deck")
-    discard = ints_field(K.DISCARD, 3, "discarded Truck, Train, Ship cards")
-    hands = rows_field(K.HANDS, 3, doc="Truck, Train, Ship cards in each hand")
-    tracks = rows_field(K.TRACKS, 3, doc="Truck, Train, Ship markers of each seat")
-    posts_left = _seat_ints_field(K.POSTS_LEFT, "posts on each player's board")
-    perfect = _seat_ints_field(K.PERFECT, "Perfect Upgrades each player caused")
+    public_cards = _list_field("public_cards")
+    city_deck = _list_field("city_deck")
+    private = _seat_lists_field("private")
+    revealed = _seat_lists_field("revealed")
+    goal_deck = _list_field("goal_deck")
+    goals = _seat_lists_field("goals")
+    deck = K.ROW.field("deck")
+    discard = K.ROW.field("discard")
+    hands = K.ROW.field("hands")
+    tracks = K.ROW.field("tracks")
+    posts_left = _seat_ints_field("posts_left")
+    perfect = _seat_ints_field("perfect")
 
     @property
     def n(self) -> int:
@@ -344,46 +350,14 @@ class CargoEmpireState(KernelState):
         out = np.empty(NUM_ACTIONS, dtype=np.int64)
         return out[: K.legal_list(self.S, 0, out)].tolist()  # type: ignore[no-any-return]
 
-    # ---- chance -----------------------------------------------------------------------------------
+    # ---- chance (the odds are the kernel's chance_weights: KernelState's chance_outcomes, sample_chance) -----
     def next_draw(self) -> tuple[str, int] | None:
         """The next pending draw as ``(kind, who)``, or None (``queue[0]`` without building the queue)."""
         s = self.s
         if not s[K.QLEN]:
             return None
         code = int(s[K.QUEUE])
-        return DRAW_KINDS[code // 16], code % 16 - 1
-
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        if not self.s[K.QLEN]:
-            return []
-        kind = DRAW_KINDS[self.s[K.QUEUE] // 16]
-        if kind == D.DRAW_TRANSPORT:
-            return count_outcomes(self._transport_counts())
-        items = self._chance_items(kind)
-        return [(x, 1.0 / len(items)) for x in items]
-
-    def _transport_counts(self) -> list[int]:
-        deck = self.deck.tolist()
-        return deck if sum(deck) else self.discard.tolist()
-
-    def _chance_items(self, kind: str) -> list[int]:
-        if kind == TILE:
-            placed = self.tile.tolist()
-            return [t for t in range(D.NUM_TILES) if t not in placed]
-        if kind in (PUBLIC, D.DRAW_CITY):
-            return self.city_deck  # type: ignore[no-any-return]
-        if kind == D.DRAW_GOAL:
-            return self.goal_deck  # type: ignore[no-any-return]
-        # start post: a city where no start post stands yet
-        side = self.side
-        return [c for c in range(D.NUM_CITIES) if not any(side[c])]
-
-    def sample_chance(self, rng: np.random.Generator) -> int:
-        kind = DRAW_KINDS[self.s[K.QUEUE] // 16]
-        if kind == D.DRAW_TRANSPORT:
-            return draw_from_counts(self._transport_counts(), rng)
-        items = self._chance_items(kind)
-        return items[int(rng.integers(len(items)))]
+        return DRAW_KINDS[K.queue_kind(code)], K.queue_who(code)
 
     # ---- results ----------------------------------------------------------------------------------
     def fulfilled_goals(self, seat: int) -> list[int]:

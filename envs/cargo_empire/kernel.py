@@ -3,32 +3,16 @@
 ``CargoEmpireState`` (``game.py``) is a view over one row (a one-row matrix); ``gameshelf.vector`` steps a
 matrix of them. Every function takes the matrix ``S`` and the row ``i`` (see ``envs.core.kernel``, which lists
 what a kernel module provides), is compiled by numba and also runs as plain Python. Seats are padded to five,
-cities are 0..11 (``data.CITIES``), vehicles Truck, Train, Ship. Layout of a row (``SIZE`` ints):
+cities are 0..11 (``data.CITIES``), vehicles Truck, Train, Ship. The row is declared once, as ``ROW`` below
+(fields, offsets, bounds; ``envs.core.row``):
 
-| offset | entries | meaning |
-|---|---|---|
-| ``NP``, ``ROUND``, ``TURN`` | 1, 1, 1 | number of players; 0-based round; turns taken this round (all players) |
-| ``PHASE`` | 1 | decision step: ``START`` / ``DEST`` / ``PAY`` / ``BONUS`` (``actions.PHASES`` order) |
-| ``SEL_START``, ``SEL_DEST``, ``SEL_PAY`` | 1, 1, 1 | the delivery in progress: start, destination, payment index (-1: none) |
-| ``BONUS_LEFT``, ``OVER``, ``DECISIONS`` | 1, 1, 1 | bonus moves to allocate; game over; player decisions (truncation) |
-| ``QLEN``, ``QUEUE`` | 1, ``QMAX`` | pending chance draws in order, ``16 * kind + who + 1`` (``actions.DRAW_KINDS``) |
-| ``RLEN``, ``REWARDS`` | 1, ``RMAX`` | track rewards of the delivery in progress, encoded like the queue |
-| ``TILE``, ``LEVEL``, ``CUBES`` | 12 each | per city: tile (-1), level 0..3, cubes |
-| ``DEMAND`` | 12 x 3 | per city: owner of each demand space of the tile's side (-1 empty or no such space) |
-| ``SIDE`` | 12 x 5 | per city and seat: posts in the side area |
-| ``PUB_LEN``, ``PUB`` | 1, 4 | public city cards, in the order dealt |
-| ``CD_LEN``, ``CD`` | 1, 12 | the city deck, in order |
-| ``PRIV_LEN``, ``PRIV`` | 5, 5 x 12 | per seat: its private city cards, in the order drawn |
-| ``REV_LEN``, ``REV`` | 5, 5 x 12 | per seat: its shown private cards, in the order shown |
-| ``GD_LEN``, ``GD`` | 1, 10 | the goal deck, in order |
-| ``GOAL_LEN``, ``GOALS`` | 5, 5 x 10 | per seat: its goals, in the order drawn |
-| ``DECK``, ``DISCARD`` | 3, 3 | Truck, Train, Ship cards in the transport deck and the discards |
-| ``HANDS``, ``TRACKS`` | 5 x 3 each | per seat: cards in hand; development markers |
-| ``POSTS_LEFT``, ``PERFECT`` | 5, 5 | per seat: posts on the board; Perfect Upgrades caused |
+{row_table}
 
-A variable-length list is a length and its items in order (the order of the old lists: chance outcomes list
-the city and goal decks in it). The drivers (chance resolution, random playouts, the batch steps) are the
-template's, in ``envs.core.kernel``.
+A variable-length list is a length and its items in order, zeros after them (the city and goal decks keep
+the order they were dealt in). A pending draw (``queue``, ``rewards``) is one code, ``queue_entry(kind, who)``
+(kinds in ``actions.DRAW_KINDS`` order; ``who``: the city of a tile draw, -1 for a public card, else the
+seat), read back with ``queue_kind`` and ``queue_who``. The drivers (chance resolution, random playouts, the
+batch steps) are the template's, in ``envs.core.kernel``.
 """
 
 from __future__ import annotations
@@ -39,64 +23,97 @@ from gameshelf.envs.cargo_empire import data as D
 from gameshelf.envs.cargo_empire.actions import BONUS_BASE, DEST_BASE, NUM_ACTIONS, PASS, PAY_BASE
 from gameshelf.envs.cargo_empire.observation import HAND_LEVELS, LAYOUT, POSTS_SCALE, VP_SCALE
 from gameshelf.envs.cargo_empire.routes import ALL_PAYMENTS, legal_payments
-from gameshelf.envs.cargo_empire.scoring import MAX_VP
 from gameshelf.envs.core.game import CHANCE, TERMINAL
-from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit, jit_helper, rank_outcomes
+from gameshelf.envs.core.kernel import below, jit, jit_helper, rank_outcomes
+from gameshelf.envs.core.row import RowLayout
 
 C = D.NUM_CITIES
 MP = D.MAX_PLAYERS
 G = D.NUM_GOALS
 NPAY = len(ALL_PAYMENTS)
 
-# ---- layout -------------------------------------------------------------------------------------------
-NP = 0
-ROUND = 1
-TURN = 2
-PHASE = 3
-SEL_START = 4
-SEL_DEST = 5
-SEL_PAY = 6
-BONUS_LEFT = 7
-OVER = 8
-DECISIONS = 9
-QMAX = 64
-"""Room for pending draws: 56 at most at the start (five players), 51 at most later."""
-QLEN = 10
-QUEUE = QLEN + 1
-RMAX = 36
-"""Room for the rewards of a delivery (18 at most in a game: 6 per track)."""
-RLEN = QUEUE + QMAX
-REWARDS = RLEN + 1
-TILE = REWARDS + RMAX
-LEVEL = TILE + C
-CUBES = LEVEL + C
-DEMAND = CUBES + C
-SIDE = DEMAND + 3 * C
-PUB_LEN = SIDE + MP * C
-PUB = PUB_LEN + 1
-CD_LEN = PUB + D.NUM_PUBLIC_CARDS
-CD = CD_LEN + 1
-PRIV_LEN = CD + C
-PRIV = PRIV_LEN + MP
-REV_LEN = PRIV + MP * C
-REV = REV_LEN + MP
-GD_LEN = REV + MP * C
-GD = GD_LEN + 1
-GOAL_LEN = GD + G
-GOALS = GOAL_LEN + MP
-DECK = GOALS + MP * G
-DISCARD = DECK + 3
-HANDS = DISCARD + 3
-TRACKS = HANDS + 3 * MP
-POSTS_LEFT = TRACKS + 3 * MP
-PERFECT = POSTS_LEFT + MP
-SIZE = PERFECT + MP
-
 NUM_ACTS = NUM_ACTIONS
 START, DEST, PAY, BONUS = 0, 1, 2, 3
 """Decision steps (``PHASE``)."""
 K_TILE, K_PUBLIC, K_STARTPOST, K_TRANSPORT, K_CITY, K_GOAL = 0, 1, 2, 3, 4, 5
 """Kinds of chance draws (``actions.DRAW_KINDS`` order)."""
+
+
+# ---- the code of a pending draw ----------------------------------------------------------------------------
+@jit_helper
+def queue_entry(kind: int, who: int) -> int:
+    """The code of a pending draw (``queue`` and ``rewards`` entries; 0 is an empty slot): ``who`` is -1..14."""
+    return 16 * kind + who + 1
+
+
+@jit_helper
+def queue_kind(code: int) -> int:
+    """The kind of the pending draw ``code`` (``actions.DRAW_KINDS`` order)."""
+    return code // 16
+
+
+@jit_helper
+def queue_who(code: int) -> int:
+    """Who the pending draw ``code`` is for: the city of a tile draw, -1 for a public card, else the seat."""
+    return code % 16 - 1
+
+
+MAX_ENTRY = queue_entry.py_func(K_GOAL, MP - 1)  # type: ignore[attr-defined]
+"""The largest code a pending draw has (the plain function: importing the kernel compiles nothing)."""
+TURNS_PER_ROUND = max(n * D.turns_per_round(n) for n in range(1, MP + 1))
+"""The most turns a round has (all players together)."""
+MAX_DECISIONS = D.ROUNDS * TURNS_PER_ROUND * 6
+"""The most player decisions a game has: every turn a delivery of 6 (start, destination, payment, 3 bonus moves)."""
+MAX_POSTS = D.START_POSTS + max(D.board_posts(n) for n in range(1, MP + 1))
+"""The most posts a player has in all."""
+MAX_CARDS = max(D.TRANSPORT_DECK)
+"""The most transport cards of one vehicle."""
+QMAX = 64
+"""Room for pending draws: 56 at most at the start (five players), 51 at most later."""
+RMAX = 36
+"""Room for the rewards of a delivery (18 at most in a game: 6 per track)."""
+
+# ---- the row -------------------------------------------------------------------------------------------
+ROW = RowLayout("cargo_empire")
+NP = ROW.add("num_players", 1, "number of players (an option)", (1, MP), fill=2)
+ROUND = ROW.add("round", 1, "0-based round", (0, D.ROUNDS - 1))
+TURN = ROW.add("turn", 1, "turns taken this round (all players); the player to move is turn % n", (0, TURNS_PER_ROUND))
+PHASE = ROW.add("phase", 1, "decision step: START / DEST / PAY / BONUS (actions.PHASES order)", (START, BONUS))
+SEL_START = ROW.add("sel_start", 1, "start city of the delivery in progress (-1: none)", (-1, C - 1), fill=-1)
+SEL_DEST = ROW.add("sel_dest", 1, "destination of the delivery in progress (-1: none)", (-1, C - 1), fill=-1)
+SEL_PAY = ROW.add("sel_payment", 1, "payment made, index in routes.ALL_PAYMENTS (-1: none)", (-1, NPAY - 1), fill=-1)
+BONUS_LEFT = ROW.add("bonus_left", 1, "bonus moves still to allocate", (0, 3))
+OVER = ROW.flag("over", "the game is over")
+DECISIONS = ROW.add("decisions", 1, "player decisions made (the batched environment's truncation counter)", (0, MAX_DECISIONS))
+QLEN = ROW.add("queue_len", 1, "pending chance draws", (0, QMAX))
+QUEUE = ROW.add("queue", QMAX, "pending chance draws in order, queue_entry(kind, who)", (0, MAX_ENTRY))
+RLEN = ROW.add("rewards_len", 1, "track rewards of the delivery in progress", (0, RMAX))
+REWARDS = ROW.add("rewards", RMAX, "track rewards of the delivery in progress, coded like the queue", (0, MAX_ENTRY))
+TILE = ROW.add("tile", C, "per city: its tile (-1: none)", (-1, D.NUM_TILES - 1), fill=-1)
+LEVEL = ROW.add("level", C, "per city: 0 before its tile is placed, then 1, 2, 3 (LV3: no tile)", (0, 3))
+CUBES = ROW.add("cubes", C, "per city: cubes on its tile", (0, D.MAX_CUBES))
+DEMAND = ROW.add("demand", (C, 3), "per city: owner of each demand space of its side (-1: empty, none)", (-1, MP - 1), fill=-1)
+SIDE = ROW.add("side", (C, MP), "per city and seat: posts in the side area", (0, MAX_POSTS))
+PUB_LEN = ROW.add("public_cards_len", 1, "public city cards", (0, D.NUM_PUBLIC_CARDS))
+PUB = ROW.add("public_cards", D.NUM_PUBLIC_CARDS, "public city cards, in the order dealt", (0, C - 1))
+CD_LEN = ROW.add("city_deck_len", 1, "cards in the city deck", (0, C), fill=C)
+CD = ROW.add("city_deck", C, "the city deck, in order", (0, C - 1))
+PRIV_LEN = ROW.add("private_len", MP, "per seat: its private city cards", (0, C))
+PRIV = ROW.add("private", (MP, C), "per seat: its private city cards, in the order drawn", (0, C - 1), per_seat=True)
+REV_LEN = ROW.add("revealed_len", MP, "per seat: its shown private cards", (0, C))
+REV = ROW.add("revealed", (MP, C), "per seat: its shown private cards, in the order shown", (0, C - 1), per_seat=True)
+GD_LEN = ROW.add("goal_deck_len", 1, "cards in the goal deck", (0, G), fill=G)
+GD = ROW.add("goal_deck", G, "the goal deck, in order", (0, G - 1))
+GOAL_LEN = ROW.add("goals_len", MP, "per seat: its goals", (0, G))
+GOALS = ROW.add("goals", (MP, G), "per seat: its goals, in the order drawn", (0, G - 1), per_seat=True)
+DECK = ROW.add("deck", 3, "Truck, Train, Ship cards in the transport deck", (0, MAX_CARDS))
+DISCARD = ROW.add("discard", 3, "Truck, Train, Ship cards in the discards", (0, MAX_CARDS))
+HANDS = ROW.add("hands", (MP, 3), "per seat: Truck, Train, Ship cards in hand", (0, MAX_CARDS), per_seat=True)
+TRACKS = ROW.add("tracks", (MP, 3), "per seat: Truck, Train, Ship development markers", (0, D.TRACK_MAX), per_seat=True)
+POSTS_LEFT = ROW.add("posts_left", MP, "per seat: posts on its board", (0, max(D.board_posts(n) for n in range(1, MP + 1))))
+PERFECT = ROW.add("perfect", MP, "per seat: Perfect Upgrades caused (two per city at most)", (0, 2 * C))
+SIZE = ROW.size
+
 
 # ---- tables (frozen as constants by numba) ---------------------------------------------------------------
 PAYMENTS = np.array(ALL_PAYMENTS, dtype=np.int64)
@@ -131,18 +148,29 @@ GOAL_B = np.array([int(g[1][2]) if len(g[1]) > 2 else 0 for g in D.GOALS], dtype
 GOAL_VP = np.array([g[2] for g in D.GOALS], dtype=np.int64)
 TPR = np.array([0] + [D.turns_per_round(n) for n in range(1, MP + 1)], dtype=np.int64)
 """Turns per player and round, by number of players."""
+MAX_VP = (
+    3 * D.TRACK_VP[D.TRACK_MAX]
+    + D.VP_PER_LV3_POST * (D.START_POSTS + D.board_posts(1))
+    + D.VP_PER_PRIVATE_CARD * (C - D.NUM_PUBLIC_CARDS)
+    + sum(g[2] for g in D.GOALS)
+)
+"""An upper bound of any final score (168): the solo return is ``2 * VP / MAX_VP - 1``."""
 MAX_VP_F = float(MAX_VP)
 
 # observation offsets
-_O = {name: piece.index.start for name, piece in LAYOUT.pieces.items()}
-O_LEVEL, O_COLOUR, O_CUBES = _O["city_level"], _O["city_colour"], _O["city_cubes"]
-O_OPEN, O_FILL, O_POSTS = _O["city_demand_open"], _O["city_demand_filled"], _O["city_posts"]
-O_PUBLIC, O_OWN_PRIV, O_SHOWN = _O["city_public"], _O["city_own_private"], _O["city_shown_private"]
-O_HAND, O_HAND_SIZES, O_DISCARDS, O_DECKS = _O["hand"], _O["hand_sizes"], _O["discards"], _O["decks"]
-O_TRACKS, O_POSTS_LEFT, O_PRIV_COUNTS, O_GOAL_COUNTS = _O["tracks"], _O["posts_left"], _O["private_counts"], _O["goal_counts"]
-O_OWN_GOALS, O_GOALS_MET, O_PERFECT, O_VP = _O["own_goals"], _O["own_goals_met"], _O["perfect"], _O["vp"]
-O_PRESENT, O_TO_MOVE, O_ROUND, O_TURN, O_PHASE = _O["seat_present"], _O["to_move"], _O["round"], _O["turn"], _O["phase"]
-O_SEL_START, O_SEL_DEST, O_BONUS, O_OVER = _O["sel_start"], _O["sel_dest"], _O["bonus"], _O["game_over"]
+O_LEVEL, O_COLOUR, O_CUBES = LAYOUT.offset("city_level"), LAYOUT.offset("city_colour"), LAYOUT.offset("city_cubes")
+O_OPEN, O_FILL = LAYOUT.offset("city_demand_open"), LAYOUT.offset("city_demand_filled")
+O_POSTS, O_PUBLIC = LAYOUT.offset("city_posts"), LAYOUT.offset("city_public")
+O_OWN_PRIV, O_SHOWN = LAYOUT.offset("city_own_private"), LAYOUT.offset("city_shown_private")
+O_HAND, O_HAND_SIZES = LAYOUT.offset("hand"), LAYOUT.offset("hand_sizes")
+O_DISCARDS, O_DECKS, O_TRACKS = LAYOUT.offset("discards"), LAYOUT.offset("decks"), LAYOUT.offset("tracks")
+O_POSTS_LEFT, O_PRIV_COUNTS = LAYOUT.offset("posts_left"), LAYOUT.offset("private_counts")
+O_GOAL_COUNTS, O_OWN_GOALS = LAYOUT.offset("goal_counts"), LAYOUT.offset("own_goals")
+O_GOALS_MET, O_PERFECT, O_VP = LAYOUT.offset("own_goals_met"), LAYOUT.offset("perfect"), LAYOUT.offset("vp")
+O_PRESENT, O_TO_MOVE = LAYOUT.offset("seat_present"), LAYOUT.offset("to_move")
+O_ROUND, O_TURN, O_PHASE = LAYOUT.offset("round"), LAYOUT.offset("turn"), LAYOUT.offset("phase")
+O_SEL_START, O_SEL_DEST = LAYOUT.offset("sel_start"), LAYOUT.offset("sel_dest")
+O_BONUS, O_OVER = LAYOUT.offset("bonus"), LAYOUT.offset("game_over")
 OBS_SIZE = LAYOUT.size
 TRACK_STRIDE = 3 * (D.TRACK_MAX + 1)
 # the observation's scales as tables of the very quotients (and caps) the divisions give, by count
@@ -161,32 +189,22 @@ T_VP = np.minimum(1.0, _K / VP_SCALE)
 T_BONUS = np.minimum(1.0, _K[:8] / 3.0)
 
 
-def entry(kind: int, who: int) -> int:
-    """A queue or reward entry."""
-    return 16 * kind + who + 1
-
-
 def initial_state(num_players: int) -> np.ndarray:
     """The row of a new game: every setup draw pending (tiles, public cards, hands, goals, starting posts)."""
     n = num_players
-    s = np.zeros(SIZE, dtype=STATE_DTYPE)
-    s[NP] = n
-    s[SEL_START] = s[SEL_DEST] = s[SEL_PAY] = -1
-    queue = [entry(K_TILE, c) for c in range(C)] + [entry(K_PUBLIC, -1)] * D.NUM_PUBLIC_CARDS
+    s = ROW.new_row()
+    ROW.put(s, "num_players", n)
+    queue = [queue_entry(K_TILE, c) for c in range(C)] + [queue_entry(K_PUBLIC, -1)] * D.NUM_PUBLIC_CARDS
     for seat in range(n):
-        queue += [entry(K_TRANSPORT, seat)] * D.START_HAND + [entry(K_GOAL, seat)] * D.START_GOALS
+        queue += [queue_entry(K_TRANSPORT, seat)] * D.START_HAND + [queue_entry(K_GOAL, seat)] * D.START_GOALS
     for seat in range(n):
-        queue += [entry(K_STARTPOST, seat)] * D.START_POSTS
-    s[QLEN] = len(queue)
-    s[QUEUE : QUEUE + len(queue)] = queue
-    s[TILE : TILE + C] = -1
-    s[DEMAND : DEMAND + 3 * C] = -1
-    s[CD_LEN] = C
-    s[CD : CD + C] = range(C)
-    s[GD_LEN] = G
-    s[GD : GD + G] = range(G)
-    s[DECK : DECK + 3] = D.TRANSPORT_DECK
-    s[POSTS_LEFT : POSTS_LEFT + n] = D.board_posts(n)
+        queue += [queue_entry(K_STARTPOST, seat)] * D.START_POSTS
+    ROW.put(s, "queue_len", len(queue))
+    ROW.put(s, "queue", queue + [0] * (QMAX - len(queue)))
+    ROW.put(s, "city_deck", range(C))
+    ROW.put(s, "goal_deck", range(G))
+    ROW.put(s, "deck", D.TRANSPORT_DECK)
+    ROW.put(s, "posts_left", [D.board_posts(n)] * n + [0] * (MP - n))
     return s
 
 
@@ -423,7 +441,7 @@ def is_chance_outcome(S: np.ndarray, i: int, outcome: int) -> bool:
     """Is ``outcome`` a possible outcome of the next pending draw?"""
     if S[i, QLEN] == 0:
         return False
-    kind = S[i, QUEUE] // 16
+    kind = queue_kind(S[i, QUEUE])
     if kind == K_TRANSPORT:
         return 0 <= outcome < 3 and S[i, _transport_base(S, i) + outcome] > 0
     if kind == K_TILE:
@@ -444,7 +462,7 @@ def is_chance_outcome(S: np.ndarray, i: int, outcome: int) -> bool:
 @jit
 def sample_chance(S: np.ndarray, i: int, rngs: np.ndarray) -> int:
     """Draw the next pending draw's outcome with generator ``i`` of ``rngs`` (the rules' distribution)."""
-    kind = S[i, QUEUE] // 16
+    kind = queue_kind(S[i, QUEUE])
     if kind == K_TRANSPORT:
         base = _transport_base(S, i)
         u = below(rngs, i, S[i, base] + S[i, base + 1] + S[i, base + 2])
@@ -468,6 +486,38 @@ def sample_chance(S: np.ndarray, i: int, rngs: np.ndarray) -> int:
                 return x
             k -= 1
     return C - 1
+
+
+NUM_CHANCE = max(D.NUM_TILES, C, G, 3)
+"""Chance outcome ids are below this (``chance_weights`` writes that many weights): tiles, cities, goals, vehicles."""
+
+
+@jit
+def chance_weights(S: np.ndarray, i: int, out: np.ndarray) -> None:
+    """Write the odds of the next pending draw into row ``i`` of ``out`` as integer weights per outcome id: a
+    transport card by the copies of each vehicle in the deck (in the discards when the deck is empty), a tile,
+    a city card, a goal or a starting post's city alike among those left."""
+    for k in range(NUM_CHANCE):
+        out[i, k] = 0
+    kind = queue_kind(S[i, QUEUE])
+    if kind == K_TRANSPORT:
+        base = _transport_base(S, i)
+        for v in range(3):
+            out[i, v] = S[i, base + v]
+    elif kind == K_PUBLIC or kind == K_CITY:  # noqa: SIM109 (plain comparisons compile best)
+        for k in range(S[i, CD_LEN]):
+            out[i, S[i, CD + k]] = 1
+    elif kind == K_GOAL:
+        for k in range(S[i, GD_LEN]):
+            out[i, S[i, GD + k]] = 1
+    elif kind == K_TILE:
+        for t in range(D.NUM_TILES):
+            if _free_tile(S, i, t):
+                out[i, t] = 1
+    else:
+        for c in range(C):
+            if _no_start_post(S, i, c):
+                out[i, c] = 1
 
 
 @jit_helper
@@ -507,7 +557,7 @@ def _pop(S: np.ndarray, i: int) -> int:
 @jit_helper
 def _push(S: np.ndarray, i: int, kind: int, who: int, times: int) -> None:
     for _ in range(times):
-        S[i, QUEUE + S[i, QLEN]] = 16 * kind + who + 1
+        S[i, QUEUE + S[i, QLEN]] = queue_entry(kind, who)
         S[i, QLEN] += 1
 
 
@@ -515,7 +565,7 @@ def _push(S: np.ndarray, i: int, kind: int, who: int, times: int) -> None:
 def _settle(S: np.ndarray, i: int) -> None:
     """Drop pending draws that cannot happen (empty deck and discards, empty city or goal deck)."""
     while S[i, QLEN] > 0:
-        kind = S[i, QUEUE] // 16
+        kind = queue_kind(S[i, QUEUE])
         if kind == K_TRANSPORT:
             dead = S[i, DECK] + S[i, DECK + 1] + S[i, DECK + 2] + S[i, DISCARD] + S[i, DISCARD + 1] + S[i, DISCARD + 2] == 0
         elif kind == K_CITY:
@@ -532,7 +582,7 @@ def _settle(S: np.ndarray, i: int) -> None:
 @jit_helper
 def _apply_chance(S: np.ndarray, i: int, outcome: int) -> None:
     head = _pop(S, i)
-    kind, who = head // 16, head % 16 - 1
+    kind, who = queue_kind(head), queue_who(head)
     if kind == K_TILE:
         S[i, TILE + who] = outcome
         S[i, LEVEL + who] = 1
@@ -572,7 +622,7 @@ def _move(S: np.ndarray, i: int, seat: int, vehicle: int, steps: int) -> None:
         for k in range(2):
             kind = REWARD_TABLE[space, k]
             if kind >= 0:
-                S[i, REWARDS + S[i, RLEN]] = 16 * kind + seat + 1
+                S[i, REWARDS + S[i, RLEN]] = queue_entry(kind, seat)
                 S[i, RLEN] += 1
 
 
@@ -858,3 +908,6 @@ def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
         for v in range(3):
             out[i, O_BONUS + 1 + v] = 1.0 if PAYMENTS[p, v] > 0 else 0.0
     out[i, O_OVER] = 1.0 if end else 0.0
+
+
+__doc__ = (__doc__ or "").replace("{row_table}", ROW.table())

@@ -46,7 +46,3 @@ LAYOUT.add("sel_start", C, "one-hot start city of the delivery in progress")
 LAYOUT.add("sel_dest", C, "one-hot destination of the delivery in progress")
 LAYOUT.add("bonus", 4, "bonus moves left / 3, then the vehicles paid with (Truck, Train, Ship)")
 LAYOUT.add("game_over", 1, "1 once the game is over")
-
-
-OFF = {name: piece.index.start for name, piece in LAYOUT.pieces.items()}
-"""Start index of each piece in the flat vector."""
