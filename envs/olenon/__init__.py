@@ -134,11 +134,19 @@ passed, an empty hand in play), a passed seat to move, play before the deal is c
 without the seat that went out, and a first player the ``first_player_rule`` does not give.
 ``game.state_from_deal(hands, first_player)`` starts a game from a chosen deal.
 
+## State row
+
+The kernel's state row (`kernel.ROW`, `int16`): what `gameshelf.vector` batches and an `OlenonState` views.
+Positions and options that do not fit a field's range are refused by the field's name.
+
+{row_table}
+
 ## Version history
 
 * v0: first version.
 """
 
+from gameshelf.envs.olenon.kernel import ROW
 from gameshelf.envs.olenon.observation import LAYOUT
 
-__doc__ = __doc__.replace("{observation_table}", LAYOUT.table())
+__doc__ = __doc__.replace("{observation_table}", LAYOUT.table()).replace("{row_table}", ROW.table())

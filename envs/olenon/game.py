@@ -2,7 +2,8 @@
 
 See the environment card in ``envs/olenon/__init__.py`` for the rules as implemented, the action table
 and the observation layout. The engine draws no random numbers: the first player of round 1 (and of
-every round with ``first_player_rule="random"``) and every dealt card are chance nodes.
+every round with ``first_player_rule="random"``) and every dealt card are chance nodes (their odds are the
+kernel's ``chance_weights``).
 """
 
 from __future__ import annotations
@@ -12,17 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from gameshelf.envs.core.game import (
-    CHANCE,
-    TERMINAL,
-    GameFacts,
-    IllegalActionError,
-    Option,
-    State,
-    count_outcomes,
-    draw_from_counts,
-)
-from gameshelf.envs.core.kernel import KernelGame, KernelState, int_field, ints_field, rows_field
+from gameshelf.envs.core.game import CHANCE, TERMINAL, GameFacts, IllegalActionError, Option, State
+from gameshelf.envs.core.kernel import KernelGame, KernelState
 from gameshelf.envs.core.position import PositionReader, position_builder
 from gameshelf.envs.olenon import kernel as K
 from gameshelf.envs.olenon import observation as obs_mod
@@ -287,23 +279,23 @@ class OlenonState(KernelState):
         self.deal_start = 0
         """Index in ``history`` of this round's first dealt card."""
 
-    phase = int_field(K.PHASE, "CHOOSE_FIRST, DEAL, PLAY or OVER")
-    round_index = int_field(K.ROUND, "0-based round number")
-    wins = ints_field(K.WINS, 2, "rounds won by team A (seats 0, 2) and team B (seats 1, 3)")
-    round_first = int_field(K.ROUND_FIRST, "first player of the current round")
-    out_player = int_field(K.OUT_PLAYER, "the player who went out most recently (ended the previous round)")
-    hands = rows_field(K.HANDS, NUM_VALUES, NUM_SEATS, "cards of each value in each hand")
-    hand_sizes = ints_field(K.SIZES, NUM_SEATS, "cards in each hand")
-    dealt = int_field(K.DEALT, "cards dealt this round")
-    table_value = int_field(K.TABLE_VALUE, "value of the table cards (-1 when empty)")
-    table_count = int_field(K.TABLE_COUNT, "cards on the table")
-    passed = ints_field(K.PASSED, NUM_SEATS, "value of each seat's face-up passed card, or -1 when that seat is not passed")
-    discards = ints_field(K.DISCARDS, NUM_VALUES, "cards discarded this round per value")
-    known = rows_field(K.KNOWN, NUM_VALUES, NUM_SEATS, "cards publicly known to be in each hand")
-    played = rows_field(K.PLAYED, NUM_VALUES, NUM_SEATS, "cards each seat played this round (to rebuild the deal)")
-    picked = rows_field(K.PICKED, NUM_VALUES, NUM_SEATS, "passed cards each seat took back into hand this round")
-    turn = int_field(K.TURN, "seat to act (-1 outside play)")
-    last_player = int_field(K.LAST, "the seat that most recently played cards this round (-1 before the first play)")
+    phase = K.ROW.field("phase")
+    round_index = K.ROW.field("round_index")
+    wins = K.ROW.field("wins")
+    round_first = K.ROW.field("round_first")
+    out_player = K.ROW.field("out_player")
+    hands = K.ROW.field("hands")
+    hand_sizes = K.ROW.field("hand_sizes")
+    dealt = K.ROW.field("dealt")
+    table_value = K.ROW.field("table_value")
+    table_count = K.ROW.field("table_count")
+    passed = K.ROW.field("passed")
+    discards = K.ROW.field("discards")
+    known = K.ROW.field("known")
+    played = K.ROW.field("played")
+    picked = K.ROW.field("picked")
+    turn = K.ROW.field("turn")
+    last_player = K.ROW.field("last_player")
 
     # ---- whose turn ---------------------------------------------------------------------------
     def current_player(self) -> int:
@@ -314,26 +306,6 @@ class OlenonState(KernelState):
         if phase == OVER:
             return TERMINAL
         return CHANCE
-
-    # ---- chance -------------------------------------------------------------------------------
-    def _undealt(self) -> list[int]:
-        out = np.empty(NUM_VALUES, dtype=np.int64)
-        K.undealt(self.S, 0, out)
-        return out.tolist()  # type: ignore[no-any-return]
-
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        if self.phase == CHOOSE_FIRST:
-            return [(s, 1.0 / NUM_SEATS) for s in range(NUM_SEATS)]
-        if self.phase == DEAL:
-            return count_outcomes(self._undealt())
-        return []
-
-    def sample_chance(self, rng: np.random.Generator) -> int:
-        if self.phase == CHOOSE_FIRST:
-            return int(rng.integers(NUM_SEATS))
-        if self.phase == DEAL:
-            return draw_from_counts(self._undealt(), rng)
-        raise ValueError("not a chance node")
 
     # ---- actions (mask, legality and playout: KernelState's) ----------------------------------
     def _apply(self, action: int) -> None:

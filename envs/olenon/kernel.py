@@ -1,25 +1,11 @@
-"""Olenon's rules as compiled kernels over a flat ``int64`` state vector: the one implementation of the rules.
+"""Olenon's rules as compiled kernels over a flat ``int16`` state row: the one implementation of the rules.
 
-``OlenonState`` (``game.py``) wraps one vector (a one-row matrix); ``gameshelf.vector`` steps a matrix of
+``OlenonState`` (``game.py``) wraps one row (a one-row matrix); ``gameshelf.vector`` steps a matrix of
 them. Every function takes the matrix ``S`` and the row ``i`` (see ``envs.core.kernel``, which lists what a
-kernel module provides), is compiled by numba and also runs as plain Python. Layout of a row (``SIZE`` ints;
-seats 0..3, values 0..6):
+kernel module provides), is compiled by numba and also runs as plain Python. The row is declared once, as
+``ROW`` below (fields, offsets, bounds; ``envs.core.row``; seats 0..3, card values 0..6):
 
-| offset | entries | meaning |
-|---|---|---|
-| ``PHASE``, ``ROUND`` | 1, 1 | ``CHOOSE_FIRST`` / ``DEAL`` / ``PLAY`` / ``OVER``; 0-based round |
-| ``WINS`` | 2 | rounds won by team A (seats 0, 2) and team B (seats 1, 3) |
-| ``ROUND_FIRST``, ``OUT_PLAYER`` | 1, 1 | first player of the round; the player who went out last (-1: none) |
-| ``HANDS`` | 4 x 7 | cards of value ``v`` in seat ``s``'s hand at ``HANDS + 7 s + v`` |
-| ``SIZES`` | 4 | cards in each hand |
-| ``DEALT`` | 1 | cards dealt this round (the k-th goes to seat ``k % 4``) |
-| ``TABLE_VALUE``, ``TABLE_COUNT`` | 1, 1 | value (-1 when empty) and number of the table cards |
-| ``PASSED`` | 4 | each seat's face-up passed card, -1 when not passed |
-| ``DISCARDS`` | 7 | discarded this round per value |
-| ``KNOWN``, ``PLAYED``, ``PICKED`` | 4 x 7 each | publicly known cards in each hand; played this round; passed cards taken back |
-| ``TURN``, ``LAST`` | 1, 1 | seat to act (-1 outside play); seat that last played cards (-1: none) |
-| ``RULE``, ``OPEN`` | 1, 1 | options: index in ``FIRST_PLAYER_RULES``; ``open_team_info`` |
-| ``DECISIONS`` | 1 | player decisions so far (the batched environment's truncation counter) |
+{row_table}
 
 The drivers (chance resolution, random playouts, the batch steps) are the template's, in ``envs.core.kernel``.
 """
@@ -29,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL
-from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit, jit_helper
+from gameshelf.envs.core.kernel import below, jit, jit_helper
+from gameshelf.envs.core.row import RowLayout
 from gameshelf.envs.olenon.actions import CHOOSE_FIRST, DEAL, NUM_ACTIONS, OVER, PASS, PLAY, REPLACE_BASE
 from gameshelf.envs.olenon.cards import DEALT as CARDS_DEALT
 from gameshelf.envs.olenon.cards import (
@@ -46,27 +33,31 @@ from gameshelf.envs.olenon.observation import LAYOUT
 FIRST_PLAYER_RULES = ("rotate", "winner", "loser_team", "random")
 
 P, V = NUM_SEATS, NUM_VALUES
-PHASE = 0
-ROUND = 1
-WINS = 2
-ROUND_FIRST = 4
-OUT_PLAYER = 5
-HANDS = 6
-SIZES = HANDS + P * V
-DEALT = SIZES + P
-TABLE_VALUE = DEALT + 1
-TABLE_COUNT = DEALT + 2
-PASSED = DEALT + 3
-DISCARDS = PASSED + P
-KNOWN = DISCARDS + V
-PLAYED = KNOWN + P * V
-PICKED = PLAYED + P * V
-TURN = PICKED + P * V
-LAST = TURN + 1
-RULE = TURN + 2
-OPEN = TURN + 3
-DECISIONS = TURN + 4
-SIZE = TURN + 5
+COUNT_MAX = 32767
+"""The bound of a count the rules leave open (they allow endless play): plays this round, decisions."""
+
+ROW = RowLayout("olenon")
+PHASE = ROW.add("phase", 1, "CHOOSE_FIRST, DEAL, PLAY or OVER", (CHOOSE_FIRST, OVER), fill=CHOOSE_FIRST)
+ROUND = ROW.add("round_index", 1, "0-based round number", (0, MAX_ROUNDS - 1))
+WINS = ROW.add("wins", 2, "rounds won by team A (seats 0, 2) and team B (seats 1, 3)", (0, ROUNDS_TO_WIN))
+ROUND_FIRST = ROW.add("round_first", 1, "first player of the round (-1 while it is chosen)", (-1, P - 1), fill=-1)
+OUT_PLAYER = ROW.add("out_player", 1, "the player who went out most recently (-1: none)", (-1, P - 1), fill=-1)
+HANDS = ROW.add("hands", (P, V), "cards of value v in seat s's hand", (0, max(DECK)), per_seat=True)
+SIZES = ROW.add("hand_sizes", P, "cards in each hand", (0, CARDS_DEALT))
+DEALT = ROW.add("dealt", 1, "cards dealt this round (the k-th goes to seat k % 4)", (0, CARDS_DEALT))
+TABLE_VALUE = ROW.add("table_value", 1, "value of the table cards (-1 when empty)", (-1, V - 1), fill=-1)
+TABLE_COUNT = ROW.add("table_count", 1, "cards on the table", (0, MAX_TABLE))
+PASSED = ROW.add("passed", P, "value of each seat's face-up passed card (-1: not passed)", (-1, V - 1), fill=-1)
+DISCARDS = ROW.add("discards", V, "cards discarded this round per value", (0, max(DECK)))
+KNOWN = ROW.add("known", (P, V), "cards publicly known to be in seat s's hand", (0, max(DECK)), per_seat=True)
+PLAYED = ROW.add("played", (P, V), "cards seat s played this round (to rebuild the deal)", (0, COUNT_MAX), per_seat=True)
+PICKED = ROW.add("picked", (P, V), "passed cards seat s took back into hand this round", (0, COUNT_MAX), per_seat=True)
+TURN = ROW.add("turn", 1, "seat to act (-1 outside play)", (-1, P - 1), fill=-1)
+LAST = ROW.add("last_player", 1, "the seat that most recently played cards this round (-1: none)", (-1, P - 1), fill=-1)
+RULE = ROW.add("first_player_rule", 1, "option: index in FIRST_PLAYER_RULES", (0, len(FIRST_PLAYER_RULES) - 1))
+OPEN = ROW.flag("open_team_info", "option open_team_info")
+DECISIONS = ROW.add("decisions", 1, "player decisions so far (the batched environment's truncation counter)", (0, COUNT_MAX))
+SIZE = ROW.size
 ROUND_START = HANDS
 """``ROUND_START .. LAST + 1``: the fields a new round resets (hands to the last player)."""
 
@@ -74,32 +65,28 @@ DECK_A = np.array(DECK, dtype=np.int64)
 NUM_ACTS = NUM_ACTIONS
 INV_DECK = np.array([1.0 / c for c in DECK], dtype=np.float64)
 
-_S = LAYOUT.slices
-O_HAND = _S["hand"].start
-O_SIZES = _S["hand_sizes"].start
-O_TABLE_COUNT = _S["table_count"].start
-O_TABLE_VALUE = _S["table_value"].start
-O_PASSED = _S["passed"].start
-O_DISCARDS = _S["discards"].start
-O_KNOWN = _S["known"].start
-O_OPEN = _S["open_hands"].start
-O_CURRENT = _S["current"].start
-O_LAST = _S["last_player"].start
-O_TEAM = _S["team"].start
-O_WINS = _S["round_wins"].start
-O_ROUND = _S["round"].start
-O_OPEN_INFO = _S["open_info"].start
+O_HAND = LAYOUT.offset("hand")
+O_SIZES = LAYOUT.offset("hand_sizes")
+O_TABLE_COUNT = LAYOUT.offset("table_count")
+O_TABLE_VALUE = LAYOUT.offset("table_value")
+O_PASSED = LAYOUT.offset("passed")
+O_DISCARDS = LAYOUT.offset("discards")
+O_KNOWN = LAYOUT.offset("known")
+O_OPEN = LAYOUT.offset("open_hands")
+O_CURRENT = LAYOUT.offset("current")
+O_LAST = LAYOUT.offset("last_player")
+O_TEAM = LAYOUT.offset("team")
+O_WINS = LAYOUT.offset("round_wins")
+O_ROUND = LAYOUT.offset("round")
+O_OPEN_INFO = LAYOUT.offset("open_info")
 OBS_SIZE = LAYOUT.size
 
 
 def initial_state(first_player_rule: str, open_team_info: bool) -> np.ndarray:
-    """The state vector before the first chance node (built once per game; a new game copies it)."""
-    s = np.zeros(SIZE, dtype=STATE_DTYPE)
-    s[ROUND_FIRST] = s[OUT_PLAYER] = -1
-    s[TABLE_VALUE] = s[TURN] = s[LAST] = -1
-    s[PASSED : PASSED + P] = -1
-    s[RULE] = FIRST_PLAYER_RULES.index(first_player_rule)
-    s[OPEN] = int(open_team_info)
+    """The state row before the first chance node (built once per game; a new game copies it)."""
+    s = ROW.new_row()
+    ROW.put(s, "first_player_rule", FIRST_PLAYER_RULES.index(first_player_rule))
+    ROW.put(s, "open_team_info", int(open_team_info))
     return s
 
 
@@ -133,14 +120,16 @@ def is_chance_outcome(S: np.ndarray, i: int, outcome: int) -> bool:
     return chance_weight(S, i, outcome) > 0
 
 
+NUM_CHANCE = max(P, V)
+"""Chance outcome ids are below this (``chance_weights`` writes that many weights)."""
+
+
 @jit
-def undealt(S: np.ndarray, i: int, out: np.ndarray) -> None:
-    """Write the copies of each value not dealt yet into ``out`` (the weights of the next dealt card)."""
-    for v in range(V):
-        left = DECK_A[v]
-        for seat in range(P):
-            left -= S[i, HANDS + V * seat + v]
-        out[v] = left
+def chance_weights(S: np.ndarray, i: int, out: np.ndarray) -> None:
+    """Write the odds of the chance node into row ``i`` of ``out`` as integer weights per outcome id
+    (``chance_weight``'s: each seat alike for the first player, then each value by its undealt copies)."""
+    for k in range(NUM_CHANCE):
+        out[i, k] = chance_weight(S, i, k)
 
 
 @jit
@@ -369,3 +358,6 @@ def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
     out[i, O_ROUND + min(S[i, ROUND], MAX_ROUNDS - 1)] = 1.0
     if open_info:
         out[i, O_OPEN_INFO] = 1.0
+
+
+__doc__ = __doc__.replace("{row_table}", ROW.table())

@@ -38,7 +38,8 @@ at once (a separate decision).
 
 **Winning hand**: the 8 tiles are worth exactly 10 = open set values + values of 0-2 disjoint sets chosen
 among the concealed tiles (at most 2 sets in all) + face values of the other tiles. The engine looks
-for such a configuration (`hand.winning_configurations`); finishing is offered exactly when one exists.
+for such a configuration (the kernels; `hand.winning_configurations` lists them readably); finishing is
+offered exactly when one exists.
 
 **Basic scoring** (`scoring="basic"`): a win scores 1 point; the first to 4 points wins.
 
@@ -170,22 +171,32 @@ counters consistent with the phase.
 
 ## Compiled rules
 
-The rules are compiled kernels over one `int16` state row (`envs/tsukuru_ten_ten/kernel.py`, layout in its
-docstring): legality, masks, every step, the scoring of a win, returns and observations. `game.py` keeps
-what is not a rule step in Python over that row (text, move names, chance outcomes, positions, and the
+The rules are compiled kernels over one `int16` state row (`envs/tsukuru_ten_ten/kernel.py`, layout below):
+legality, masks, every step, the odds of each chance node, the scoring of a win, returns and observations.
+`game.py` keeps what is not a rule step in Python over that row (text, move names, positions, and the
 `last_round` line, written with `hand.score_win` from the end of the previous round that the kernels record in
-the row, so a batch's row view reads the same line as a State), `resample.py` redeals hidden tiles in Python over the row,
-and `hand.py` stays the readable hand evaluation (the heuristic agent and the text use it). The id is
+the row, so a batch's row view reads the same line as a State), `resample.py` redeals hidden tiles in Python
+over the row, and `hand.py` stays the readable hand evaluation (the text, the heuristic agent and the tests use
+it; a property test checks that it finds the same winning hands and the same points as the kernels). The id is
 batched: `gameshelf.vector.make("tsukuru_ten_ten-v0", num_envs=N, ...)` steps N games per call, every
 player count and option included. Importing `gameshelf` compiles nothing: the first use of the game
 compiles its kernels, about 10 CPU-seconds on a 2-core machine (once after an install or an edit of
 `kernel.py`); later processes load numba's cache in about 0.2 s.
+
+## State row
+
+The kernel's state row (`kernel.ROW`, `int16`): what `gameshelf.vector` batches and a
+`TsukuruTenTenState` views. Positions and options that do not fit a field's range are refused by the
+field's name.
+
+{row_table}
 
 ## Version history
 
 * v0: first version.
 """
 
+from gameshelf.envs.tsukuru_ten_ten.kernel import ROW
 from gameshelf.envs.tsukuru_ten_ten.observation import LAYOUT
 
-__doc__ = (__doc__ or "").replace("{observation_table}", LAYOUT.table())
+__doc__ = (__doc__ or "").replace("{observation_table}", LAYOUT.table()).replace("{row_table}", ROW.table())

@@ -3,9 +3,9 @@
 See the environment card in ``envs/tsukuru_ten_ten/__init__.py`` for the rules as implemented, the
 action table and the observation layout. The rules are the compiled kernels of ``kernel.py`` (the state is a
 view over one kernel row; ``gameshelf.vector.make("tsukuru_ten_ten-v0", num_envs=N)`` batches them); this
-module keeps text, move names, chance outcomes and hidden-information redeals in Python. The engine draws
-no random numbers: the first dealer, every dealt tile and every drawn tile are chance nodes (a tile kind,
-weighted by its copies left in the deck).
+module keeps text, move names and hidden-information redeals in Python. The engine draws no random numbers:
+the first dealer, every dealt tile and every drawn tile are chance nodes (a tile kind, weighted by its copies
+left in the deck; the odds are the kernel's ``chance_weights``).
 """
 
 from __future__ import annotations
@@ -15,15 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from gameshelf.envs.core.game import (
-    CHANCE,
-    TERMINAL,
-    GameFacts,
-    Option,
-    count_outcomes,
-    draw_from_counts,
-)
-from gameshelf.envs.core.kernel import IntView, KernelGame, KernelState, int_field, ints_field, rows_field
+from gameshelf.envs.core.game import CHANCE, TERMINAL, GameFacts, Option
+from gameshelf.envs.core.kernel import KernelGame, KernelState
+from gameshelf.envs.core.row import IntView
 from gameshelf.envs.tsukuru_ten_ten import actions as act
 from gameshelf.envs.tsukuru_ten_ten import kernel as K
 from gameshelf.envs.tsukuru_ten_ten import observation as obs_mod
@@ -62,16 +56,18 @@ _OPEN_SETS = tuple(OpenSet(s.kinds, s.colour) for s in SET_SHAPES)
 """The open set of each shape index (the row stores an open set as its shape)."""
 
 
-def _seat_ints(start: int, doc: str) -> Any:
-    """A list-like attribute (``IntView``) of one int per seat of the state's row; assigning a list writes it."""
+def _seat_ints(name: str) -> Any:
+    """The State attribute over the row field ``name`` (one int per seat, padded to four): a list-like
+    ``IntView`` of the game's seats; assignments are bound-checked like ``ROW.field``'s."""
+    field = K.ROW[name]
 
     def get(state: Any) -> IntView:
-        return IntView(state.s, start, state.n)
+        return IntView(state.s, field.offset, state.n, field, K.ROW.game)
 
     def put(state: Any, values: Sequence[int]) -> None:
-        IntView(state.s, start, state.n).assign(values)
+        IntView(state.s, field.offset, state.n, field, K.ROW.game).assign(values)
 
-    return property(get, put, doc=doc)
+    return property(get, put, doc=field.meaning)
 
 
 class TsukuruTenTenGame(KernelGame):
@@ -137,23 +133,23 @@ class TsukuruTenTenState(KernelState):
         super().view_row(states, i)
         self.history_from_start = False
 
-    phase = int_field(K.PHASE, "FIRST_DEALER, DEAL, TURN, DRAWING, DISCARDING, PICK_COLOUR or OVER")
-    dealer = int_field(K.DEALER, "the round's dealer (-1 before the first)")
-    turn = int_field(K.TURN_SEAT, "the seat to act or drawing (-1: none)")
-    drawn = int_field(K.DRAWN, "the tile the current player drew this turn (-1 if he did not draw)")
-    dealt = int_field(K.DEALT, "tiles dealt this round")
-    rounds_played = int_field(K.ROUNDS, "finished rounds")
-    deck_size = int_field(K.DECK_SIZE, "tiles left in the deck")
-    deck = ints_field(K.DECK, NUM_KINDS, "undrawn tiles of each kind")
-    hands = rows_field(K.HANDS, NUM_KINDS, doc="concealed tiles of each seat, as kind counts")
+    phase = K.ROW.field("phase")
+    dealer = K.ROW.field("dealer")
+    turn = K.ROW.field("turn")
+    drawn = K.ROW.field("drawn")
+    dealt = K.ROW.field("dealt")
+    rounds_played = K.ROW.field("rounds_played")
+    deck_size = K.ROW.field("deck_size")
+    deck = K.ROW.field("deck")
+    hands = K.ROW.field("hands")
 
     @property
     def n(self) -> int:
         return int(self.s[K.NP])
 
-    scores_ = _seat_ints(K.SCORES, "points of each seat")
-    dealer_counts = _seat_ints(K.DEALER_COUNTS, "rounds each seat has dealt (the current round included)")
-    turns_taken = _seat_ints(K.TURNS, "turns each seat has started this round")
+    scores_ = _seat_ints("scores")
+    dealer_counts = _seat_ints("dealer_counts")
+    turns_taken = _seat_ints("turns_taken")
 
     @property
     def claimable(self) -> list[bool]:
@@ -221,23 +217,6 @@ class TsukuruTenTenState(KernelState):
             return TERMINAL
         return CHANCE
 
-    # ---- chance -------------------------------------------------------------------------------
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        phase = self.phase
-        if phase == FIRST_DEALER:
-            return [(s, 1.0 / self.n) for s in range(self.n)]
-        if phase in (DEAL, DRAWING):
-            return count_outcomes(self.deck.tolist())
-        return []
-
-    def sample_chance(self, rng: np.random.Generator) -> int:
-        phase = self.phase
-        if phase == FIRST_DEALER:
-            return int(rng.integers(self.n))
-        if phase in (DEAL, DRAWING):
-            return draw_from_counts(self.deck.tolist(), rng)
-        raise ValueError("not a chance node")
-
     # ---- actions (mask, legality and playout: KernelState's) ----------------------------------
     def open_value(self, seat: int) -> int:
         """Total value of ``seat``'s open sets."""
@@ -269,16 +248,6 @@ class TsukuruTenTenState(KernelState):
     def last_round(self, text: str) -> None:
         self.s[K.LAST_END] = K.NO_ROUND
         self.given_last_round = text
-
-    def win_score(self, seat: int, heaven: bool) -> WinScore:
-        """Score of ``seat``'s current 8-tile hand as a win (``ValueError`` if it is not worth 10)."""
-        return score_win(
-            self.hands[seat].tolist(),
-            self.open_sets[seat],
-            advanced=self.game.advanced,
-            dealer=seat == self.dealer,
-            heaven=heaven,
-        )
 
     # ---- results (returns, observation: KernelState's) ----------------------------------------
     def scores(self) -> np.ndarray:

@@ -10,7 +10,8 @@ coloured red or blue; the bonuses are read from the eight coloured tiles. ``scor
 value-10 configuration and every colouring and keeps the highest total.
 
 The rules themselves score a win in the compiled kernels (``kernel.py``), the same way; this module is the
-readable evaluation that the text of a finished round, the heuristic agent and the tests use.
+readable evaluation that the text of a finished round, the heuristic agent and the tests use. Property tests
+(``tests/games/test_tsukuru_ten_ten.py``) check that it finds the kernel's winning hands and points.
 """
 
 from __future__ import annotations

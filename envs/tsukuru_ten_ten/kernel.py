@@ -4,32 +4,10 @@
 of them. Every function takes the matrix ``S`` and the row ``i`` (see ``envs.core.kernel``, which lists what
 a kernel module provides), is compiled by numba and also runs as plain Python. Tile kinds are 0..18
 (``tiles.py``); an open set is stored as the index of its shape in ``tiles.SET_SHAPES`` (kinds, colour and
-value in one number). Layout of a row (``SIZE`` ints; per-seat blocks padded to 4 seats):
+value in one number). The row is declared once, as ``ROW`` below (fields, offsets, bounds; ``envs.core.row``;
+per-seat blocks padded to 4 seats):
 
-| offset | entries | meaning |
-|---|---|---|
-| ``NP``, ``ADVANCED``, ``PREVIOUS_ONLY`` | 1 each | options: players; advanced scoring; claim from the previous player only |
-| ``DEALER_TWICE``, ``TARGET`` | 1 each | options: the dealer-twice end; points to win |
-| ``PHASE`` | 1 | ``FIRST_DEALER``, ``DEAL``, ``TURN``, ``DRAWING``, ``DISCARDING``, ``PICK_COLOUR``, ``OVER`` |
-| ``DEALER``, ``TURN`` | 1, 1 | the round's dealer; the seat to act or drawing (-1: none) |
-| ``DRAWN`` | 1 | the tile the player to act drew this turn (-1: none) |
-| ``DEALT``, ``ROUNDS`` | 1, 1 | tiles dealt this round; finished rounds |
-| ``DECK_SIZE`` | 1 | tiles left in the deck |
-| ``PENDING`` | 1 | all-purple set whose colour is being chosen: its blue shape (the red one follows), -1: none |
-| ``DECISIONS`` | 1 | player decisions so far (the batched environment's truncation counter; stops at 32767) |
-| ``SCORES``, ``DEALER_COUNTS`` | 4 each | per seat: points; rounds dealt (the current one included) |
-| ``TURNS``, ``CLAIMABLE`` | 4 each | per seat: turns started this round; is the top of its pile claimable |
-| ``NUM_OPEN``, ``OPEN_VALUE`` | 4 each | per seat: open sets, their total value |
-| ``OPEN`` | 4 x 2 | per seat: the shapes of its open sets (-1: none) |
-| ``DECK`` | 19 | undrawn tiles of each kind |
-| ``HANDS`` | 4 x 19 | concealed tiles of kind ``k`` of seat ``s`` at ``HANDS + 19 s + k`` |
-| ``PILE_LEN``, ``PILES`` | 4, 4 x 61 | per seat: discard pile length, its tiles bottom to top |
-| ``LAST_END`` | 1 | how the previous round ended: ``NO_ROUND`` (none yet), ``RAN_OUT``, ``FINISHED_DRAW``, ``FINISHED_DISCARD`` |
-| ``LAST_ROUND``, ``LAST_SEAT`` | 1 each | its number; the seat that ended it |
-| ``LAST_TILE``, ``LAST_OWNER`` | 1 each | the tile finished with (drawn or taken); whose discard it was |
-| ``LAST_DEALER``, ``LAST_HEAVEN`` | 1 each | the round's dealer; was the finish on the finisher's first turn after a draw |
-| ``LAST_OPEN``, ``LAST_HAND`` | 2, 19 | the finisher's open sets (shapes, -1: none) and concealed tiles (kind counts) |
-| ``SCRATCH`` | 18 | working space of the hand scoring (tiles per colour and value), meaningless between calls |
+{row_table}
 
 The ``LAST_`` entries record the end of the previous round, so the text line about it (``game.py``) is a
 function of the row alone: a State, a batch's row view and a position give the same line. The drivers (chance
@@ -41,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL
-from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit, jit_helper, rank_outcomes
+from gameshelf.envs.core.kernel import below, jit, jit_helper, rank_outcomes
+from gameshelf.envs.core.row import RowLayout
 from gameshelf.envs.tsukuru_ten_ten import actions as act
 from gameshelf.envs.tsukuru_ten_ten.actions import (
     DEAL,
@@ -53,13 +32,14 @@ from gameshelf.envs.tsukuru_ten_ten.actions import (
     PICK_COLOUR,
     TURN,
 )
-from gameshelf.envs.tsukuru_ten_ten.hand import BASE_DEALER, BASE_OTHER, HAND_SIZE, MAX_SETS
+from gameshelf.envs.tsukuru_ten_ten.hand import BASE_DEALER, BASE_OTHER, HAND_SIZE, HAND_TILES, MAX_SETS
 from gameshelf.envs.tsukuru_ten_ten.hand import TARGET as HAND_TARGET
 from gameshelf.envs.tsukuru_ten_ten.observation import LAYOUT, MAX_DECK, PILE_SLOTS
 from gameshelf.envs.tsukuru_ten_ten.tiles import (
     BLUE,
     COLOUR,
     COPIES,
+    MAX_COPIES,
     NUM_KINDS,
     NUM_TILES,
     PAIRS_WITH,
@@ -75,55 +55,93 @@ BASIC_TARGET = 4
 ADVANCED_TARGET = 25
 
 P, KN = MAX_PLAYERS, NUM_KINDS
-NP = 0
-ADVANCED = 1
-PREVIOUS_ONLY = 2
-DEALER_TWICE = 3
-TARGET = 4
-PHASE = 5
-DEALER = 6
-TURN_SEAT = 7
-DRAWN = 8
-DEALT = 9
-ROUNDS = 10
-DECK_SIZE = 11
-PENDING = 12
-DECISIONS = 13
-SCORES = 14
-DEALER_COUNTS = SCORES + P
-TURNS = DEALER_COUNTS + P
-CLAIMABLE = TURNS + P
-NUM_OPEN = CLAIMABLE + P
-OPEN_VALUE = NUM_OPEN + P
-OPEN = OPEN_VALUE + P
-DECK = OPEN + P * MAX_SETS
-HANDS = DECK + KN
-PILE_LEN = HANDS + P * KN
 PILE_CAP = NUM_TILES
-PILES = PILE_LEN + P
-LAST_END = PILES + P * PILE_CAP
-LAST_ROUND = LAST_END + 1
-LAST_SEAT = LAST_END + 2
-LAST_TILE = LAST_END + 3
-LAST_OWNER = LAST_END + 4
-LAST_DEALER = LAST_END + 5
-LAST_HEAVEN = LAST_END + 6
-LAST_OPEN = LAST_END + 7
-LAST_HAND = LAST_OPEN + MAX_SETS
-SCRATCH = LAST_HAND + KN
 NUM_VALUES = 9
-SIZE = SCRATCH + 2 * NUM_VALUES
-NUM_ACTS = act.NUM_ACTIONS
 MAX_DECISIONS = 32767
+COUNT_MAX = 32767
+"""The bound of a count the rules leave open (finished rounds, rounds dealt: rounds ending on an empty deck
+score nothing, so a points game has no last round)."""
 NO_ROUND, RAN_OUT, FINISHED_DRAW, FINISHED_DISCARD = 0, 1, 2, 3
 """Values of ``LAST_END``: how the previous round ended."""
+NUM_SHAPES = len(SET_SHAPES)
+MAX_WIN = BASE_DEALER + sum((1, 1, 1, 1, 1, 1, 2, 3, 2, 3, 25, 10))
+"""A bound on the points of one win: the dealer's base and every bonus at once (Closed, No Ones, Half Color,
+Seven, Straight, Two Blues; Under Five, Single Color red, Eight, Heaven, God Ten, Double Four)."""
+MAX_TURNS = NUM_TILES + P * MAX_SETS + 1
+"""A bound on the turns a seat starts in a round: each but its first follows a discard of the previous seat, and
+a round's discards are at most its dealt and drawn tiles plus the discards taken back (two gets per seat)."""
+
+ROW = RowLayout("tsukuru_ten_ten")
+NP = ROW.add("num_players", 1, "number of players (an option)", (2, P), fill=2)
+ADVANCED = ROW.flag("advanced", "advanced scoring (option scoring)")
+PREVIOUS_ONLY = ROW.flag("previous_only", "claim from the previous player only (option claim_from)")
+DEALER_TWICE = ROW.flag("dealer_twice", "the game also ends once every player has dealt twice (option game_end)")
+TARGET = ROW.add("target", 1, "points to win: 4 (basic) or 25 (advanced)", (BASIC_TARGET, ADVANCED_TARGET), fill=BASIC_TARGET)
+PHASE = ROW.add(
+    "phase", 1, "FIRST_DEALER, DEAL, TURN, DRAWING, DISCARDING, PICK_COLOUR or OVER", (FIRST_DEALER, OVER), fill=FIRST_DEALER
+)
+DEALER = ROW.add("dealer", 1, "the round's dealer (-1 before the first)", (-1, P - 1), fill=-1)
+TURN_SEAT = ROW.add("turn", 1, "the seat to act or drawing (-1: none)", (-1, P - 1), fill=-1)
+DRAWN = ROW.add("drawn", 1, "the tile the player to act drew this turn (-1 if he did not draw)", (-1, KN - 1), fill=-1)
+DEALT = ROW.add("dealt", 1, "tiles dealt this round", (0, HAND_SIZE * P))
+ROUNDS = ROW.add("rounds_played", 1, "finished rounds", (0, COUNT_MAX))
+DECK_SIZE = ROW.add("deck_size", 1, "tiles left in the deck", (0, NUM_TILES), fill=NUM_TILES)
+PENDING = ROW.add(
+    "pending",
+    1,
+    "all-purple set whose colour is being chosen: its blue shape (the red one follows), -1: none",
+    (-1, NUM_SHAPES - 1),
+    fill=-1,
+)
+DECISIONS = ROW.add(
+    "decisions", 1, "player decisions so far (the batched environment's truncation counter; stops at 32767)", (0, MAX_DECISIONS)
+)
+SCORES = ROW.add("scores", P, "points of each seat", (0, ADVANCED_TARGET - 1 + MAX_WIN))
+DEALER_COUNTS = ROW.add("dealer_counts", P, "rounds each seat has dealt (the current one included)", (0, COUNT_MAX))
+TURNS = ROW.add("turns_taken", P, "turns each seat has started this round", (0, MAX_TURNS))
+CLAIMABLE = ROW.add("claimable", P, "is the top of each seat's pile the tile it discarded on its last turn", (0, 1))
+NUM_OPEN = ROW.add("num_open", P, "open sets of each seat", (0, MAX_SETS))
+OPEN_VALUE = ROW.add("open_value", P, "total value of each seat's open sets", (0, MAX_SETS * max(s.value for s in SET_SHAPES)))
+OPEN = ROW.add(
+    "open_shapes",
+    (P, MAX_SETS),
+    "shapes of seat s's open sets (index in SET_SHAPES, -1: none)",
+    (-1, NUM_SHAPES - 1),
+    fill=-1,
+    per_seat=True,
+)
+DECK = ROW.add("deck", KN, "undrawn tiles of each kind", (0, MAX_COPIES))
+HANDS = ROW.add("hands", (P, KN), "concealed tiles of seat s, as kind counts", (0, MAX_COPIES), per_seat=True)
+PILE_LEN = ROW.add("pile_len", P, "tiles in each seat's discard pile", (0, PILE_CAP))
+PILES = ROW.add("piles", (P, PILE_CAP), "seat s's discard pile, bottom to top (kinds)", (0, KN - 1), per_seat=True)
+LAST_END = ROW.add(
+    "last_end",
+    1,
+    "how the previous round ended: NO_ROUND (none yet), RAN_OUT, FINISHED_DRAW, FINISHED_DISCARD",
+    (NO_ROUND, FINISHED_DISCARD),
+)
+LAST_ROUND = ROW.add("last_round_number", 1, "the previous round's number (from 1)", (0, COUNT_MAX))
+LAST_SEAT = ROW.add("last_seat", 1, "the seat that ended the previous round (-1: none)", (-1, P - 1), fill=-1)
+LAST_TILE = ROW.add("last_tile", 1, "the tile finished with, drawn or taken (-1: none)", (-1, KN - 1), fill=-1)
+LAST_OWNER = ROW.add("last_owner", 1, "whose discard that tile was (-1: none or drawn)", (-1, P - 1), fill=-1)
+LAST_DEALER = ROW.add("last_dealer", 1, "the previous round's dealer (-1: none)", (-1, P - 1), fill=-1)
+LAST_HEAVEN = ROW.flag("last_heaven", "the finish was on the finisher's first turn, after a draw")
+LAST_OPEN = ROW.add("last_open", MAX_SETS, "the finisher's open sets (shapes, -1: none)", (-1, NUM_SHAPES - 1), fill=-1)
+LAST_HAND = ROW.add("last_hand", KN, "the finisher's concealed tiles (kind counts)", (0, MAX_COPIES))
+SCRATCH = ROW.add(
+    "scratch",
+    (2, NUM_VALUES),
+    "working space of the hand scoring (tiles per colour and value), meaningless between calls",
+    (0, HAND_TILES),
+)
+SIZE = ROW.size
+NUM_ACTS = act.NUM_ACTIONS
 
 # ---- tables (frozen as constants by numba) -------------------------------------------------------
 VALUE_A = np.array(VALUE, dtype=np.int64)
 COLOUR_A = np.array(COLOUR, dtype=np.int64)
 COPIES_A = np.array(COPIES, dtype=np.int64)
 INV_COPIES = np.array([1.0 / c for c in COPIES], dtype=np.float32)
-NUM_SHAPES = len(SET_SHAPES)
 SHAPE_INDEX = {(s.kinds, s.colour): j for j, s in enumerate(SET_SHAPES)}
 """(sorted kinds, colour) -> shape index (the value stored for an open set)."""
 SH_KINDS = np.array([s.kinds for s in SET_SHAPES], dtype=np.int64)
@@ -171,24 +189,23 @@ for _k in range(KN):
 FIRST_PURPLE = PURPLE_KINDS[0]
 PURPLE_8 = PURPLE_KINDS[-1]
 
-_S = LAYOUT.slices
-O_HAND = _S["hand"].start
-O_DRAWN = _S["drawn"].start
-O_SETS = _S["open_sets"].start
-O_COUNTS = _S["discard_counts"].start
-O_ORDER = _S["discard_order"].start
-O_CLAIM = _S["claimable"].start
-O_CONCEALED = _S["concealed"].start
-O_DECK = _S["deck"].start
-O_UNSEEN = _S["unseen"].start
-O_SCORES = _S["scores"].start
-O_DEALER = _S["dealer"].start
-O_CURRENT = _S["current"].start
-O_PHASE = _S["phase"].start
-O_TURNS = _S["turns"].start
-O_DEALT_ROUNDS = _S["dealt_rounds"].start
-O_PLAYERS = _S["players"].start
-O_OPTIONS = _S["options"].start
+O_HAND = LAYOUT.offset("hand")
+O_DRAWN = LAYOUT.offset("drawn")
+O_SETS = LAYOUT.offset("open_sets")
+O_COUNTS = LAYOUT.offset("discard_counts")
+O_ORDER = LAYOUT.offset("discard_order")
+O_CLAIM = LAYOUT.offset("claimable")
+O_CONCEALED = LAYOUT.offset("concealed")
+O_DECK = LAYOUT.offset("deck")
+O_UNSEEN = LAYOUT.offset("unseen")
+O_SCORES = LAYOUT.offset("scores")
+O_DEALER = LAYOUT.offset("dealer")
+O_CURRENT = LAYOUT.offset("current")
+O_PHASE = LAYOUT.offset("phase")
+O_TURNS = LAYOUT.offset("turns")
+O_DEALT_ROUNDS = LAYOUT.offset("dealt_rounds")
+O_PLAYERS = LAYOUT.offset("players")
+O_OPTIONS = LAYOUT.offset("options")
 OBS_SIZE = LAYOUT.size
 SET_WIDTH = KN + 2
 SEAT_SETS = MAX_SETS * SET_WIDTH
@@ -199,19 +216,13 @@ MAX_DECK_F = float(MAX_DECK)
 
 def initial_state(num_players: int, scoring: str, claim_from: str, game_end: str) -> np.ndarray:
     """The state row before the first chance node (built once per game; a new game copies it)."""
-    s = np.zeros(SIZE, dtype=STATE_DTYPE)
-    s[NP] = num_players
-    s[ADVANCED] = int(scoring == "advanced")
-    s[PREVIOUS_ONLY] = int(claim_from == "previous_player")
-    s[DEALER_TWICE] = int(game_end == "dealer_twice")
-    s[TARGET] = ADVANCED_TARGET if scoring == "advanced" else BASIC_TARGET
-    s[PHASE] = FIRST_DEALER
-    s[DEALER] = s[TURN_SEAT] = s[DRAWN] = s[PENDING] = -1
-    s[OPEN : OPEN + P * MAX_SETS] = -1
-    s[LAST_SEAT] = s[LAST_TILE] = s[LAST_OWNER] = s[LAST_DEALER] = -1
-    s[LAST_OPEN : LAST_OPEN + MAX_SETS] = -1
-    s[DECK : DECK + KN] = COPIES
-    s[DECK_SIZE] = NUM_TILES
+    s = ROW.new_row()
+    ROW.put(s, "num_players", num_players)
+    ROW.put(s, "advanced", int(scoring == "advanced"))
+    ROW.put(s, "previous_only", int(claim_from == "previous_player"))
+    ROW.put(s, "dealer_twice", int(game_end == "dealer_twice"))
+    ROW.put(s, "target", ADVANCED_TARGET if scoring == "advanced" else BASIC_TARGET)
+    ROW.put(s, "deck", COPIES)
     return s
 
 
@@ -248,6 +259,25 @@ def sample_chance(S: np.ndarray, i: int, rngs: np.ndarray) -> int:
             return k
         u -= c
     return KN - 1
+
+
+NUM_CHANCE = max(P, KN)
+"""Chance outcome ids are below this (``chance_weights`` writes that many weights)."""
+
+
+@jit
+def chance_weights(S: np.ndarray, i: int, out: np.ndarray) -> None:
+    """Write the odds of the chance node into row ``i`` of ``out`` as integer weights per outcome id: each seat
+    alike for the first dealer, then each tile kind by its copies left in the deck."""
+    for k in range(NUM_CHANCE):
+        out[i, k] = 0
+    phase = S[i, PHASE]
+    if phase == FIRST_DEALER:
+        for seat in range(S[i, NP]):
+            out[i, seat] = 1
+    elif phase in (DEAL, DRAWING):
+        for k in range(KN):
+            out[i, k] = S[i, DECK + k]
 
 
 # ---- hand evaluation ---------------------------------------------------------------------------
@@ -823,3 +853,6 @@ def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
     out[i, O_OPTIONS] = S[i, ADVANCED]
     out[i, O_OPTIONS + 1] = S[i, PREVIOUS_ONLY]
     out[i, O_OPTIONS + 2] = S[i, DEALER_TWICE]
+
+
+__doc__ = __doc__.replace("{row_table}", ROW.table())

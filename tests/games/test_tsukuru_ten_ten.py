@@ -10,13 +10,14 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from gameshelf import envs
 from gameshelf.envs import testing
 from gameshelf.envs.core.game import CHANCE, TERMINAL, IllegalActionError, random_playout
 from gameshelf.envs.tsukuru_ten_ten import actions as act
+from gameshelf.envs.tsukuru_ten_ten import kernel as K
 from gameshelf.envs.tsukuru_ten_ten.actions import (
     DEAL,
     DISCARDING,
@@ -367,6 +368,83 @@ def test_advanced_score_is_at_least_base_plus_closed(seed):
             assert result.points == result.base + sum(p for _, p in result.bonuses)
             assert ("Closed", 1) in result.bonuses
             return
+
+
+# ---- hand evaluation: the readable copy against the kernel ------------------------------------------
+
+
+def kernel_verdict(counts: list[int], opens: list[OpenSet], *, advanced: bool, dealer: bool, heaven: bool) -> tuple[bool, int]:
+    """The kernel's verdict on a hand held by seat 0 of a row: is it worth 10, and (if so) the points it scores."""
+    row = K.ROW.new_row()
+    K.ROW.put(row, "advanced", int(advanced))
+    K.ROW.put(row, "dealer", 0 if dealer else 1)
+    K.ROW.put(row, "hands", counts + [0] * (K.ROW["hands"].size - NUM_KINDS))
+    shapes = [K.SHAPE_INDEX[(o.kinds, o.colour)] for o in opens]
+    K.ROW.put(row, "open_shapes", shapes + [-1] * (K.ROW["open_shapes"].size - len(shapes)))
+    K.ROW.put(row, "num_open", [len(opens), 0, 0, 0])
+    K.ROW.put(row, "open_value", [sum(o.value for o in opens), 0, 0, 0])
+    S = row[None, :].copy()
+    wins = bool(K._wins_now(S, 0, 0))
+    points = int(K._win_points(S, 0, 0, heaven)) if wins else 0
+    assert np.array_equal(S[0, : K.SCRATCH], row[: K.SCRATCH])  # the kernel gives the hand back as it was
+    return wins, points
+
+
+KINDS_OF_VALUE = [[k for k in range(NUM_KINDS) if VALUE[k] == v] for v in range(max(VALUE) + 1)]
+
+
+@st.composite
+def winning_hands(draw: st.DrawFn) -> tuple[list[int], list[OpenSet]]:
+    """An 8-tile hand worth exactly 10 by construction: 0-2 sets (some of them open), singles making up the rest."""
+    sets = draw(st.lists(st.sampled_from(SET_SHAPES), max_size=2))
+    num_open = draw(st.integers(0, len(sets)))
+    left = list(COPIES)
+    for k in (k for s in sets for k in s.kinds):
+        left[k] -= 1
+    assume(min(left) >= 0)
+    need = 10 - sum(s.value for s in sets)
+    singles = []
+    for slots in range(8 - 3 * len(sets), 0, -1):
+        low, high = max(0, need - max(VALUE) * (slots - 1)), min(max(VALUE), need)
+        values = [v for v in range(low, high + 1) if any(left[k] for k in KINDS_OF_VALUE[v])]
+        assume(values)
+        value = draw(st.sampled_from(values))
+        singles.append(draw(st.sampled_from([k for k in KINDS_OF_VALUE[value] if left[k]])))
+        left[singles[-1]] -= 1
+        need -= value
+    assume(need == 0)
+    concealed = singles + [k for s in sets[num_open:] for k in s.kinds]
+    return counts_of(concealed), [OpenSet(s.kinds, s.colour) for s in sets[:num_open]]
+
+
+@settings(max_examples=400, deadline=None)
+@given(winning_hands(), st.booleans(), st.booleans(), st.booleans())
+def test_score_win_scores_random_winning_hands_as_the_kernel_does(hand, advanced, dealer, heaven):
+    """``hand.score_win`` (the readable scoring the text uses) gives every winning hand the points the kernel adds."""
+    c, opens = hand
+    assert is_winning(c, opens)
+    wins, points = kernel_verdict(c, opens, advanced=advanced, dealer=dealer, heaven=heaven)
+    assert wins
+    assert points == score_win(c, opens, advanced=advanced, dealer=dealer, heaven=heaven).points
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.randoms(use_true_random=False), st.integers(0, 2), st.booleans(), st.booleans())
+def test_is_winning_and_score_win_agree_with_the_kernel_on_random_hands(rnd, num_open, low, dealer):
+    """On any 8 tiles (with 0-2 open sets) the readable evaluation and the kernel find the same wins and points."""
+    pool = list(low_tiles if low else ALL_TILES)
+    opens = []
+    for _ in range(num_open):
+        shape = rnd.choice([s for s in SET_SHAPES if all(pool.count(k) >= s.kinds.count(k) for k in s.kinds)])
+        opens.append(OpenSet(shape.kinds, shape.colour))
+        for k in shape.kinds:
+            pool.remove(k)
+    rnd.shuffle(pool)
+    c = counts_of(pool[: 8 - 3 * num_open])
+    wins, points = kernel_verdict(c, opens, advanced=True, dealer=dealer, heaven=False)
+    assert is_winning(c, opens) == wins
+    if wins:
+        assert points == score_win(c, opens, advanced=True, dealer=dealer).points
 
 
 # ---- bonuses --------------------------------------------------------------------------------------
