@@ -87,6 +87,22 @@ def test_check_names_the_first_entry_out_of_bounds():
         row.check(s[:5])
 
 
+def test_a_tail_takes_the_rest_of_a_longer_row_and_must_come_last():
+    row = RowLayout("toy")
+    row.add("turn", 1, "seat to move", (0, 1))
+    assert row.tail("log", 4, "the moves played", (0, 99)) == 1 and row.size == 5
+    longer = np.zeros(9, dtype=STATE_DTYPE)
+    row.check(longer)  # a longer row: the tail's entries go on to its end
+    longer[8] = 100
+    with pytest.raises(ValueError, match=r"toy: log\[7\] holds 0..99, got 100"):
+        row.check(longer)
+    with pytest.raises(ValueError, match="5 or more entries"):
+        row.check(np.zeros(4, dtype=STATE_DTYPE))
+    assert "| `log` | 4 or more | 1–end | 0..99 |" in row.table()
+    with pytest.raises(ValueError, match="after the tail 'log'"):
+        row.add("late", 1, "a field after the tail", (0, 1))
+
+
 def test_put_refuses_a_value_or_a_count_that_does_not_fit():
     row = toy_layout()
     s = row.new_row()

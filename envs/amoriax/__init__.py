@@ -129,8 +129,8 @@ repetition draw), with other stones than the board, or more of them than ``ply +
 ## Compiled rules
 
 The rules are compiled kernels (numba) over one `int16` state row, written once in `envs/amoriax/kernel.py`
-(layout in its docstring); `AmoriaxState` (`game.py`) is a view over that row and keeps in Python only what is
-not a rule step (text, move names, positions). Every path runs on them: the AEC environment, the engine API,
+(layout under "State row" below); `AmoriaxState` (`game.py`) is a view over that row and keeps in Python only
+what is not a rule step (text, move names, positions). Every path runs on them: the AEC environment, the engine API,
 MCTS's random playouts, and the batched environment `gameshelf.vector.make("amoriax-v0", num_envs=N)` (any
 options). The first use after an install or an edit compiles the kernels: about 5 CPU-seconds on the 2-core
 development machine (3.7 s for the engine's kernels, 1.3 s more for the batch drivers; 24 s of wall time there
@@ -140,11 +140,20 @@ Threefold repetition is counted from a log of the plies in the row (one move and
 a row has room for `max(max_plies, 300)` plies: every game up to 300 plies has rows of `kernel.SIZE` entries,
 a longer `max_plies` gives longer rows. A row counts plies in 16 bits: `max_plies` above 32767 is refused.
 
+## State row
+
+The kernel's state row (`kernel.ROW`, `int16`): what `gameshelf.vector` batches and an `AmoriaxState`
+views. Positions and options that do not fit a field's range are refused by the field's name; the row ends
+with the `history` (the preloaded positions of a rebuilt position, then the log), as long as the game needs.
+
+{row_table}
+
 ## Version history
 
 * v0: first version.
 """
 
+from gameshelf.envs.amoriax.kernel import ROW
 from gameshelf.envs.amoriax.observation import LAYOUT
 
-__doc__ = __doc__.replace("{observation_table}", LAYOUT.table())
+__doc__ = __doc__.replace("{observation_table}", LAYOUT.table()).replace("{row_table}", ROW.table())

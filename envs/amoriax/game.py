@@ -32,7 +32,7 @@ from gameshelf.envs.amoriax.board import (
 )
 from gameshelf.envs.amoriax.observation import LAYOUT
 from gameshelf.envs.core.game import TERMINAL, GameFacts, Option, int_option
-from gameshelf.envs.core.kernel import KernelGame, KernelState, int_field, ints_field
+from gameshelf.envs.core.kernel import KernelGame, KernelState
 from gameshelf.envs.core.position import PositionReader, position_builder, show
 
 NUM_PLANES = LAYOUT.size
@@ -252,12 +252,12 @@ class AmoriaxState(KernelState):
 
     game: AmoriaxGame
 
-    board = ints_field(K.BOARD, NUM_SQUARES, "the 81 cells (``EMPTY``, ``WHITE``, ``BLACK``, ``RED``)")
-    player = int_field(K.PLAYER, "seat to move (0 White, 1 Black); after the end, the seat that would have moved next")
-    lock = int_field(K.LOCK, "bit ``s`` set: seat ``s`` may not move Red on its current or next move")
-    ply = int_field(K.PLY, "plies played")
-    passes = int_field(K.PASSES, "consecutive passes just played")
-    winner = int_field(K.WINNER, "seat that reached the crown, -1 if none")
+    board = K.ROW.field("board")
+    player = K.ROW.field("player")
+    lock = K.ROW.field("lock")
+    ply = K.ROW.field("ply")
+    passes = K.ROW.field("passes")
+    winner = K.ROW.field("winner")
 
     def __init__(self, game: AmoriaxGame, cells: bytes | None = None, to_move: int = 0, lock: int = 0) -> None:
         super().__init__(game)

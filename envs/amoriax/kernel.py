@@ -2,23 +2,14 @@
 
 ``AmoriaxState`` (``game.py``) is a view over one row (a one-row matrix); ``gameshelf.vector`` steps a matrix
 of them. Every function takes the matrix ``S`` and the row ``i`` (see ``envs.core.kernel``, which lists what a
-kernel module provides), is compiled by numba and also runs as plain Python. Layout of a row:
+kernel module provides), is compiled by numba and also runs as plain Python. The row is declared once, as ``ROW``
+below (fields, offsets, bounds; ``envs.core.row``):
 
-| offset | entries | meaning |
-|---|---|---|
-| ``BOARD`` | 81 | cell ``row * 9 + col``: ``EMPTY``, ``WHITE``, ``BLACK`` or ``RED`` |
-| ``PLAYER``, ``LOCK`` | 1, 1 | seat to move; Red lock (bit ``s``: seat ``s`` may not move Red now) |
-| ``PLY``, ``PASSES`` | 1, 1 | plies played (= decisions: ``DECISIONS``); consecutive passes just played |
-| ``WINNER``, ``END`` | 1, 1 | seat that reached the crown (-1: none); why the game ended (``END_CODES``, 0: not over) |
-| ``LAST_FROM``, ``LAST_TO`` | 1, 1 | squares of the last stone move (-1 at the start and after a pass) |
-| ``REPS`` | 1 | occurrences of the current position so far (1 the first time) |
-| ``MAX_PLIES``, ``INNER5``, ``PER_PLY`` | 1, 1, 1 | options: ``max_plies``; ``inner_size == 5``; ``red_lock == "ply"`` |
-| ``BASE``, ``BASE_LOCK`` | 1, 1 | ply and Red lock of the log's first position (where the state was set up) |
-| ``BASE_COUNTED`` | 1 | 1 when that first position is counted in the preloaded table (a rebuilt position) |
-| ``BASE_HASH`` | 1 | ``position_hash`` of the log's first position |
-| ``PRE_N`` | 1 | entries of the preloaded table (positions seen before a rebuilt position) |
-| ``HEAD`` ... | ``PRE_W`` x ``PRE_N`` | the preloaded table: 81 cells, side to move, Red lock, count per entry |
-| then | ``LOG_W`` per ply | the log: ply ``BASE + j + 1`` at ``log_at + 2 j``: ``code * 4 + lock``, then the hash |
+{row_table}
+
+The ``history`` (from ``HEAD``) holds the preloaded table first: ``pre_n`` entries of ``PRE_W`` words (81
+cells, side to move, Red lock, count), then the log: ``LOG_W`` words a ply, ply ``base + j + 1`` at
+``log_at + 2 j``: ``code * 4 + lock``, then the hash.
 
 A log ``code`` is ``from * 81 + to`` for a move, ``PASS_CODE`` for a pass; the lock and the hash
 (``position_hash``) are those of the position after the ply.
@@ -59,41 +50,54 @@ from gameshelf.envs.amoriax.board import (
 from gameshelf.envs.amoriax.observation import LAYOUT
 from gameshelf.envs.core.game import TERMINAL
 from gameshelf.envs.core.kernel import STATE_DTYPE, jit, jit_helper
+from gameshelf.envs.core.row import RowLayout
 
-BOARD = 0
-PLAYER = NUM_SQUARES
-LOCK = PLAYER + 1
-PLY = PLAYER + 2
-PASSES = PLAYER + 3
-WINNER = PLAYER + 4
-END = PLAYER + 5
-LAST_FROM = PLAYER + 6
-LAST_TO = PLAYER + 7
-REPS = PLAYER + 8
-MAX_PLIES = PLAYER + 9
-INNER5 = PLAYER + 10
-PER_PLY = PLAYER + 11
-BASE = PLAYER + 12
-BASE_LOCK = PLAYER + 13
-BASE_COUNTED = PLAYER + 14
-BASE_HASH = PLAYER + 15
-PRE_N = PLAYER + 16
-HEAD = PLAYER + 17
-"""Where the preloaded table starts (and the log, when the table is empty)."""
+MAX_ROW_PLIES = 32767
+"""The largest ``max_plies`` a row holds (an ``int16``): the option's upper bound."""
+END_NAMES = ("", "crown", "repetition", "max_plies", "passes")
+"""``END`` codes: 0 the game goes on, then the end reasons."""
 PRE_W = NUM_SQUARES + 3
 """Words of a preloaded entry: 81 cells, side to move, Red lock, count."""
 LOG_MIN = 300
 """Plies the log of every row has room for (a game with a larger ``max_plies`` has a longer row)."""
 LOG_W = 2
 """Words of a log entry: the move with the Red lock after it, and the hash of the position after it."""
-SIZE = HEAD + LOG_W * LOG_MIN
+HASH_BITS = 15
+"""Bits of ``position_hash``."""
+
+ROW = RowLayout("amoriax")
+BOARD = ROW.add("board", NUM_SQUARES, "cell row * 9 + col: EMPTY, WHITE, BLACK or RED", (EMPTY, RED))
+PLAYER = ROW.add("player", 1, "seat to move (after the end, the seat that would have moved next)", (0, 1))
+LOCK = ROW.add("lock", 1, "Red lock: bit s set, seat s may not move Red on its current or next move", (0, 3))
+PLY = ROW.add("ply", 1, "plies played (= player decisions: DECISIONS)", (0, MAX_ROW_PLIES))
+PASSES = ROW.add("passes", 1, "consecutive passes just played", (0, 2))
+WINNER = ROW.add("winner", 1, "seat that reached the crown (-1: none)", (-1, 1), fill=-1)
+END = ROW.add("end", 1, "why the game ended (index in END_NAMES, 0: not over)", (0, len(END_NAMES) - 1))
+LAST_FROM = ROW.add(
+    "last_from", 1, "square the last stone move left (-1: at the start, after a pass)", (-1, NUM_SQUARES - 1), fill=-1
+)
+LAST_TO = ROW.add("last_to", 1, "square it reached (-1: at the start, after a pass)", (-1, NUM_SQUARES - 1), fill=-1)
+REPS = ROW.add("reps", 1, "occurrences of the current position (1 the first time; the third ends the game)", (1, 3), fill=1)
+MAX_PLIES = ROW.add("max_plies", 1, "the option max_plies", (1, MAX_ROW_PLIES), fill=1)
+INNER5 = ROW.flag("inner5", "the option inner_size is 5")
+PER_PLY = ROW.flag("lock_per_ply", 'the option red_lock is "ply"')
+BASE = ROW.add("base", 1, "ply of the log's first position (where the state was set up)", (0, MAX_ROW_PLIES))
+BASE_LOCK = ROW.add("base_lock", 1, "Red lock of the log's first position", (0, 3))
+BASE_COUNTED = ROW.flag("base_counted", "the log's first position is counted in the preloaded table (a rebuilt position)")
+BASE_HASH = ROW.add("base_hash", 1, "position_hash of the log's first position", (0, (1 << HASH_BITS) - 1))
+PRE_N = ROW.add("pre_n", 1, "entries of the preloaded table (positions seen before a rebuilt position)", (0, MAX_ROW_PLIES))
+HEAD = ROW.tail(
+    "history",
+    LOG_W * LOG_MIN,
+    "the preloaded table (pre_n entries of PRE_W words), then the log (LOG_W words a ply, room for "
+    "max(max_plies, LOG_MIN) plies): cells, counts, move codes and 15-bit hashes",
+    (0, MAX_ROW_PLIES),
+)
+"""Where the preloaded table starts (and the log, when the table is empty)."""
+SIZE = ROW.size
 DECISIONS = PLY
 """The player decisions made (the batched environment's truncation counter)."""
-MAX_ROW_PLIES = 32767
-"""The largest ``max_plies`` a row holds (an ``int16``): the option's upper bound."""
 
-END_NAMES = ("", "crown", "repetition", "max_plies", "passes")
-"""``END`` codes: 0 the game goes on, then the end reasons."""
 END_CROWN, END_REPETITION, END_MAX_PLIES, END_PASSES = 1, 2, 3, 4
 PASS_CODE = NUM_SQUARES * NUM_SQUARES
 """The log's code of a pass (a move is ``from * 81 + to``)."""
@@ -145,7 +149,7 @@ LOWEST_BIT = np.zeros(32, dtype=np.int64)
 for _b in range(32):
     LOWEST_BIT[(((1 << _b) * DE_BRUIJN) & 0xFFFFFFFF) >> 27] = _b
 
-_zobrist = np.random.default_rng(20261202).integers(1, 1 << 15, size=(NUM_SQUARES * 4 + 2 + 4))
+_zobrist = np.random.default_rng(20261202).integers(1, 1 << HASH_BITS, size=(NUM_SQUARES * 4 + 2 + 4))
 ZOBRIST = _zobrist[: NUM_SQUARES * 4].reshape(NUM_SQUARES, 4).astype(np.int64)
 """``ZOBRIST[sq, cell]``: 15-bit key of a cell's content (0 for an empty cell)."""
 ZOBRIST[:, EMPTY] = 0
@@ -153,18 +157,17 @@ ZOBRIST_PLAYER = int(_zobrist[NUM_SQUARES * 4 + 1])
 ZOBRIST_LOCK = _zobrist[NUM_SQUARES * 4 + 2 :].astype(np.int64)
 ZOBRIST_LOCK[0] = 0
 
-_S = LAYOUT.slices
 NUM_PLANES = LAYOUT.size
-O_OWN = _S["own_stones"].start
-O_OPP = _S["opponent_stones"].start
-O_RED = _S["red"].start
-O_INNER = _S["inner_area"].start
-O_CROWN = _S["crown"].start
-O_OWN_LOCK = _S["own_red_lock"].start
-O_OPP_LOCK = _S["opponent_red_lock"].start
-O_TO_MOVE = _S["to_move"].start
-O_REPS = _S["repetitions"].start
-O_PLY = _S["ply"].start
+O_OWN = LAYOUT.offset("own_stones")
+O_OPP = LAYOUT.offset("opponent_stones")
+O_RED = LAYOUT.offset("red")
+O_INNER = LAYOUT.offset("inner_area")
+O_CROWN = LAYOUT.offset("crown")
+O_OWN_LOCK = LAYOUT.offset("own_red_lock")
+O_OPP_LOCK = LAYOUT.offset("opponent_red_lock")
+O_TO_MOVE = LAYOUT.offset("to_move")
+O_REPS = LAYOUT.offset("repetitions")
+O_PLY = LAYOUT.offset("ply")
 OBS_SIZE = NUM_SQUARES * NUM_PLANES
 CELL_PLANES = np.zeros((2, 4, 3), dtype=np.float32)
 """``CELL_PLANES[seat, cell]``: the own-stone, opponent-stone and Red planes of a cell seen by ``seat``."""
@@ -183,14 +186,13 @@ def row_size(max_plies: int) -> int:
 
 def initial_state(inner_size: int, start: str, red_lock: str, max_plies: int) -> np.ndarray:
     """The state row of a new game (built once per game; a new game copies it)."""
-    s = np.zeros(row_size(max_plies), dtype=STATE_DTYPE)
-    s[BOARD : BOARD + NUM_SQUARES] = list(start_board(start))
-    s[WINNER] = s[LAST_FROM] = s[LAST_TO] = -1
-    s[REPS] = 1
-    s[MAX_PLIES] = min(max_plies, MAX_ROW_PLIES)
-    s[INNER5] = int(inner_size == 5)
-    s[PER_PLY] = int(red_lock == "ply")
-    s[BASE_HASH] = hash_of(s[BOARD : BOARD + NUM_SQUARES].tolist(), 0, 0)
+    s = np.concatenate((ROW.new_row(), np.zeros(row_size(max_plies) - SIZE, dtype=STATE_DTYPE)))  # a longer log
+    cells = list(start_board(start))
+    ROW.put(s, "board", cells)
+    ROW.put(s, "max_plies", min(max_plies, MAX_ROW_PLIES))
+    ROW.put(s, "inner5", int(inner_size == 5))
+    ROW.put(s, "lock_per_ply", int(red_lock == "ply"))
+    ROW.put(s, "base_hash", hash_of(cells, 0, 0))
     return s
 
 
@@ -212,8 +214,8 @@ def with_preloaded(row: np.ndarray, entries: list[tuple[bytes, int, int, int]]) 
         table[at : at + NUM_SQUARES] = list(cells)
         table[at + NUM_SQUARES : at + PRE_W] = (to_move, lock, count)
     out = np.concatenate([row[:HEAD], table, row[HEAD:]])
-    out[PRE_N] = len(entries)
-    out[BASE_COUNTED] = 1
+    ROW.put(out, "pre_n", len(entries))
+    ROW.put(out, "base_counted", 1)
     return out
 
 
@@ -234,6 +236,17 @@ def is_chance_outcome(S: np.ndarray, i: int, outcome: int) -> bool:
 def sample_chance(S: np.ndarray, i: int, rngs: np.ndarray) -> int:
     """Amoriax has no chance nodes (never called)."""
     return 0
+
+
+NUM_CHANCE = 0
+"""Amoriax has no chance outcome: ``chance_weights`` writes no weight."""
+
+
+@jit
+def chance_weights(S: np.ndarray, i: int, out: np.ndarray) -> None:
+    """Amoriax has no chance nodes: no outcome has a weight (row ``i`` of ``out`` has ``NUM_CHANCE`` = 0 entries)."""
+    for k in range(NUM_CHANCE):
+        out[i, k] = 0
 
 
 @jit_helper
@@ -493,3 +506,6 @@ def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
         row[at + O_TO_MOVE] = consts[2]
         row[at + O_REPS] = consts[3]
         row[at + O_PLY] = consts[4]
+
+
+__doc__ = (__doc__ or "").replace("{row_table}", ROW.table())

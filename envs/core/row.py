@@ -15,13 +15,16 @@ checks (``check``: a value outside a field's bounds is refused with the field's 
 or an option that does not fit the row never wraps around silently), the State's attributes (``field``:
 ``state.pos[0][2]``, ``state.over``) and the layout table of the kernel's docstring and the environment card
 (``table``), so the three cannot disagree.
+
+A row whose length depends on the game (a log of the plies played) ends with a ``tail``: a field of at least
+its declared count whose bounds hold for every entry to the row's end.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -44,6 +47,8 @@ class RowField:
     fill: int
     flag: bool
     per_seat: bool
+    open_ended: bool = False
+    """The row's ``tail``: a longer row's entries after it are its too."""
 
     @property
     def size(self) -> int:
@@ -64,6 +69,7 @@ class RowLayout:
         self.game = game
         self.fields: dict[str, RowField] = {}
         self._end = 0
+        self._tail: RowField | None = None
 
     def add(
         self,
@@ -85,6 +91,8 @@ class RowLayout:
         if not 1 <= len(dims) <= 2 or any(int(d) < 1 for d in dims):
             raise ValueError(f"{self.game}: row field {name!r} needs a positive count or (rows, width), got {shape!r}")
         low, high = (int(b) for b in bounds)
+        if self._tail is not None:
+            raise ValueError(f"{self.game}: row field {name!r} comes after the tail {self._tail.name!r}, the row's last field")
         if not _INFO.min <= low <= high <= _INFO.max:
             raise ValueError(f"{self.game}: row field {name!r} bounds {bounds} are not within {_INFO.min}..{_INFO.max}")
         if not low <= fill <= high:
@@ -101,9 +109,16 @@ class RowLayout:
         self.fields[name] = RowField(name, offset, (1,), meaning, 0, 1, 0, flag=True, per_seat=False)
         return offset
 
+    def tail(self, name: str, count: int, meaning: str, bounds: tuple[int, int]) -> int:
+        """Append the row's last field: ``count`` entries (0 in a new game's row) and every entry a longer row has
+        after them, each in ``bounds`` (a row whose length depends on the game: a log); returns its offset."""
+        offset = self.add(name, count, meaning, bounds)
+        self._tail = self.fields[name] = replace(self.fields[name], open_ended=True)
+        return offset
+
     @property
     def size(self) -> int:
-        """Entries in a row."""
+        """Entries in a row (the least, when it ends with a ``tail``)."""
         return self._end
 
     def __getitem__(self, name: str) -> RowField:
@@ -133,14 +148,16 @@ class RowLayout:
 
     def problem(self, row: np.ndarray) -> str | None:
         """The first entry of ``row`` outside its field's bounds, described, or ``None``."""
-        if row.shape != (self.size,):
-            return f"{self.game}: a state row has {self.size} entries, got shape {row.shape}"
+        if row.ndim != 1 or not (row.shape[0] == self.size or (self._tail is not None and row.shape[0] > self.size)):
+            more = "" if self._tail is None else " or more"
+            return f"{self.game}: a state row has {self.size}{more} entries, got shape {row.shape}"
         for f in self:
-            part = row[f.index]
+            part = row[f.offset :] if f.open_ended else row[f.index]
             bad = np.flatnonzero((part < f.low) | (part > f.high))
             if bad.size:
                 k = int(bad[0])
-                where = f.name if f.size == 1 else f"{f.name}[{', '.join(map(str, np.unravel_index(k, f.shape)))}]"
+                at = (k,) if f.open_ended else np.unravel_index(k, f.shape)
+                where = f.name if part.size == 1 else f"{f.name}[{', '.join(map(str, at))}]"
                 return f"{self.game}: {where} holds {f.low}..{f.high}, got {int(part[k])}"
         return None
 
@@ -206,9 +223,12 @@ class RowLayout:
             if f.per_seat:
                 dims += " (per seat)"
             span = str(f.offset) if f.size == 1 else f"{f.offset}–{f.offset + f.size - 1}"
+            if f.open_ended:
+                dims, span = f"{dims} or more", f"{f.offset}–end"
             bounds = "0/1" if f.flag else f"{f.low}..{f.high}"
             lines.append(f"| `{f.name}` | {dims} | {span} | {bounds} | {f.meaning} |")
-        lines.append(f"| total | {self.size} | | {np.dtype(STATE_DTYPE).name} | |")
+        more = "" if self._tail is None else " or more"
+        lines.append(f"| total | {self.size}{more} | | {np.dtype(STATE_DTYPE).name} | |")
         return "\n".join(lines)
 
 

@@ -10,8 +10,8 @@
 | compiled rules | `envs/paiko/kernel.py`; batched: `gameshelf.vector.make("paiko-v0", num_envs=N)` |
 | rules | `docs/rules/paiko.md` |
 
-The rules are compiled kernels (numba) over one `int16` state row (`envs/paiko/kernel.py`, its layout in
-the module docstring); `PaikoState` is a view over that row and keeps in Python only text, move names and
+The rules are compiled kernels (numba) over one `int16` state row (`envs/paiko/kernel.py`, its layout under
+"State row" below); `PaikoState` is a view over that row and keeps in Python only text, move names and
 positions. The first use after an install or an edit compiles them: about 20 s of CPU time (76 s of wall
 time on a 2-core machine under a load of 8); later processes load numba's cache in about a second.
 
@@ -163,11 +163,19 @@ history. Positions the rules cannot reach are refused:
 * The win test looks at both players after the turn (only the mover can reach 10); the win is tested
   before the 13-lost-tiles draw.
 
+## State row
+
+The kernel's state row (`kernel.ROW`, `int16`): what `gameshelf.vector` batches and a `PaikoState`
+views. Positions that do not fit a field's range are refused by the field's name.
+
+{row_table}
+
 ## Version history
 
 * v0: first version.
 """
 
+from gameshelf.envs.paiko.kernel import ROW
 from gameshelf.envs.paiko.observation import LAYOUT
 
-__doc__ = (__doc__ or "").replace("{observation_table}", LAYOUT.table())
+__doc__ = (__doc__ or "").replace("{observation_table}", LAYOUT.table()).replace("{row_table}", ROW.table())

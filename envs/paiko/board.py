@@ -3,9 +3,13 @@
 Squares are ``(x, y)`` with x, y in 0..13; row y holds x = 6-w .. 7+w with w = y (y <= 6) or 13-y
 (y >= 7): 112 squares in a diamond, numbered row by row (``SQUARES[i] = (x, y)``, ``INDEX[(x, y)] = i``).
 Facing f in 0..3 has forward vector (0,-1), (1,0), (0,1), (-1,0) (N, E, S, W with y growing downwards).
+A tile on the board is a code (``tile_code``, read back by ``code_owner``, ``code_type``, ``code_facing``):
+compiled helpers, the one spelling of the code for the kernels and for Python alike.
 """
 
 from __future__ import annotations
+
+from gameshelf.envs.core.kernel import jit_helper
 
 SIZE = 14
 SQUARES: tuple[tuple[int, int], ...] = tuple(
@@ -127,22 +131,39 @@ NEIGHBOURS: tuple[tuple[int, ...], ...] = tuple(
 
 # ---- tile codes on the board ------------------------------------------------------------------
 EMPTY = -1
+"""A board entry with no tile."""
+MAX_CODE = 63
+"""The largest tile code: ``tile_code(1, WATER, 3)``."""
 
 
+@jit_helper
 def tile_code(owner: int, kind: int, facing: int) -> int:
+    """The code of ``owner``'s tile of type ``kind`` facing ``facing`` (the board's entry; the kernels' too)."""
     return owner * 32 + kind * 4 + facing
 
 
+@jit_helper
 def code_owner(code: int) -> int:
+    """The seat owning the tile ``code``."""
     return code >> 5
 
 
+@jit_helper
 def code_type(code: int) -> int:
+    """The type (``SAI`` ... ``WATER``) of the tile ``code``."""
     return (code >> 2) & 7
 
 
+@jit_helper
 def code_facing(code: int) -> int:
+    """The facing (0..3: N, E, S, W) of the tile ``code``."""
     return code & 3
+
+
+@jit_helper
+def code_shape(code: int) -> int:
+    """The tile ``code`` without its owner, ``type * 4 + facing``: its channel in a tile plane of the observation."""
+    return code & 31
 
 
 __all__ = [
@@ -155,6 +176,7 @@ __all__ = [
     "FIRE",
     "INDEX",
     "LOTUS",
+    "MAX_CODE",
     "NUM_SQUARES",
     "SAI",
     "SQUARES",
@@ -162,4 +184,9 @@ __all__ = [
     "THREAT",
     "WATER",
     "WHITE",
+    "code_facing",
+    "code_owner",
+    "code_shape",
+    "code_type",
+    "tile_code",
 ]

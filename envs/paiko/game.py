@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from gameshelf.envs.core.game import TERMINAL, GameFacts, Option, int_option
-from gameshelf.envs.core.kernel import KernelGame, KernelState, int_field, ints_field, rows_field
+from gameshelf.envs.core.kernel import KernelGame, KernelState
 from gameshelf.envs.paiko import kernel as K
 from gameshelf.envs.paiko.actions import (
     DEPLOY,
@@ -110,30 +110,26 @@ class PaikoState(KernelState):
     game: PaikoGame
 
     # ---- fields (views of the state row) -----------------------------------------------------------
-    board = ints_field(K.BOARD, NUM_SQUARES, "tile code on each square (EMPTY: none)")
-    thr = rows_field(K.THR, NUM_SQUARES, doc="T_p(s): p's non-Fire threats plus every Fire's threat on s")
-    cov = rows_field(K.COV, NUM_SQUARES, doc="how many of p's tiles cover s (C_p is this > 0, or s in p's homeground)")
-    reserve = rows_field(K.RESERVE, NUM_TYPES, doc="tiles of each type in each player's reserve")
-    hand = rows_field(K.HAND, NUM_TYPES, doc="tiles of each type in each player's hand")
-    score = ints_field(K.SCORE, 2, "each player's score")
-    lost = ints_field(K.LOST, 2, "each player's lost tiles")
-    rep_sq = ints_field(K.REP_SQ, 2, "square of the tile each player moved on his last turn (-1: none)")
-    rep_count = ints_field(K.REP_COUNT, 2, "on how many consecutive own turns that tile has been moved")
-    phase = int_field(K.PHASE, "the sub-decision in progress")
-    mover = int_field(K.MOVER, "whose turn it is (the captured owner decides gifts during the mover's turn)")
-    draft_step = int_field(K.DRAFT_STEP, "draft step (index in DRAFT_SCHEDULE)")
-    draft_left = int_field(K.DRAFT_LEFT, "draft picks left in this step")
-    picks = int_field(K.PICKS, "tiles drawn so far this turn")
-    sel_type = int_field(K.SEL_TYPE, "type being deployed (-1: none)")
-    sel_sq = int_field(K.SEL_SQ, "square chosen: deploy target or tile to move (-1: none)")
-    sel_dest = int_field(K.SEL_DEST, "destination chosen (-1: none)")
-    gifts = int_field(
-        K.GIFTS,
-        "gifts the captured owner still owes (each: a tile from the capturer's reserve to his hand): one per tile "
-        "captured this turn, at most as many as that reserve held after the captures",
-    )
-    passes = int_field(K.PASSES, "passes in a row")
-    winner = int_field(K.WINNER, "the winning seat (-1: none)")
+    board = K.ROW.field("board")
+    thr = K.ROW.field("thr")
+    cov = K.ROW.field("cov")
+    reserve = K.ROW.field("reserve")
+    hand = K.ROW.field("hand")
+    score = K.ROW.field("score")
+    lost = K.ROW.field("lost")
+    rep_sq = K.ROW.field("rep_sq")
+    rep_count = K.ROW.field("rep_count")
+    phase = K.ROW.field("phase")
+    mover = K.ROW.field("mover")
+    draft_step = K.ROW.field("draft_step")
+    draft_left = K.ROW.field("draft_left")
+    picks = K.ROW.field("picks")
+    sel_type = K.ROW.field("sel_type")
+    sel_sq = K.ROW.field("sel_sq")
+    sel_dest = K.ROW.field("sel_dest")
+    gifts = K.ROW.field("gifts")
+    passes = K.ROW.field("passes")
+    winner = K.ROW.field("winner")
 
     @property
     def turn(self) -> int:
@@ -142,7 +138,8 @@ class PaikoState(KernelState):
 
     @turn.setter
     def turn(self, value: int) -> None:
-        self.s[K.TURN], self.s[K.TURN_HI] = value % K.WORD, value // K.WORD
+        K.ROW.put(self.s, "turn_hi", value // K.WORD)  # refused (nothing written) beyond the counter
+        K.ROW.put(self.s, "turn_lo", value % K.WORD)
 
     @property
     def end(self) -> str:
@@ -165,7 +162,7 @@ class PaikoState(KernelState):
         out: list[set[int]] = [set(), set()]
         for sq, code in enumerate(self.board.tolist()):
             if code >= 0:
-                out[code >> 5].add(sq)
+                out[code_owner(code)].add(sq)
         return out
 
     # ---- board bookkeeping (the kernels' place and lift) ------------------------------------------

@@ -3,29 +3,14 @@
 ``PaikoState`` (``game.py``) is a view over one row (a one-row matrix); ``gameshelf.vector`` steps a matrix of
 them. Every function takes the matrix ``S`` and the row ``i`` (see ``envs.core.kernel``, which lists what a
 kernel module provides), is compiled by numba and also runs as plain Python. Squares are numbered row by row
-(``board.SQUARES``); a tile is the code ``owner * 32 + type * 4 + facing``. Layout of a row (``SIZE`` ints):
+(``board.SQUARES``); a tile is the code ``board.tile_code(owner, type, facing)`` (read back by ``code_owner``,
+``code_type``, ``code_facing``). The row is declared once, as ``ROW`` below (fields, offsets, bounds;
+``envs.core.row``):
 
-| offset | entries | meaning |
-|---|---|---|
-| ``BOARD`` | 112 | tile code on each square, -1 when empty |
-| ``THR`` | 2 x 112 | T_p(s) at ``THR + 112 p + s``: p's non-Fire threats plus every Fire's threat on s |
-| ``COV`` | 2 x 112 | how many of p's tiles cover s, at ``COV + 112 p + s`` |
-| ``RESERVE``, ``HAND`` | 2 x 8 each | tiles of type ``t`` in p's reserve / hand at ``+ 8 p + t`` |
-| ``SCORE``, ``LOST`` | 2, 2 | each player's score and lost tiles |
-| ``REP_SQ``, ``REP_COUNT`` | 2, 2 | the tile each player moved on his last turn (-1: none); on how many own turns in a row |
-| ``PHASE``, ``MOVER`` | 1, 1 | the sub-decision (``actions.PHASE_NAMES``); whose turn it is (the captured owner decides gifts) |
-| ``DRAFT_STEP``, ``DRAFT_LEFT`` | 1, 1 | draft step (index in ``DRAFT_SCHEDULE``, 3 once over) and picks left in it |
-| ``PICKS`` | 1 | tiles drawn this turn |
-| ``SEL_TYPE``, ``SEL_SQ``, ``SEL_DEST`` | 1, 1, 1 | type being deployed, square chosen, destination chosen (-1: none) |
-| ``GIFTS``, ``PASSES`` | 1, 1 | gifts still owed; passes in a row |
-| ``WINNER``, ``END`` | 1, 1 | winning seat (-1: none); end reason (index in ``END_CODES``, 0 while the game goes on) |
-| ``TURN`` | 2 | complete turns played: ``TURN + 32768 * TURN_HI`` (``TURN_HI = TURN + 1``) |
-| ``MAX_TURNS`` | 4 | the option ``max_turns`` in four 15-bit words, lowest first |
-| ``DECISIONS`` | 1 | player decisions so far, stopping at 32767 (the batched environment's truncation counter) |
-| ``NCAPT``, ``CAPT`` | 1, 24 x 2 | tiles captured on the last turn that captured: how many, then (square, code) each |
+{row_table}
 
-Paikō has neither chance nor hidden information: ``sample_chance`` and ``is_chance_outcome`` exist for the
-template and never apply. The drivers (random playouts, the batch steps) are the template's, in
+Paikō has neither chance nor hidden information: ``sample_chance``, ``is_chance_outcome`` and ``chance_weights``
+exist for the template and never apply. The drivers (random playouts, the batch steps) are the template's, in
 ``envs.core.kernel``.
 """
 
@@ -34,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from gameshelf.envs.core.game import TERMINAL
-from gameshelf.envs.core.kernel import STATE_DTYPE, jit, jit_helper
+from gameshelf.envs.core.kernel import jit, jit_helper
+from gameshelf.envs.core.row import RowLayout
 from gameshelf.envs.paiko.actions import (
     DEPLOY,
     DEPLOY_FACING,
@@ -65,6 +51,7 @@ from gameshelf.envs.paiko.board import (
     HAS_COVER,
     IS_BLACK,
     LOTUS,
+    MAX_CODE,
     NEIGHBOURS,
     NUM_SQUARES,
     NUM_TYPES,
@@ -75,6 +62,11 @@ from gameshelf.envs.paiko.board import (
     THREAT,
     WATER,
     ZONE,
+    code_facing,
+    code_owner,
+    code_shape,
+    code_type,
+    tile_code,
 )
 from gameshelf.envs.paiko.board import (
     SIZE as BOARD_SIZE,
@@ -82,53 +74,82 @@ from gameshelf.envs.paiko.board import (
 from gameshelf.envs.paiko.observation import LAYOUT
 
 NSQ, NT = NUM_SQUARES, NUM_TYPES
-BOARD = 0
-THR = BOARD + NSQ
-COV = THR + 2 * NSQ
-RESERVE = COV + 2 * NSQ
-HAND = RESERVE + 2 * NT
-SCORE = HAND + 2 * NT
-LOST = SCORE + 2
-REP_SQ = LOST + 2
-REP_COUNT = REP_SQ + 2
-PHASE = REP_COUNT + 2
-MOVER = PHASE + 1
-DRAFT_STEP = PHASE + 2
-DRAFT_LEFT = PHASE + 3
-PICKS = PHASE + 4
-SEL_TYPE = PHASE + 5
-SEL_SQ = PHASE + 6
-SEL_DEST = PHASE + 7
-GIFTS = PHASE + 8
-PASSES = PHASE + 9
-WINNER = PHASE + 10
-END = PHASE + 11
-TURN = PHASE + 12
-TURN_HI = TURN + 1
-MAX_TURNS = TURN + 2
-DECISIONS = MAX_TURNS + 4
-NCAPT = DECISIONS + 1
-MAX_CAPTURED = NT * COPIES
-CAPT = NCAPT + 1
-SIZE = CAPT + 2 * MAX_CAPTURED
-NUM_ACTS = NUM_ACTIONS
-
 WORD = 32768
 """The turn counter and ``max_turns`` are kept in 15-bit words (a row holds ``int16``)."""
-MAX_TURNS_KEPT = WORD**4 - 1
 MAX_TURN = WORD * WORD - 1
 """The most complete turns ``TURN`` and ``TURN_HI`` count (``2**30 - 1``): the upper bound of ``max_turns``."""
+MAX_TURNS_KEPT = WORD**4 - 1
 """The largest ``max_turns`` a row holds (a larger one is kept as this: no game reaches either)."""
+MAX_TURNS_WORDS = 4
+"""``max_turns`` is kept in this many 15-bit words, lowest first."""
 END_CODES = ("", "points", "exhaustion", "passes", "max_turns")
-"""``END`` values: the end reasons of ``rules.END_REASONS`` (0: the game goes on)."""
+"""``END`` values: the end reasons of ``game.END_REASONS`` (0: the game goes on)."""
 E_POINTS, E_EXHAUSTION, E_PASSES, E_MAX_TURNS = 1, 2, 3, 4
-
-DRAFT_SCHEDULE = ((0, 7), (1, 9), (0, 1))
-"""The opening draft: (seat, tiles taken from the own reserve)."""
 WIN_POINTS = 10
 DRAW_LOST, DRAW_POINTS = 13, 5
+DRAFT_SCHEDULE = ((0, 7), (1, 9), (0, 1))
+"""The opening draft: (seat, tiles taken from the own reserve)."""
+MAX_CAPTURED = NT * COPIES
+"""The most tiles one player can lose (all of them): a bound of the captures of one turn and of the lost tiles."""
+MAX_THREAT = (NT - 1) * COPIES + 2 * COPIES
+"""The largest T_p(s): one threat of each of p's non-Fire tiles and of every Fire (each hits a square once)."""
+MAX_COVER = sum(COPIES for kind in range(NT) if HAS_COVER[kind])
+"""The largest cover count: every covering tile (Sai, Lotus, Water) of one player."""
+MAX_SCORE = 2 * (NT - 1) * COPIES
+"""The largest score a board gives: every non-Lotus tile in the opponent's homeground (2 points each)."""
 MAX_REPEAT = 3
 """A tile moved on this many consecutive own turns may not move on the next one."""
+
+ROW = RowLayout("paiko")
+BOARD = ROW.add("board", NSQ, "tile code on each square (board.tile_code), -1 when empty", (-1, MAX_CODE), fill=-1)
+THR = ROW.add("thr", (2, NSQ), "T_p(s): p's non-Fire threats plus every Fire's threat on s", (0, MAX_THREAT), per_seat=True)
+COV = ROW.add("cov", (2, NSQ), "p's tiles covering s (C_p: this > 0 or s in p's homeground)", (0, MAX_COVER), per_seat=True)
+RESERVE = ROW.add("reserve", (2, NT), "tiles of each type in p's reserve", (0, COPIES), fill=COPIES, per_seat=True)
+HAND = ROW.add("hand", (2, NT), "tiles of each type in p's hand", (0, COPIES), per_seat=True)
+SCORE = ROW.add("score", 2, "each player's score", (0, MAX_SCORE))
+LOST = ROW.add("lost", 2, "each player's lost tiles", (0, MAX_CAPTURED))
+REP_SQ = ROW.add("rep_sq", 2, "square of the tile each player moved on his last turn (-1: none)", (-1, NSQ - 1), fill=-1)
+REP_COUNT = ROW.add("rep_count", 2, "on how many consecutive own turns that tile has been moved", (0, MAX_REPEAT))
+PHASE = ROW.add("phase", 1, "the sub-decision in progress (actions.PHASE_NAMES)", (0, NUM_PHASES - 1), fill=DRAFT)
+MOVER = ROW.add(
+    "mover",
+    1,
+    "whose turn it is (the captured owner decides gifts during the mover's turn)",
+    (0, 1),
+    fill=DRAFT_SCHEDULE[0][0],
+)
+DRAFT_STEP = ROW.add("draft_step", 1, "draft step (index in DRAFT_SCHEDULE, 3 once over)", (0, len(DRAFT_SCHEDULE)))
+DRAFT_LEFT = ROW.add(
+    "draft_left",
+    1,
+    "draft picks left in this step",
+    (0, max(count for _, count in DRAFT_SCHEDULE)),
+    fill=DRAFT_SCHEDULE[0][1],
+)
+PICKS = ROW.add("picks", 1, "tiles drawn so far this turn", (0, 3))
+SEL_TYPE = ROW.add("sel_type", 1, "type being deployed (-1: none)", (-1, NT - 1), fill=-1)
+SEL_SQ = ROW.add("sel_sq", 1, "square chosen: deploy target or tile to move (-1: none)", (-1, NSQ - 1), fill=-1)
+SEL_DEST = ROW.add("sel_dest", 1, "destination chosen (-1: none)", (-1, NSQ - 1), fill=-1)
+GIFTS = ROW.add(
+    "gifts",
+    1,
+    "gifts the captured owner still owes (each: a tile from the capturer's reserve to his hand): one per tile "
+    "captured this turn, at most as many as that reserve held after the captures",
+    (0, MAX_CAPTURED),
+)
+PASSES = ROW.add("passes", 1, "passes in a row", (0, 2))
+WINNER = ROW.add("winner", 1, "the winning seat (-1: none)", (-1, 1), fill=-1)
+END = ROW.add("end", 1, "end reason (index in END_CODES; 0 while the game goes on)", (0, len(END_CODES) - 1))
+TURN = ROW.add("turn_lo", 1, "complete turns played, low 15 bits", (0, WORD - 1))
+TURN_HI = ROW.add("turn_hi", 1, "complete turns played, high 15 bits (turns: turn_lo + 32768 * turn_hi)", (0, MAX_TURN // WORD))
+MAX_TURNS = ROW.add("max_turns_words", MAX_TURNS_WORDS, "the option max_turns in 15-bit words, lowest first", (0, WORD - 1))
+DECISIONS = ROW.add(
+    "decisions", 1, "player decisions so far, stopping at 32767 (the batched environment's truncation counter)", (0, 32767)
+)
+NCAPT = ROW.add("num_captured", 1, "tiles captured on the last turn that captured", (0, MAX_CAPTURED))
+CAPT = ROW.add("captured", (MAX_CAPTURED, 2), "(square, tile code) of each of them, in the order removed", (0, NSQ - 1))
+SIZE = ROW.size
+NUM_ACTS = NUM_ACTIONS
 
 # ---- tables (numba freezes module-level arrays as constants) -------------------------------------------------
 DRAFT_SEAT = np.array([seat for seat, _ in DRAFT_SCHEDULE], dtype=np.int64)
@@ -170,21 +191,20 @@ TURN_ALWAYS[[1, 2, 6, 7]] = 1
 # ---- observation ---------------------------------------------------------------------------------------------
 CHANNELS = LAYOUT.size
 OBS_SIZE = BOARD_SIZE * BOARD_SIZE * CHANNELS
-_C = {name: LAYOUT[name].start for name in LAYOUT.pieces}
-O_OWN_TILES = _C["own_tiles"]
-O_OPP_TILES = _C["opp_tiles"]
-O_SQUARES = _C["squares"]
-O_THREAT = _C["own_threat"]
-O_COVER = _C["own_cover"]
-O_RESERVE = _C["own_reserve"]
-O_HAND = _C["own_hand"]
-O_SCORES = _C["scores"]
-O_LOST = _C["lost"]
-O_REPEAT = _C["repeat"]
-O_PHASE = _C["phase"]
-O_SEL_TYPE = _C["selected_type"]
-O_SELECTED = _C["selected"]
-O_COUNTERS = _C["counters"]
+O_OWN_TILES = LAYOUT.offset("own_tiles")
+O_OPP_TILES = LAYOUT.offset("opp_tiles")
+O_SQUARES = LAYOUT.offset("squares")
+O_THREAT = LAYOUT.offset("own_threat")
+O_COVER = LAYOUT.offset("own_cover")
+O_RESERVE = LAYOUT.offset("own_reserve")
+O_HAND = LAYOUT.offset("own_hand")
+O_SCORES = LAYOUT.offset("scores")
+O_LOST = LAYOUT.offset("lost")
+O_REPEAT = LAYOUT.offset("repeat")
+O_PHASE = LAYOUT.offset("phase")
+O_SEL_TYPE = LAYOUT.offset("selected_type")
+O_SELECTED = LAYOUT.offset("selected")
+O_COUNTERS = LAYOUT.offset("counters")
 CELL = np.array([(y * BOARD_SIZE + x) * CHANNELS for x, y in SQUARES], dtype=np.int64)
 """Flat offset of each square's channel 0."""
 SPATIAL = np.zeros((2, NSQ, 4), dtype=np.float32)
@@ -204,18 +224,9 @@ REPEAT_LEVEL = np.array([min(c, 3) / 3.0 for c in range(8)], dtype=np.float32)
 
 def initial_state(max_turns: int) -> np.ndarray:
     """The row of a new game (the draft's first pick to make)."""
-    s = np.zeros(SIZE, dtype=STATE_DTYPE)
-    s[BOARD : BOARD + NSQ] = -1
-    s[RESERVE : RESERVE + 2 * NT] = COPIES
-    s[REP_SQ : REP_SQ + 2] = -1
-    s[PHASE] = DRAFT
-    s[MOVER] = DRAFT_SCHEDULE[0][0]
-    s[DRAFT_LEFT] = DRAFT_SCHEDULE[0][1]
-    s[SEL_TYPE] = s[SEL_SQ] = s[SEL_DEST] = -1
-    s[WINNER] = -1
+    s = ROW.new_row()
     kept = min(int(max_turns), MAX_TURNS_KEPT)
-    for k in range(4):
-        s[MAX_TURNS + k] = (kept >> (15 * k)) & (WORD - 1)
+    ROW.put(s, "max_turns_words", [(kept >> (15 * k)) & (WORD - 1) for k in range(MAX_TURNS_WORDS)])
     return s
 
 
@@ -239,7 +250,7 @@ def turns(S: np.ndarray, i: int) -> int:
 @jit_helper
 def max_turns(S: np.ndarray, i: int) -> int:
     total = 0
-    for k in range(3, -1, -1):
+    for k in range(MAX_TURNS_WORDS - 1, -1, -1):
         total = total * WORD + int(S[i, MAX_TURNS + k])
     return total
 
@@ -256,7 +267,7 @@ def capturable(S: np.ndarray, i: int, sq: int) -> bool:
     code = S[i, BOARD + sq]
     if code < 0:
         return False
-    owner = code >> 5
+    owner = code_owner(code)
     return int(S[i, THR + NSQ * (1 - owner) + sq]) - covered(S, i, owner, sq) >= 2
 
 
@@ -264,15 +275,15 @@ def capturable(S: np.ndarray, i: int, sq: int) -> bool:
 def _fragile(S: np.ndarray, i: int, p: int, t: int) -> bool:
     """Is there a tile of p on t that one more threat would make capturable?"""
     code = S[i, BOARD + t]
-    return code >= 0 and (code >> 5) == p and int(S[i, THR + NSQ * (1 - p) + t]) - covered(S, i, p, t) >= 1
+    return code >= 0 and code_owner(code) == p and int(S[i, THR + NSQ * (1 - p) + t]) - covered(S, i, p, t) >= 1
 
 
 # ---- placing and lifting tiles (threat and cover kept up to date) ---------------------------------------------
 @jit_helper
 def _mark(S: np.ndarray, i: int, sq: int, code: int, delta: int) -> None:
-    owner = code >> 5
-    kind = (code >> 2) & 7
-    facing = code & 3
+    owner = code_owner(code)
+    kind = code_type(code)
+    facing = code_facing(code)
     if kind == FIRE:
         for k in range(THREAT_N[kind, facing, sq]):
             t = THREAT_SQ[kind, facing, sq, k]
@@ -394,16 +405,16 @@ def _options(S: np.ndarray, i: int, sq: int, mode: int, target: int, out: np.nda
     ``FACES``: the legal facings (bits) at ``target``; ``REACH``: ``out[i, d] = 1`` for every shift destination.
     """
     code = lift(S, i, sq)
-    p = code >> 5
-    kind = (code >> 2) & 7
-    facing = code & 3
+    p = code_owner(code)
+    kind = code_type(code)
+    facing = code_facing(code)
     steps = STEPS[kind]
     exposed = 0
     if mode != REACH and COVERS[kind]:
         for k in range(COVER_N[kind, facing, sq]):
             t = COVER_SQ[kind, facing, sq, k]
             c = S[i, BOARD + t]
-            if c >= 0 and (c >> 5) == p and capturable(S, i, t):
+            if c >= 0 and code_owner(c) == p and capturable(S, i, t):
                 exposed |= 1 << k
     extra = 1 if kind == FIRE else 0
     opp = THR + NSQ * (1 - p)
@@ -465,7 +476,7 @@ def _tile_options(S: np.ndarray, i: int, sq: int, mode: int, target: int, out: n
         return 0
     p = S[i, MOVER]
     code = S[i, BOARD + sq]
-    if code < 0 or (code >> 5) != p or STEPS[(code >> 2) & 7] == 0:
+    if code < 0 or code_owner(code) != p or STEPS[code_type(code)] == 0:
         return 0
     phase = S[i, PHASE]
     if phase != SAI_SHIFT and phase != SAI_FACING and S[i, REP_SQ + p] == sq and S[i, REP_COUNT + p] >= MAX_REPEAT:
@@ -478,9 +489,9 @@ def _can_move(S: np.ndarray, i: int, sq: int) -> bool:
     """At a turn start: may the mover choose his tile on ``sq`` to move it?"""
     code = S[i, BOARD + sq]
     p = S[i, MOVER]
-    if code < 0 or (code >> 5) != p:
+    if code < 0 or code_owner(code) != p:
         return False
-    kind = (code >> 2) & 7
+    kind = code_type(code)
     if STEPS[kind] == 0 or (S[i, REP_COUNT + p] >= MAX_REPEAT and S[i, REP_SQ + p] == sq):
         return False
     return TURN_ALWAYS[kind] != 0 or _tile_options(S, i, sq, ANY, -1, S) != 0
@@ -637,6 +648,17 @@ def sample_chance(S: np.ndarray, i: int, rngs: np.ndarray) -> int:
     return 0
 
 
+NUM_CHANCE = 0
+"""Paikō has no chance outcome: ``chance_weights`` writes no weight."""
+
+
+@jit
+def chance_weights(S: np.ndarray, i: int, out: np.ndarray) -> None:
+    """Paikō has no chance node: no outcome has a weight (row ``i`` of ``out`` has ``NUM_CHANCE`` = 0 entries)."""
+    for k in range(NUM_CHANCE):
+        out[i, k] = 0
+
+
 # ---- playing -------------------------------------------------------------------------------------------------
 @jit_helper
 def _reset_repeat(S: np.ndarray, i: int, p: int) -> None:
@@ -679,7 +701,7 @@ def _finish_turn(S: np.ndarray, i: int) -> None:
 @jit_helper
 def _capturable_of(S: np.ndarray, i: int, sq: int, victim: int) -> bool:
     code = S[i, BOARD + sq]
-    return code >= 0 and (code >> 5) == victim and capturable(S, i, sq)
+    return code >= 0 and code_owner(code) == victim and capturable(S, i, sq)
 
 
 @jit_helper
@@ -692,7 +714,7 @@ def _resolve_captures(S: np.ndarray, i: int, victim: int) -> int:
     fires_high = 0
     for sq in range(NSQ):
         if _capturable_of(S, i, sq, victim):
-            if (S[i, BOARD + sq] >> 2) & 7 == FIRE:
+            if code_type(S[i, BOARD + sq]) == FIRE:
                 if sq < 56:
                     fires_low |= 1 << sq
                 else:
@@ -706,11 +728,11 @@ def _resolve_captures(S: np.ndarray, i: int, victim: int) -> int:
         code = lift(S, i, sq)
         S[i, CAPT + 2 * head + 1] = code
         head += 1
-        if COVERS[(code >> 2) & 7]:
+        if COVERS[code_type(code)]:
             for s in range(NSQ):
                 if not _capturable_of(S, i, s, victim):
                     continue
-                if (S[i, BOARD + s] >> 2) & 7 == FIRE:
+                if code_type(S[i, BOARD + s]) == FIRE:
                     if s < 56:
                         fires_low |= 1 << s
                     else:
@@ -731,7 +753,7 @@ def _resolve_captures(S: np.ndarray, i: int, victim: int) -> int:
     for k in range(n):
         sq = S[i, CAPT + 2 * k]
         code = S[i, CAPT + 2 * k + 1]
-        if (code >> 2) & 7 != LOTUS:
+        if code_type(code) != LOTUS:
             S[i, SCORE + victim] -= POINTS_AT[victim, sq]
         S[i, LOST + victim] += 1
     if n:
@@ -824,7 +846,7 @@ def apply(S: np.ndarray, i: int, action: int) -> None:
         kind = int(S[i, SEL_TYPE])
         sq = int(S[i, SEL_SQ])
         S[i, HAND + NT * p + kind] -= 1
-        place(S, i, sq, p * 32 + kind * 4 + action - FACE)
+        place(S, i, sq, tile_code(p, kind, action - FACE))
         if kind != LOTUS:
             S[i, SCORE + p] += POINTS_AT[p, sq]
         _reset_repeat(S, i, p)
@@ -849,8 +871,8 @@ def apply(S: np.ndarray, i: int, action: int) -> None:
     src = int(S[i, SEL_SQ])
     dest = int(S[i, SEL_DEST])
     code = lift(S, i, src)
-    kind = (code >> 2) & 7
-    place(S, i, dest, p * 32 + kind * 4 + action - FACE)
+    kind = code_type(code)
+    place(S, i, dest, tile_code(p, kind, action - FACE))
     if kind != LOTUS:
         S[i, SCORE + p] += POINTS_AT[p, dest] - POINTS_AT[p, src]
     if phase == MOVE_FACING and S[i, REP_SQ + p] == src:
@@ -914,7 +936,7 @@ def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
             out[i, base + O_SQUARES + k] = SPATIAL[seat, sq, k]
         code = S[i, BOARD + sq]
         if code >= 0:
-            out[i, base + (O_OWN_TILES if (code >> 5) == seat else O_OPP_TILES) + (code & 31)] = 1.0
+            out[i, base + (O_OWN_TILES if code_owner(code) == seat else O_OPP_TILES) + code_shape(code)] = 1.0
         out[i, base + O_THREAT] = THREAT_LEVEL[S[i, own_thr + sq]]
         out[i, base + O_THREAT + 1] = THREAT_LEVEL[S[i, opp_thr + sq]]
         zone = ZONE_OF[sq]
@@ -935,7 +957,7 @@ def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
 @jit
 def shift_squares(S: np.ndarray, i: int, sq: int, out: np.ndarray) -> None:
     """``out[i, d] = 1`` for every square the tile on ``sq`` reaches by a shift (its origin included)."""
-    if S[i, BOARD + sq] >= 0 and STEPS[(S[i, BOARD + sq] >> 2) & 7] > 0:
+    if S[i, BOARD + sq] >= 0 and STEPS[code_type(S[i, BOARD + sq])] > 0:
         _options(S, i, sq, REACH, -1, out)
 
 
@@ -961,3 +983,6 @@ def is_capturable(S: np.ndarray, i: int, sq: int) -> bool:
 def may_deploy(S: np.ndarray, i: int, p: int, kind: int, sq: int) -> bool:
     """``deploy_ok`` for Python callers."""
     return deploy_ok(S, i, p, kind, sq)
+
+
+__doc__ = (__doc__ or "").replace("{row_table}", ROW.table())

@@ -41,6 +41,7 @@ from gameshelf.envs.paiko.board import (
     SAI,
     SQUARES,
     TYPE_NAMES,
+    code_facing,
     code_owner,
     code_type,
     tile_code,
@@ -79,7 +80,7 @@ def export_position(state: PaikoState) -> dict[str, Any]:
     for sq, code in enumerate(state.board):
         if code >= 0:
             x, y = SQUARES[sq]
-            tiles.append([x, y, code >> 5, TYPE_NAMES[(code >> 2) & 7], code & 3])
+            tiles.append([x, y, code_owner(code), TYPE_NAMES[code_type(code)], code_facing(code)])
     return {
         "phase": PHASE_NAMES[state.phase],
         "to_move": state.mover,
