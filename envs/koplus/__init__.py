@@ -17,7 +17,7 @@ Rules as implemented: ``docs/rules/koplus.md``.
 | Max decisions | 12 × N (every decision places a tile) |
 
 The rules are compiled kernels (numba) over one `int16` state row per game (`envs/koplus/kernel.py`, its
-layout tabled there): the AEC environment, the single-seat view, the engine API, MCTS's random playouts and
+layout tabled below): the AEC environment, the single-seat view, the engine API, MCTS's random playouts and
 the batched environment (`gameshelf.vector.make("koplus-v0", num_envs=N, num_players=..., board_mode=...)`,
 every player count and option) all run the same kernels. Importing `gameshelf` compiles nothing; the first
 use of the game compiles its kernels, about 9 CPU-seconds on a 2-core machine (5 s for what `make()` needs,
@@ -111,11 +111,19 @@ is not the one its layout gives). ``skipped`` seats cannot place (nothing was pl
 over) and a ``bonus_turn`` belongs to the seat that placed the last tile, at 20, 40 or 60 points, with one
 of its bonus turns used.
 
+## State row
+
+The kernel's state row (``kernel.ROW``, ``int16``): what ``gameshelf.vector`` batches and a ``KoPlusState``
+views. Positions and options that do not fit a field's range are refused by the field's name.
+
+{row_table}
+
 ## Version history
 
 * v0: first version (spec revision of 2026-06-05 21:20).
 """
 
+from gameshelf.envs.koplus.kernel import ROW
 from gameshelf.envs.koplus.observation import LAYOUT
 
-__doc__ = __doc__.replace("{observation_table}", LAYOUT.table())
+__doc__ = __doc__.replace("{observation_table}", LAYOUT.table()).replace("{row_table}", ROW.table())

@@ -1,9 +1,10 @@
 """KoPlus engine: ``KoPlusGame`` and ``KoPlusState`` (rules: ``docs/rules/koplus.md``).
 
 The rules are the compiled kernels of ``kernel.py`` (also batched: ``gameshelf.vector.make("koplus-v0",
-num_envs=N)``); ``KoPlusState`` is a view over one kernel state row and keeps, in Python, what is not a rule
-step: chance outcomes, text, move names and parsing, the position builder. The first use compiles the kernels
-(about 9 CPU-seconds, see the environment card); later processes load them from numba's cache.
+num_envs=N)``); ``KoPlusState`` is a view over one kernel state row (declared once: ``kernel.ROW``) and keeps,
+in Python, what is not a rule step: text, move names and parsing, the position builder (the chance odds are
+the kernel's ``chance_weights``). The first use compiles the kernels (about 9 CPU-seconds, see the
+environment card); later processes load them from numba's cache.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from typing import Any
 import numpy as np
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL, GameFacts, IllegalActionError, Option, State
-from gameshelf.envs.core.kernel import RNG_WORDS, IntView, KernelGame, KernelState, flag_field, int_field, kernel_drivers
+from gameshelf.envs.core.kernel import RNG_WORDS, KernelGame, KernelState, kernel_drivers
 from gameshelf.envs.core.position import PositionReader, position_builder
+from gameshelf.envs.core.row import IntView
 from gameshelf.envs.koplus import board
 from gameshelf.envs.koplus import kernel as K
 from gameshelf.envs.koplus.actions import (
@@ -33,7 +35,6 @@ from gameshelf.envs.koplus.board import (
     BONUS_TURNS,
     KO,
     MAX_TILE_POINTS,
-    NUM_SECTIONS,
     PLUS,
     SHAPE_NAMES,
     STACKS,
@@ -153,7 +154,7 @@ class KoPlusGame(KernelGame):
                 raise read.fail("tiles", f"#{k}: {state.action_to_string(action)} is not a legal placement for seat {seat}")
             state._place(action)
         if "points" in position:  # optional: else the points of the tiles
-            state.points = read.int_list("points", 0, 10_000, n)
+            state.points = read.int_list("points", 0, K.ROW["points"].high, n)
         state.bonus_left = read.int_list("bonus_left", 0, MAX_BONUS_TURNS, n)
         for seat, left in enumerate(state.bonus_left):
             if left > BONUS_TURNS[n][seat]:
@@ -187,6 +188,20 @@ class KoPlusGame(KernelGame):
         return state
 
 
+def _per_seat(name: str) -> Any:
+    """The State attribute over the per-seat row field ``name`` (declared for the largest table of seats): the
+    entries of this game's seats, a list-like view whose writes are bound-checked."""
+    field = K.ROW[name]
+
+    def get(state: KoPlusState) -> IntView:
+        return IntView(state.s, field.offset, int(state.s[K.NP]), field, K.ROW.game)
+
+    def put(state: KoPlusState, values: Sequence[int]) -> None:
+        get(state).assign(values)
+
+    return property(get, put, doc=field.meaning)
+
+
 class KoPlusState(KernelState):
     """A KoPlus position: a view over one kernel state row (``kernel.py``), which the rules act on. Chance
     nodes (random boards) come first; then seats place their top tiles.
@@ -199,48 +214,17 @@ class KoPlusState(KernelState):
 
     game: KoPlusGame
 
-    player = int_field(K.CUR, "seat to move, CHANCE while the board is drawn, TERMINAL once nobody can place")
-    bonus_turn = flag_field(K.BONUS_TURN, "the player to move is taking a bonus turn")
+    player = K.ROW.field("player")
+    bonus_turn = K.ROW.field("bonus_turn")
+    num_players = K.ROW.field("num_players")
+    points = _per_seat("points")
+    placed = _per_seat("placed")
+    bonus_left = _per_seat("bonus_left")
 
-    # ---- fields (views of the row) ------------------------------------------------------------------
-    @property
-    def num_players(self) -> int:
-        return int(self.s[K.NP])
-
+    # ---- readings of the row ------------------------------------------------------------------------
     @property
     def geo(self) -> board.Geometry:
         return self.game.geometry
-
-    def _seat_view(self, start: int) -> IntView:
-        return IntView(self.s, start, int(self.s[K.NP]))
-
-    @property
-    def points(self) -> IntView:
-        """Running score from placements, per seat."""
-        return self._seat_view(K.POINTS)
-
-    @points.setter
-    def points(self, values: Sequence[int]) -> None:
-        self._seat_view(K.POINTS).assign(values)
-
-    @property
-    def placed(self) -> IntView:
-        """Tiles placed, per seat: where each stack's top is (the shape of the next tile, tiles left). Writing it
-        (a what-if) changes neither the board nor ``tiles``."""
-        return self._seat_view(K.PLACED)
-
-    @placed.setter
-    def placed(self, values: Sequence[int]) -> None:
-        self._seat_view(K.PLACED).assign(values)
-
-    @property
-    def bonus_left(self) -> IntView:
-        """Bonus turns left, per seat."""
-        return self._seat_view(K.BONUS_LEFT)
-
-    @bonus_left.setter
-    def bonus_left(self, values: Sequence[int]) -> None:
-        self._seat_view(K.BONUS_LEFT).assign(values)
 
     @property
     def skipped(self) -> list[int]:
@@ -250,9 +234,8 @@ class KoPlusState(KernelState):
     @skipped.setter
     def skipped(self, seats: Sequence[int]) -> None:
         seats = list(seats)
-        self.s[K.SKIPPED : K.SKIPPED + K.P] = 0
-        self.s[K.SKIPPED : K.SKIPPED + len(seats)] = seats
-        self.s[K.NSKIP] = len(seats)
+        K.ROW.put(self.s, "skipped", seats + [0] * (K.P - len(seats)))
+        K.ROW.put(self.s, "num_skipped", len(seats))
 
     @property
     def pending_section(self) -> int | None:
@@ -370,24 +353,6 @@ class KoPlusState(KernelState):
     def placement_points(self, action: int, seat: int | None = None) -> int:
         cells = self.s[K.CELL : K.CELL + NUM_CELLS]
         return sum(int(cells[c]) & K.ALIEN_BITS for c in self.placement_cells(action, seat))
-
-    def _free_sections(self) -> list[int]:
-        used = set(self.s[K.LAYOUT_AT : K.LAYOUT_AT + 2 * self.s[K.NLAYOUT] : 2].tolist())
-        return [s for s in range(NUM_SECTIONS) if s not in used]
-
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        if self.s[K.CUR] != CHANCE:
-            return []
-        if self.s[K.PENDING] < 0:
-            free = self._free_sections()
-            return [(s, 1.0 / len(free)) for s in free]
-        return [(k, 0.25) for k in range(4)]
-
-    def sample_chance(self, rng: np.random.Generator) -> int:
-        if self.s[K.PENDING] < 0:
-            free = self._free_sections()
-            return free[int(rng.integers(len(free)))]
-        return int(rng.integers(4))
 
     # ---- steps of the rules the position builder takes (the kernels') -------------------------------
     def _start(self) -> None:

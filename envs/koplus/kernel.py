@@ -3,26 +3,10 @@
 ``KoPlusState`` (``game.py``) wraps one row (a one-row matrix); ``gameshelf.vector`` steps a matrix of them.
 Every function takes the matrix ``S`` and the row ``i`` (see ``envs.core.kernel``, which lists what a kernel
 module provides), is compiled by numba and also runs as plain Python. Cells are ``row * 16 + col`` on the
-fixed 16 x 16 grid of the action encoding. Layout of a row (``SIZE`` ints):
+fixed 16 x 16 grid of the action encoding. The row is declared once, as ``ROW`` below (fields, offsets,
+bounds; ``envs.core.row``):
 
-| offset | entries | meaning |
-|---|---|---|
-| ``NP``, ``MODE`` | 1, 1 | options: number of players; 1 for ``board_mode="standard"``, else 0 |
-| ``CUR`` | 1 | seat to move, ``CHANCE`` while the board is drawn, ``TERMINAL`` once nobody can place |
-| ``PENDING`` | 1 | random boards: the section drawn for the next position, waiting for its rotation (-1: none) |
-| ``NLAYOUT`` | 1 | board positions laid (the board is complete at 9 / 12 / 16) |
-| ``BONUS_TURN`` | 1 | the player to move is taking a bonus turn |
-| ``NTILES``, ``NSKIP`` | 1, 1 | tiles placed; seats passed over since the last placement |
-| ``DECISIONS`` | 1 | player decisions (placements) so far: the batched environment's truncation counter |
-| ``LAYOUT`` | 16 x 2 | ``(section, rotation)`` of each laid board position |
-| ``POINTS``, ``PLACED``, ``BONUS_LEFT`` | 4 each | per seat: placement points, tiles placed, bonus turns left |
-| ``SKIPPED`` | 4 | the seats passed over since the last placement, in order (``NSKIP`` of them) |
-| ``FINAL`` | 4 x 4 | once over, per seat: largest group (>= 2 tiles, else 0), its +5, isolated tiles, tiles in smaller groups |
-| ``COVER``, ``NEAR`` | 16, 16 | per grid row, bits by column: cell covered; cell orthogonally next to a covered cell |
-| ``ALLOW`` | 80 | per shape, orientation, anchor row; bits by anchor column: the placement is on the board, catches <= 9 |
-| ``TILES`` | 48 x 2 | ``(seat, action)`` of each placed tile, in order |
-| ``PARENT``, ``GROUP`` | 48, 48 | scratch of the final scoring: union-find parents and group sizes of the tiles |
-| ``CELL`` | 256 | per cell: alien value (bits 0-2), owner + 1 (bits 3-5), index of the covering tile + 1 (bits 6-11) |
+{row_table}
 
 Bit words are 16 columns wide and kept in the signed row as their two's complement (``u16``/``s16``).
 Legality is bit-parallel: for a shape, orientation and anchor row, the legal anchor columns are the
@@ -37,7 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL
-from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit, jit_helper, rank_outcomes
+from gameshelf.envs.core.kernel import below, jit, jit_helper, rank_outcomes
+from gameshelf.envs.core.row import RowLayout
 from gameshelf.envs.koplus.actions import GRID, NUM_ACTIONS, NUM_CELLS
 from gameshelf.envs.koplus.board import (
     BONUS_TURNS,
@@ -56,40 +41,75 @@ from gameshelf.envs.koplus.scoring import ISOLATED_PENALTY, LARGEST_GROUP_BONUS,
 
 P = MAX_PLAYERS
 MAX_TILES = P * TILES_PER_PLAYER
-NP = 0
-MODE = 1
-CUR = 2
-PENDING = 3
-NLAYOUT = 4
-BONUS_TURN = 5
-NTILES = 6
-NSKIP = 7
-DECISIONS = 8
-"""The player decisions made (the batched environment's truncation counter)."""
-LAYOUT_AT = 9
-POINTS = LAYOUT_AT + 2 * NUM_SECTIONS
-PLACED = POINTS + P
-BONUS_LEFT = PLACED + P
-SKIPPED = BONUS_LEFT + P
-FINAL = SKIPPED + P
-COVER = FINAL + 4 * P
-NEAR = COVER + GRID
-ALLOW = NEAR + GRID
+MAX_BONUS_TURNS = max(max(allowance) for allowance in BONUS_TURNS.values())
 NUM_WORDS = 5 * GRID
 """Words of placements: コ orientations 0-3 by anchor row, then ＋ by anchor row."""
-TILES = ALLOW + NUM_WORDS
-PARENT = TILES + 2 * MAX_TILES
-GROUP = PARENT + MAX_TILES
-CELL = GROUP + MAX_TILES
-SIZE = CELL + NUM_CELLS
+WORD = (-(1 << 15), (1 << 15) - 1)
+"""Bounds of a 16-bit word kept in the signed row (its two's complement)."""
+
+# a CELL entry: alien value (bits 0-2), owner + 1 (bits 3-5), index of the covering tile + 1 (bits 6-11)
+OWNER_SHIFT = 3
+TILE_SHIFT = 6
+ALIEN_BITS = 7
+
+ROW = RowLayout("koplus")
+NP = ROW.add("num_players", 1, "number of players (an option)", (2, P), fill=2)
+MODE = ROW.flag("standard_board", 'board_mode="standard" (an option)')
+CUR = ROW.add(
+    "player",
+    1,
+    "seat to move, CHANCE (-1) while the board is drawn, TERMINAL (-4) once nobody can place",
+    (TERMINAL, P - 1),
+    fill=CHANCE,
+)
+PENDING = ROW.add(
+    "pending_section",
+    1,
+    "random boards: the section drawn for the next position, waiting for its rotation (-1: none)",
+    (-1, NUM_SECTIONS - 1),
+    fill=-1,
+)
+NLAYOUT = ROW.add("laid", 1, "board positions laid (the board is complete at 9 / 12 / 16)", (0, NUM_SECTIONS))
+BONUS_TURN = ROW.flag("bonus_turn", "the player to move is taking a bonus turn")
+NTILES = ROW.add("num_tiles", 1, "tiles placed", (0, MAX_TILES))
+NSKIP = ROW.add("num_skipped", 1, "seats passed over since the last placement", (0, P))
+DECISIONS = ROW.add(
+    "decisions", 1, "player decisions (placements) so far: the batched environment's truncation counter", (0, MAX_TILES)
+)
+LAYOUT_AT = ROW.add("layout", (NUM_SECTIONS, 2), "(section, rotation) of each laid board position", (0, NUM_SECTIONS - 1))
+POINTS = ROW.add("points", P, "per seat: running score from placements", (0, TILES_PER_PLAYER * MAX_TILE_POINTS))
+PLACED = ROW.add("placed", P, "per seat: tiles placed (where the stack's top is)", (0, TILES_PER_PLAYER))
+BONUS_LEFT = ROW.add("bonus_left", P, "per seat: bonus turns left", (0, MAX_BONUS_TURNS))
+SKIPPED = ROW.add("skipped", P, "the seats passed over since the last placement, in order (num_skipped of them)", (0, P - 1))
+FINAL = ROW.add(
+    "final",
+    (P, 4),
+    "once over, per seat: largest group (>= 2 tiles, else 0), its +5, isolated tiles, tiles in smaller groups",
+    (0, max(TILES_PER_PLAYER, LARGEST_GROUP_BONUS)),
+    per_seat=True,
+)
+COVER = ROW.add("cover", GRID, "per grid row, bits by column: cell covered", WORD)
+NEAR = ROW.add("near", GRID, "per grid row, bits by column: cell orthogonally next to a covered cell", WORD)
+ALLOW = ROW.add(
+    "allow",
+    NUM_WORDS,
+    "per shape, orientation, anchor row; bits by anchor column: the placement is on the board, catches <= 9",
+    WORD,
+)
+TILES = ROW.add("tiles", (MAX_TILES, 2), "(seat, action) of each placed tile, in order", (0, NUM_ACTIONS - 1))
+PARENT = ROW.add("parent", MAX_TILES, "scratch of the final scoring: union-find parents of the tiles", (0, MAX_TILES - 1))
+GROUP = ROW.add("group", MAX_TILES, "scratch of the final scoring: group sizes of the tiles", (0, TILES_PER_PLAYER))
+CELL = ROW.add(
+    "cells",
+    NUM_CELLS,
+    "per cell: alien value (bits 0-2), owner + 1 (bits 3-5), index of the covering tile + 1 (bits 6-11)",
+    (0, (1 << (TILE_SHIFT + 6)) - 1),
+)
+SIZE = ROW.size
 NUM_ACTS = NUM_ACTIONS
 
 # final-scoring entries of a seat at FINAL + 4 * seat + ...
 F_LARGEST, F_BONUS, F_ISOLATED, F_SMALL = 0, 1, 2, 3
-
-OWNER_SHIFT = 3
-TILE_SHIFT = 6
-ALIEN_BITS = 7
 
 # ---- tables (numba freezes global arrays as constants) --------------------------------------------------
 NUM_ORIENT = np.array([4, 1], dtype=np.int64)
@@ -133,25 +153,23 @@ for _s in range(NUM_SECTIONS):
         SECTION_CELLS[_s, _k] = np.array(section_values(_s, _k)).reshape(-1)
 
 # observation: planes per cell (HWC), scales as float32 tables computed as the planes were
-_S = LAYOUT.slices
-O_ALIENS = _S["aliens"].start
-O_TILES = _S["tiles"].start
-O_EMPTY = _S["empty"].start
-O_ON_BOARD = _S["on_board"].start
-O_INTERIOR = _S["interior"].start
-O_TOP_KO = _S["top_ko"].start
-O_TOP_PLUS = _S["top_plus"].start
-O_TILES_LEFT = _S["tiles_left"].start
-O_BONUS_LEFT = _S["bonus_left"].start
-O_SCORE = _S["score"].start
-O_TO_MOVE = _S["to_move"].start
-O_SEATED = _S["seated"].start
+O_ALIENS = LAYOUT.offset("aliens")
+O_TILES = LAYOUT.offset("tiles")
+O_EMPTY = LAYOUT.offset("empty")
+O_ON_BOARD = LAYOUT.offset("on_board")
+O_INTERIOR = LAYOUT.offset("interior")
+O_TOP_KO = LAYOUT.offset("top_ko")
+O_TOP_PLUS = LAYOUT.offset("top_plus")
+O_TILES_LEFT = LAYOUT.offset("tiles_left")
+O_BONUS_LEFT = LAYOUT.offset("bonus_left")
+O_SCORE = LAYOUT.offset("score")
+O_TO_MOVE = LAYOUT.offset("to_move")
+O_SEATED = LAYOUT.offset("seated")
 NUM_PLANES = LAYOUT.size
 """Planes per cell (the observation is ``(16, 16, NUM_PLANES)``, planes innermost)."""
 SCORE_OFFSET = 60
 """Observed score = (score + SCORE_OFFSET) / SCORE_RANGE: final totals lie in [-60, 113]."""
 SCORE_RANGE = 180
-MAX_BONUS_TURNS = 3
 ALIEN_FRACTION = np.arange(8, dtype=np.float32) / np.float32(5.0)
 TILES_LEFT_FRACTION = np.array([k / TILES_PER_PLAYER for k in range(TILES_PER_PLAYER + 1)], dtype=np.float32)
 BONUS_FRACTION = np.array([k / MAX_BONUS_TURNS for k in range(MAX_BONUS_TURNS + 1)], dtype=np.float32)
@@ -160,12 +178,10 @@ BONUS_FRACTION = np.array([k / MAX_BONUS_TURNS for k in range(MAX_BONUS_TURNS + 
 def initial_state(num_players: int, standard: bool) -> np.ndarray:
     """The row of a new game: before the first chance node (random boards), or with the standard board laid
     and the first seat able to place to move."""
-    s = np.zeros(SIZE, dtype=STATE_DTYPE)
-    s[NP] = num_players
-    s[MODE] = int(standard)
-    s[CUR] = CHANCE
-    s[PENDING] = -1
-    s[BONUS_LEFT : BONUS_LEFT + num_players] = BONUS_TURNS[num_players]
+    s = ROW.new_row()
+    ROW.put(s, "num_players", num_players)
+    ROW.put(s, "standard_board", int(standard))
+    ROW.put(s, "bonus_left", BONUS_ALLOWANCE[num_players].tolist())
     if standard:
         S = s.reshape(1, -1)
         for position in range(int(NUM_POSITIONS[num_players])):
@@ -451,6 +467,25 @@ def sample_chance(S: np.ndarray, i: int, rngs: np.ndarray) -> int:
     return -1
 
 
+NUM_CHANCE = NUM_SECTIONS
+"""Chance outcome ids are below this: a section, then its rotation 0-3 (``chance_weights`` writes that many)."""
+
+
+@jit
+def chance_weights(S: np.ndarray, i: int, out: np.ndarray) -> None:
+    """Write the odds of the chance node into row ``i`` of ``out`` as integer weights per outcome id: each
+    section not laid yet alike, then each of the 4 rotations alike."""
+    for k in range(NUM_CHANCE):
+        out[i, k] = 0
+    if S[i, PENDING] >= 0:
+        for k in range(4):
+            out[i, k] = 1
+        return
+    for section in range(NUM_SECTIONS):
+        if not section_used(S, i, section):
+            out[i, section] = 1
+
+
 @jit
 def is_legal(S: np.ndarray, i: int, action: int) -> bool:
     """Is ``action`` legal for the player to move (``False`` at chance and terminal nodes)?"""
@@ -572,3 +607,6 @@ def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
         if cell:
             for k in range(O_TOP_KO, NUM_PLANES):
                 out[i, at + k] = out[i, k]
+
+
+__doc__ = __doc__.replace("{row_table}", ROW.table())

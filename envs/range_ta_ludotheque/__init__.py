@@ -4,11 +4,11 @@ of their own sheet; after 12 rounds, groups (Classic) or per-game bonuses (Exper
 cost a point each.
 
 Rules for users: `docs/rules/range_ta_ludotheque.md`. The rules are compiled kernels,
-`envs/range_ta_ludotheque/kernel.py` (placement, masks, the turn, scoring, returns, observation, over one
-`int16` state row per game); `game.py` is the engine's API over that row (options, chance, text, names,
-positions, the redeal of hidden choices); tables and geometry: `board.py`; action encoding: `actions.py`;
-scoring as pure functions (calling the kernels): `scoring.py`; observation layout: `observation.py`;
-picture: `render.py`.
+`envs/range_ta_ludotheque/kernel.py` (placement, masks, the turn, the odds of the dice, scoring, returns,
+observation, over one `int16` state row per game, declared once: see "State row"); `game.py` is the
+engine's API over that row (options, text, names, positions, the redeal of hidden choices); tables and
+geometry: `board.py`; action encoding: `actions.py`; scoring as pure functions (calling the kernels):
+`scoring.py`; observation layout: `observation.py`; picture: `render.py`.
 
 | | |
 |---|---|
@@ -159,11 +159,20 @@ rounds' dice are not part of a position, so an earlier playmat is not checked ag
   = same category or same mechanism.
 * Ties: fewest empty squares, then shared. Players 1-8.
 
+## State row
+
+The kernel's state row (``kernel.ROW``, ``int16``): what ``gameshelf.vector`` batches and a
+``RangeTaLudothequeState`` views. Positions and options that do not fit a field's range are refused by the
+field's name.
+
+{row_table}
+
 ## Version history
 
 * v0: first version.
 """
 
+from gameshelf.envs.range_ta_ludotheque.kernel import ROW
 from gameshelf.envs.range_ta_ludotheque.observation import LAYOUT
 
-__doc__ = (__doc__ or "").replace("{observation_table}", LAYOUT.table())
+__doc__ = (__doc__ or "").replace("{observation_table}", LAYOUT.table()).replace("{row_table}", ROW.table())

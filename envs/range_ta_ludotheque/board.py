@@ -15,6 +15,10 @@ from math import factorial
 
 ROUNDS = 12
 """Rounds of a game (one box or playmat per player per round)."""
+COMPARTMENTS = (1, 4)
+"""Compartment rows (or columns) of a Kallax: the range of the options ``comp_rows`` and ``comp_cols``."""
+COMPARTMENT_SIDE = (3, 6)
+"""Squares per compartment side: the range of the options ``comp_h`` and ``comp_w``."""
 
 CATEGORY_LETTERS = ("T", "A", "C", "P", "F", "R")
 """Category of die face 1..6: Puzzle, Dexterity, Card game, Board game, Miniatures, Roleplaying."""

@@ -3,7 +3,8 @@ compiled kernels (``kernel.py``), which hold the rules.
 
 See the package docstring (``envs/range_ta_ludotheque/__init__.py``) for the action encoding, the
 observation layout, the position keys and the readings of the rules. What is here is not a rule step: the
-options, chance outcomes, text, move names and parsing, positions and the redeal of hidden choices.
+options, text, move names and parsing, positions and the redeal of hidden choices (the chance odds are the
+kernel's ``chance_weights``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL, GameFacts, Option, int_option
-from gameshelf.envs.core.kernel import KernelGame, KernelState, int_field, kernel_drivers, seed_generators
+from gameshelf.envs.core.kernel import KernelGame, KernelState, kernel_drivers, seed_generators
 from gameshelf.envs.core.observation import ObservationLayout
 from gameshelf.envs.core.position import position_builder
 from gameshelf.envs.range_ta_ludotheque import actions
@@ -23,9 +24,10 @@ from gameshelf.envs.range_ta_ludotheque import kernel as K
 from gameshelf.envs.range_ta_ludotheque.actions import BOX, MAT, PASS, Move
 from gameshelf.envs.range_ta_ludotheque.board import (
     CATEGORY_LETTERS,
+    COMPARTMENT_SIDE,
+    COMPARTMENTS,
     MECHANISMS,
     ROLL_INDEX,
-    ROLL_PROBS,
     ROLL_TRIPLES,
     ROLLS,
     ROUNDS,
@@ -35,10 +37,6 @@ from gameshelf.envs.range_ta_ludotheque.board import (
 )
 from gameshelf.envs.range_ta_ludotheque.observation import make_layout
 from gameshelf.envs.range_ta_ludotheque.scoring import Box, score_bounds
-
-ROLL_CUMULATIVE = np.cumsum(ROLL_PROBS)
-_SIZE_RANGE = (1, 4)
-_COMP_RANGE = (3, 6)
 
 
 class RangeTaLudothequeGame(KernelGame):
@@ -56,10 +54,10 @@ class RangeTaLudothequeGame(KernelGame):
         "walls_block_adjacency": Option(
             False, choices=(False, True), doc="games on either side of a compartment wall are not adjacent"
         ),
-        "comp_rows": int_option(2, *_SIZE_RANGE, doc="compartment rows of the Kallax"),
-        "comp_cols": int_option(2, *_SIZE_RANGE, doc="compartment columns of the Kallax"),
-        "comp_h": int_option(3, *_COMP_RANGE, doc="squares per compartment, top to bottom"),
-        "comp_w": int_option(3, *_COMP_RANGE, doc="squares per compartment, left to right"),
+        "comp_rows": int_option(2, *COMPARTMENTS, doc="compartment rows of the Kallax"),
+        "comp_cols": int_option(2, *COMPARTMENTS, doc="compartment columns of the Kallax"),
+        "comp_h": int_option(3, *COMPARTMENT_SIDE, doc="squares per compartment, top to bottom"),
+        "comp_w": int_option(3, *COMPARTMENT_SIDE, doc="squares per compartment, left to right"),
     }
 
     def __init__(self, **options: Any) -> None:
@@ -191,9 +189,12 @@ class RangeTaLudothequeState(KernelState):
 
     game: RangeTaLudothequeGame
 
-    round = int_field(K.ROUND, "rounds finished (12: the game is over)")
-    roll_id = int_field(K.ROLL, "this round's roll id in ROLLS (-1 before the roll)")
-    current = int_field(K.CUR, "seat to choose")
+    CHANCE_DRAW = "real"
+    """Rolls are drawn as ``rng.random()`` over the cumulative odds (the draws the golden games were made with)."""
+
+    round = K.ROW.field("round")
+    roll_id = K.ROW.field("roll_id")
+    current = K.ROW.field("current")
 
     # ---- whose turn ------------------------------------------------------------------------------
     def current_player(self) -> int:
@@ -271,14 +272,6 @@ class RangeTaLudothequeState(KernelState):
         mask = np.empty((1, self.game.info.num_actions), dtype=bool)
         K.seat_mask(self.S, 0, seat, mask)
         return np.flatnonzero(mask[0]).tolist()  # type: ignore[no-any-return]
-
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        if self.current_player() != CHANCE:
-            return []
-        return list(enumerate(ROLL_PROBS))
-
-    def sample_chance(self, rng: np.random.Generator) -> int:
-        return min(int(np.searchsorted(ROLL_CUMULATIVE, rng.random(), side="right")), len(ROLLS) - 1)
 
     def random_playout(self, rng: np.random.Generator, max_decisions: int | None = None) -> int:
         """Play on in place with random legal actions in the compiled kernels, chance seeded from ``rng``

@@ -1,32 +1,21 @@
 """Range Ta Ludothèque's rules as compiled kernels over a flat ``int16`` state row: the one implementation of
-the rules (placement, masks, scoring, returns, observation).
+the rules (placement, masks, the odds of the dice, scoring, returns, observation).
 
 ``RangeTaLudothequeState`` (``game.py``) wraps one row (a one-row matrix); ``gameshelf.vector`` steps a
 matrix of them. Every function takes the matrix ``S`` and the row ``i`` (see ``envs.core.kernel``, which lists
 what a kernel module provides), is compiled by numba and also runs as plain Python. The options (player count,
-scoring, flags, sheet geometry) are in the row, so one compiled kernel serves every option combination. Layout
-of a row (``SIZE`` ints; per-seat blocks padded to 8 seats, the sheet to 24 x 24 squares):
+scoring, flags, sheet geometry) are in the row, so one compiled kernel serves every option combination. The
+row is declared once, as ``ROW`` below (fields, offsets, bounds; ``envs.core.row``; per-seat blocks padded to
+8 seats, the sheet to 24 x 24 squares):
 
-| offset | entries | meaning |
-|---|---|---|
-| ``NP`` | 1 | number of players (an option: set at reset, never changed) |
-| ``EXPERT``, ``MAT_ONLY``, ``WALLS`` | 1 each | options: expert scoring, ``playmat_only_if_no_box``, ``walls_block_adjacency`` |
-| ``ROWS``, ``COLS``, ``SQ`` | 1 each | sheet rows, columns and squares |
-| ``CH``, ``CW``, ``CCOLS`` | 1 each | compartment height and width (squares), compartments per row |
-| ``LOW``, ``HIGH`` | 1, 1 | bounds of a final score (the solo return's scale, ``scoring.score_bounds``) |
-| ``ROUND`` | 1 | rounds finished (12: the game is over) |
-| ``ROLL``, ``CUR`` | 1, 1 | this round's roll id in ``ROLLS`` (-1 before the roll); seat to choose |
-| ``DECISIONS`` | 1 | player decisions so far (the batched environment's truncation counter) |
-| ``NMOV`` | 8 | moves drawn by each seat (this round's choice included once made) |
-| ``FILLED`` | 8 | filled squares of each seat's sheet |
-| ``MOVES`` | 8 x 12 x 5 | seat ``s``'s move ``m`` at ``MOVES + 60 s + 5 m``: kind, size face, category, mechanism, square |
-| ``BITS`` | 8 x 24 x 2 | filled squares of seat ``s``'s sheet row ``r``, bit ``c``: columns 0-11, then 12-23 |
+{row_table}
 
 A move's kind is ``BOX``, ``MAT`` (playmat) or ``PASS`` (``actions.py``); a box's square is its top-left one.
-Row ``r``'s filled squares of seat ``s`` are at ``BITS + 48 s + 2 r`` (columns 0-11) and the next entry
-(columns 12-23). A seat's choice of this round is in its ``MOVES`` at once; the observation of another seat leaves it out until
-the round ends (the seats before ``CUR`` have chosen). The drivers (chance resolution, random playouts, the
-batch steps) are the template's, in ``envs.core.kernel``.
+Seat ``s``'s move ``m`` is at ``MOVES + 60 s + 5 m`` (kind, size face, category, mechanism, square); row
+``r``'s filled squares of seat ``s`` are at ``BITS + 48 s + 2 r`` (columns 0-11) and the next entry (columns
+12-23). A seat's choice of this round is in its ``MOVES`` at once; the observation of another seat leaves it
+out until the round ends (the seats before ``CUR`` have chosen). The drivers (chance resolution, random
+playouts, the batch steps) are the template's, in ``envs.core.kernel``.
 """
 
 from __future__ import annotations
@@ -36,44 +25,72 @@ import itertools
 import numpy as np
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL
-from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit, jit_helper, rank_outcomes
+from gameshelf.envs.core.kernel import below, jit, jit_helper, rank_outcomes
+from gameshelf.envs.core.row import RowLayout
 from gameshelf.envs.range_ta_ludotheque.actions import BOX, MAT, PASS
-from gameshelf.envs.range_ta_ludotheque.board import PERMS, ROLL_INDEX, ROLL_TRIPLES, ROLLS, ROUNDS, SHAPES
+from gameshelf.envs.range_ta_ludotheque.board import (
+    COMPARTMENT_SIDE,
+    COMPARTMENTS,
+    PERMS,
+    ROLL_INDEX,
+    ROLL_TRIPLES,
+    ROLLS,
+    ROUNDS,
+    SHAPES,
+)
 from gameshelf.envs.range_ta_ludotheque.observation import CAT0, JOIN_DOWN, JOIN_RIGHT, LAYOUT, MAX_PLAYERS, MECH0, SHEET_CHANNELS
 from gameshelf.envs.range_ta_ludotheque.observation import MAT as MAT_CHANNEL
 from gameshelf.envs.range_ta_ludotheque.observation import OCC as OCC_CHANNEL
 
 P = MAX_PLAYERS
-MAX_SIDE = 24
+MAX_SIDE = COMPARTMENTS[1] * COMPARTMENT_SIDE[1]
 """Most rows (or columns) of a sheet: 4 compartments of 6 squares."""
+MAX_SQUARES = MAX_SIDE * MAX_SIDE
 HALF = 12
 """Columns per ``BITS`` entry."""
 HALF_MASK = (1 << HALF) - 1
 MOVE_WIDTH = 5
 SEAT_MOVES = ROUNDS * MOVE_WIDTH
-
-NP = 0
-EXPERT = 1
-MAT_ONLY = 2
-WALLS = 3
-ROWS = 4
-COLS = 5
-CH = 6
-CW = 7
-CCOLS = 8
-SQ = 9
-LOW = 10
-HIGH = 11
-ROUND = 12
-ROLL = 13
-CUR = 14
-DECISIONS = 15
-NMOV = 16
-FILLED = NMOV + P
-MOVES = FILLED + P
-BITS = MOVES + P * SEAT_MOVES
 SEAT_BITS = 2 * MAX_SIDE
-SIZE = BITS + P * SEAT_BITS
+MAX_COMPARTMENT_GAMES = COMPARTMENT_SIDE[1] ** 2 // 2
+MAX_HIGH = ROUNDS * (max(2, MAX_COMPARTMENT_GAMES) + max(5, ROUNDS - 1, MAX_COMPARTMENT_GAMES - 1) + 2)
+"""The largest ``HIGH``: ``scoring.score_bounds`` of expert scoring with 12 games and the largest compartments."""
+
+SIDE = (COMPARTMENTS[0] * COMPARTMENT_SIDE[0], MAX_SIDE)
+ROW = RowLayout("range_ta_ludotheque")
+NP = ROW.add("num_players", 1, "number of players (an option)", (1, P), fill=1)
+EXPERT = ROW.flag("expert", 'scoring="expert" (an option)')
+MAT_ONLY = ROW.flag("playmat_only_if_no_box", "option playmat_only_if_no_box")
+WALLS = ROW.flag("walls_block_adjacency", "option walls_block_adjacency")
+ROWS = ROW.add("rows", 1, "sheet rows", SIDE, fill=SIDE[0])
+COLS = ROW.add("cols", 1, "sheet columns", SIDE, fill=SIDE[0])
+CH = ROW.add("comp_h", 1, "compartment height (squares)", COMPARTMENT_SIDE, fill=COMPARTMENT_SIDE[0])
+CW = ROW.add("comp_w", 1, "compartment width (squares)", COMPARTMENT_SIDE, fill=COMPARTMENT_SIDE[0])
+CCOLS = ROW.add("comp_cols", 1, "compartments per row", COMPARTMENTS, fill=COMPARTMENTS[0])
+SQ = ROW.add("squares", 1, "sheet squares", (SIDE[0] ** 2, MAX_SQUARES), fill=SIDE[0] ** 2)
+LOW = ROW.add("low", 1, "lowest final score (the solo return's scale, scoring.score_bounds)", (-(MAX_SQUARES - ROUNDS), 0))
+HIGH = ROW.add("high", 1, "highest final score (the solo return's scale, scoring.score_bounds)", (0, MAX_HIGH))
+ROUND = ROW.add("round", 1, "rounds finished (12: the game is over)", (0, ROUNDS))
+ROLL = ROW.add("roll_id", 1, "this round's roll id in ROLLS (-1 before the roll)", (-1, len(ROLLS) - 1), fill=-1)
+CUR = ROW.add("current", 1, "seat to choose", (0, P - 1))
+DECISIONS = ROW.add("decisions", 1, "player decisions so far (the batched environment's truncation counter)", (0, ROUNDS * P))
+NMOV = ROW.add("num_moves", P, "moves drawn by each seat (this round's choice included once made)", (0, ROUNDS))
+FILLED = ROW.add("filled", P, "filled squares of each seat's sheet", (0, MAX_SQUARES))
+MOVES = ROW.add(
+    "moves",
+    (P, SEAT_MOVES),
+    "seat s's move m at 5 m: kind (BOX, MAT, PASS), size face, category, mechanism, square",
+    (0, MAX_SQUARES - 1),
+    per_seat=True,
+)
+BITS = ROW.add(
+    "bits",
+    (P, SEAT_BITS),
+    "filled squares of seat s's sheet row r at 2 r, bit c: columns 0-11, then 12-23",
+    (0, HALF_MASK),
+    per_seat=True,
+)
+SIZE = ROW.size
 
 NUM_ACTS = 7 * MAX_SIDE * MAX_SIDE + 1
 """Actions of the largest sheet; a game's own count is ``7 * SQ + 1`` (its masks are that wide)."""
@@ -97,18 +114,19 @@ PUZZLE, DEXTERITY, CARD, BOARD, MINIATURES, RPG = 1, 2, 3, 4, 5, 6
 BLUFFING, DEDUCTION, DECKBUILDING, PROGRAMMING, MEMORY, SECRET_ROLES = 1, 2, 3, 4, 5, 6
 
 OBS_C = LAYOUT.size
-_S = LAYOUT.slices
-O_SHEETS = _S["sheets"].start
-O_SUPPORTED = _S["supported"].start
-O_FLOOR = _S["floor"].start
-O_WALL = _S["wall_right"].start
-O_DICE = _S["dice"].start
-O_ROUND = _S["round"].start
-O_PRESENT = _S["present"].start
-O_CHOSEN = _S["chosen"].start
-O_OPTIONS = _S["options"].start
-_ORDER = (O_SHEETS, O_SUPPORTED, O_FLOOR, O_WALL, O_DICE, O_ROUND, O_PRESENT, O_CHOSEN, O_OPTIONS, OBS_C)
-assert _ORDER == (0, P * SHEET_CHANNELS, 129, 130, 131, 149, 150, 158, 166, 169), "observation writes every channel once"
+O_SHEETS = LAYOUT.offset("sheets")
+O_SUPPORTED = LAYOUT.offset("supported")
+O_FLOOR = LAYOUT.offset("floor")
+O_WALL = LAYOUT.offset("wall_right")
+O_DICE = LAYOUT.offset("dice")
+O_ROUND = LAYOUT.offset("round")
+O_PRESENT = LAYOUT.offset("present")
+O_CHOSEN = LAYOUT.offset("chosen")
+O_OPTIONS = LAYOUT.offset("options")
+_WRITTEN = {"sheets": P * SHEET_CHANNELS, "supported": 1, "floor": 1, "wall_right": 1, "dice": 18, "round": 1}
+_WRITTEN |= {"present": P, "chosen": P, "options": 3}
+assert {name: s.stop - s.start for name, s in LAYOUT.slices.items()} == _WRITTEN, "observation writes every channel once"
+assert list(LAYOUT.slices) == list(_WRITTEN), "observation writes the pieces in their order"
 
 
 def initial_state(
@@ -124,14 +142,19 @@ def initial_state(
     high: int,
 ) -> np.ndarray:
     """The row of a new game (before the first roll), options and geometry included."""
-    s = np.zeros(SIZE, dtype=STATE_DTYPE)
-    s[NP] = num_players
-    s[EXPERT], s[MAT_ONLY], s[WALLS] = int(expert), int(mat_only_if_no_box), int(walls_block)
-    s[ROWS], s[COLS] = comp_rows * comp_h, comp_cols * comp_w
-    s[CH], s[CW], s[CCOLS] = comp_h, comp_w, comp_cols
-    s[SQ] = comp_rows * comp_h * comp_cols * comp_w
-    s[LOW], s[HIGH] = low, high
-    s[ROLL] = -1
+    s = ROW.new_row()
+    ROW.put(s, "num_players", num_players)
+    ROW.put(s, "expert", int(expert))
+    ROW.put(s, "playmat_only_if_no_box", int(mat_only_if_no_box))
+    ROW.put(s, "walls_block_adjacency", int(walls_block))
+    ROW.put(s, "rows", comp_rows * comp_h)
+    ROW.put(s, "cols", comp_cols * comp_w)
+    ROW.put(s, "comp_h", comp_h)
+    ROW.put(s, "comp_w", comp_w)
+    ROW.put(s, "comp_cols", comp_cols)
+    ROW.put(s, "squares", comp_rows * comp_h * comp_cols * comp_w)
+    ROW.put(s, "low", low)
+    ROW.put(s, "high", high)
     return s
 
 
@@ -154,6 +177,19 @@ def is_chance_outcome(S: np.ndarray, i: int, outcome: int) -> bool:
 def sample_chance(S: np.ndarray, i: int, rngs: np.ndarray) -> int:
     """Throw three dice with generator ``i`` of ``rngs``: the id of the sorted roll."""
     return int(ORDERED_ROLL[below(rngs, i, 216)])
+
+
+NUM_CHANCE = len(ROLLS)
+"""Chance outcome ids are below this: the roll ids (``chance_weights`` writes that many weights)."""
+ROLL_WEIGHT = np.bincount(ORDERED_ROLL, minlength=NUM_CHANCE).astype(np.int64)
+"""The ordered throws of three dice (of 216) that give each roll id."""
+
+
+@jit
+def chance_weights(S: np.ndarray, i: int, out: np.ndarray) -> None:
+    """Write the odds of the roll into row ``i`` of ``out`` as integer weights per roll id: the throws that give it."""
+    for k in range(NUM_CHANCE):
+        out[i, k] = ROLL_WEIGHT[k]
 
 
 # ---- a sheet's filled squares ---------------------------------------------------------------------
@@ -738,3 +774,6 @@ def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
                             out[i, o + plane + JOIN_RIGHT] = 1.0
                         if dr < h - 1:
                             out[i, o + plane + JOIN_DOWN] = 1.0
+
+
+__doc__ = __doc__.replace("{row_table}", ROW.table())
