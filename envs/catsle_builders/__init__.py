@@ -122,6 +122,13 @@ played (and the deal order in phase deal); discards and board cards fit the fini
 holds one suit, a suit one column; an off-suit play in the trick needs a void in the led suit, and a void
 seat holds no card of that suit; take/place positions name a decision that is really asked.
 
+## State row
+
+The kernel's state row (``kernel.ROW``, ``int16``): what ``gameshelf.vector`` batches and a ``CatsleState``
+views. Positions and options that do not fit a field's range are refused by the field's name.
+
+{row_table}
+
 ## Readings taken
 
 * Column limits 1, 2, 3, 4 (the rules text gives none) plus the limit-0 column at 4-5 players; the same
@@ -140,6 +147,7 @@ seat holds no card of that suit; take/place positions name a decision that is re
 * v0: first version.
 """
 
+from gameshelf.envs.catsle_builders.kernel import ROW
 from gameshelf.envs.catsle_builders.observation import LAYOUT
 
-__doc__ = (__doc__ or "").replace("{observation_table}", LAYOUT.table())
+__doc__ = (__doc__ or "").replace("{observation_table}", LAYOUT.table()).replace("{row_table}", ROW.table())

@@ -1,8 +1,8 @@
 """CATsle Builders rules engine: ``CatsleGame`` and ``CatsleState``.
 
 The rules are compiled kernels (``kernel.py``) over one ``int16`` state row; ``CatsleState`` is a view over
-that row and keeps in Python only what is not a rule step: chance outcomes, text, move names, the fields
-read as ints and lists, and ``resample_hidden``. See the package docstring (``envs/catsle_builders/__init__.py``)
+that row and keeps in Python only what is not a rule step: text, move names, the fields read as ints and lists,
+and ``resample_hidden``. See the package docstring (``envs/catsle_builders/__init__.py``)
 for the rules as implemented, the action encoding, the observation layout, the position keys and the
 readings taken.
 """
@@ -47,7 +47,8 @@ from gameshelf.envs.catsle_builders.cards import (
     rating,
 )
 from gameshelf.envs.core.game import CHANCE, TERMINAL, GameFacts, Option
-from gameshelf.envs.core.kernel import IntView, KernelGame, KernelState, int_field
+from gameshelf.envs.core.kernel import KernelGame, KernelState
+from gameshelf.envs.core.row import IntView
 
 
 def _limits_ok(value: Any) -> bool:
@@ -94,12 +95,9 @@ class CatsleGame(KernelGame):
         self.initial = K.initial_state(n, self.limits)
 
     def _facts(self) -> GameFacts:
-        n = self.options["num_players"]
-        tricks = HAND_SIZE[n]
-        taken = sum(TAKES[n])
         return GameFacts(
             num_actions=NUM_ACTIONS,
-            max_game_length=NUM_ROUNDS * tricks * (n + 2 * taken),
+            max_game_length=K.max_decisions(self.options["num_players"]),
             has_chance=True,
             has_hidden_info=True,
         )
@@ -112,16 +110,18 @@ POW2 = np.left_shift(np.int64(1), np.arange(NUM_CARDS, dtype=np.int64))
 """Bit ``c`` of a card mask, per card."""
 
 
-def _seat_ints(start: int, doc: str) -> Any:
-    """A per-seat list-like attribute (one int per player) at ``start`` of the row."""
+def _seat_ints(name: str) -> Any:
+    """The State attribute over the row's field ``name`` (one int per seat, padded): a list-like ``IntView`` of
+    one int per player; writes are bound-checked."""
+    field = K.ROW[name]
 
     def get(state: CatsleState) -> IntView:
-        return IntView(state.s, start, state.game.num_players)
+        return IntView(state.s, field.offset, state.game.num_players, field, K.ROW.game)
 
     def put(state: CatsleState, values: Any) -> None:
-        IntView(state.s, start, state.game.num_players).assign(values)
+        get(state).assign(values)
 
-    return property(get, put, doc=doc)
+    return property(get, put, doc=field.meaning)
 
 
 class CatsleState(KernelState):
@@ -137,18 +137,18 @@ class CatsleState(KernelState):
         self.deal_start = -1
         """Index in ``history`` of this round's first dealt card (-1: the deal is not in the history)."""
 
-    phase = int_field(K.PHASE, "FIRST, DEAL, PLAY, TAKE, PLACE or OVER")
-    round_index = int_field(K.ROUND, "0-based round")
-    round_first = int_field(K.ROUND_FIRST, "seat that leads the round's first trick")
-    leader = int_field(K.LEADER, "seat that leads the current trick")
-    turn = int_field(K.TURN, "seat to act (-1 at chance and terminal nodes)")
-    dealt = int_field(K.DEALT, "cards dealt this round")
-    pending = int_field(K.PENDING, "taken card waiting for its column (place decision), -1: none")
-    take_pos = int_field(K.TAKE_POS, "entries of ``queue`` done")
-    totals = _seat_ints(K.TOTALS, "total score per seat")
-    last_perfect = _seat_ints(K.LAST_PERFECT, "perfect columns of every seat in the latest round scoring (the tie-break)")
-    hand_sizes = _seat_ints(K.SIZES, "cards in each hand")
-    voids = _seat_ints(K.VOIDS, "per seat, bit mask of suits it showed it lacks this round")
+    phase = K.ROW.field("phase")
+    round_index = K.ROW.field("round_index")
+    round_first = K.ROW.field("round_first")
+    leader = K.ROW.field("leader")
+    turn = K.ROW.field("turn")
+    dealt = K.ROW.field("dealt")
+    pending = K.ROW.field("pending")
+    take_pos = K.ROW.field("take_pos")
+    totals = _seat_ints("totals")
+    last_perfect = _seat_ints("last_perfect")
+    hand_sizes = _seat_ints("hand_sizes")
+    voids = _seat_ints("voids")
 
     # ---- card sets and lists, read from the row ------------------------------------------------
     def _cards_where(self, code: int) -> int:
@@ -294,25 +294,6 @@ class CatsleState(KernelState):
         if phase == OVER:
             return TERMINAL
         return CHANCE
-
-    # ---- chance -------------------------------------------------------------------------------
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        n = self.game.num_players
-        if self.phase == FIRST:
-            return [(s, 1.0 / n) for s in range(n)]
-        if self.phase == DEAL:
-            cards = cards_of(self.undealt)
-            p = 1.0 / len(cards)
-            return [(c, p) for c in cards]
-        return []
-
-    def sample_chance(self, rng: np.random.Generator) -> int:
-        if self.phase == FIRST:
-            return int(rng.integers(self.game.num_players))
-        if self.phase == DEAL:
-            cards = cards_of(self.undealt)
-            return cards[int(rng.integers(len(cards)))]
-        raise ValueError("not a chance node")
 
     # ---- actions (mask, legality, playout: KernelState's) -------------------------------------
     def playable(self) -> int:

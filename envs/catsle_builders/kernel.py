@@ -2,30 +2,10 @@
 
 ``CatsleState`` (``game.py``) wraps one row (a one-row matrix); ``gameshelf.vector`` steps a matrix of them.
 Every function takes the matrix ``S`` and the row ``i`` (see ``envs.core.kernel``, which lists what a kernel
-module provides), is compiled by numba and also runs as plain Python. Per-seat blocks are padded to 5 seats
-and 5 columns. Layout of a row (``SIZE`` entries):
+module provides), is compiled by numba and also runs as plain Python. The row is declared once, as ``ROW``
+below (fields, offsets, bounds; ``envs.core.row``); per-seat fields are padded to 5 seats and 5 columns:
 
-| offset | entries | meaning |
-|---|---|---|
-| ``PHASE``, ``ROUND`` | 1, 1 | ``FIRST`` / ``DEAL`` / ``PLAY`` / ``TAKE`` / ``PLACE`` / ``OVER``; 0-based round |
-| ``NP``, ``NCOLS``, ``HAND``, ``DECK_N`` | 1 each | options: players, columns of a board (4 or 5), cards per hand, deck size |
-| ``NTAKES``, ``TAKES`` | 1, 3 | rated places that take cards, and how many each takes (1, 2 or 1, 1, 2) |
-| ``LIMITS`` | 5 | limit of each column (0 past ``NCOLS``) |
-| ``ROUND_FIRST``, ``LEADER``, ``TURN`` | 1 each | the round's first leader, the trick's leader, the seat to act (-1: none) |
-| ``DEALT`` | 1 | cards dealt this round (the k-th goes to seat ``k % NP``) |
-| ``PENDING`` | 1 | the taken card waiting for its column (-1: none) |
-| ``TRICK_N``, ``TRICK`` | 1, 5 | cards of the current trick in play order (the leader's first) |
-| ``QUEUE_N``, ``QUEUE``, ``TAKE_POS`` | 1, 4, 1 | seats taking from the trick, one entry per card, in rating order; done |
-| ``LEFT_N`` | 1 | cards still in the trick while it is being taken |
-| ``SCORED``, ``ROUND_SCORES`` | 1, 3 x 5 | finished rounds; each one's score per seat |
-| ``TOTALS``, ``LAST_PERFECT`` | 5, 5 | total score per seat; perfect columns in the latest round scoring |
-| ``SIZES``, ``VOIDS`` | 5, 5 | cards in hand per seat; bit mask of the suits each seat showed it lacks this round |
-| ``COL_SUIT``, ``COL_LEN`` | 5 x 5 each | per seat and column: its suit (-1: empty), its number of cards |
-| ``COLS`` | 5 x 5 x 12 | per seat and column, its cards in the order they were placed |
-| ``LOC`` | 60 | where each card is: ``OUT`` (not in this deck), ``UNDEALT``, ``IN_HAND + seat``, ``PLAYED + seat`` |
-| | | or ``PLAYED_ANON`` (played before a built position: by a seat not recorded) |
-| ``DISC``, ``LEFT`` | 60, 60 | 1 for each card discarded this round; 1 for each card still in the trick being taken |
-| ``DECISIONS`` | 1 | player decisions so far (the batched environment's truncation counter) |
+{row_table}
 
 The drivers (chance resolution, random playouts, the batch steps) are the template's, in ``envs.core.kernel``.
 """
@@ -36,10 +16,12 @@ import numpy as np
 
 from gameshelf.envs.catsle_builders.actions import DEAL, FIRST, NUM_ACTIONS, OVER, PLACE, PLACE_BASE, PLAY, TAKE, TAKE_BASE
 from gameshelf.envs.catsle_builders.cards import (
+    DEFAULT_LIMITS,
     HAND_SIZE,
     MAX_COLUMNS,
     MAX_LIMIT,
     MAX_PLAYERS,
+    MIN_PLAYERS,
     MOATS,
     NUM_CARDS,
     NUM_ROUNDS,
@@ -52,47 +34,20 @@ from gameshelf.envs.catsle_builders.cards import (
 )
 from gameshelf.envs.catsle_builders.observation import LAYOUT, MAX_HAND, MAX_TAKEN
 from gameshelf.envs.core.game import CHANCE, TERMINAL
-from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit, jit_helper, rank_outcomes
+from gameshelf.envs.core.kernel import below, jit, jit_helper, rank_outcomes
+from gameshelf.envs.core.row import RowLayout
 
 MP, MC, NC, NV = MAX_PLAYERS, MAX_COLUMNS, NUM_CARDS, NUM_VALUES
 MAX_COL_CARDS = NUM_VALUES
 """A column holds cards of one suit: at most 12."""
 MAX_QUEUE = 4
-
-PHASE = 0
-ROUND = 1
-NP = 2
-NCOLS = 3
-HAND = 4
-DECK_N = 5
-NTAKES = 6
-TAKES = 7
-LIMITS = TAKES + 3
-ROUND_FIRST = LIMITS + MC
-LEADER = ROUND_FIRST + 1
-TURN = ROUND_FIRST + 2
-DEALT = ROUND_FIRST + 3
-PENDING = ROUND_FIRST + 4
-TRICK_N = ROUND_FIRST + 5
-TRICK = TRICK_N + 1
-QUEUE_N = TRICK + MP
-QUEUE = QUEUE_N + 1
-TAKE_POS = QUEUE + MAX_QUEUE
-LEFT_N = TAKE_POS + 1
-SCORED = LEFT_N + 1
-ROUND_SCORES = SCORED + 1
-TOTALS = ROUND_SCORES + NUM_ROUNDS * MP
-LAST_PERFECT = TOTALS + MP
-SIZES = LAST_PERFECT + MP
-VOIDS = SIZES + MP
-COL_SUIT = VOIDS + MP
-COL_LEN = COL_SUIT + MP * MC
-COLS = COL_LEN + MP * MC
-LOC = COLS + MP * MC * MAX_COL_CARDS
-DISC = LOC + NC
-LEFT = DISC + NC
-DECISIONS = LEFT + NC
-SIZE = DECISIONS + 1
+"""Most cards taken from a trick (1 + 1 + 2 at 5 players)."""
+ORDINARY_COLUMNS = len(DEFAULT_LIMITS)
+"""Columns with a limit of the option ``column_limits`` (4-5 players add a fifth, of limit 0)."""
+MAX_ROUND_SCORE = ORDINARY_COLUMNS * MAX_LIMIT + max(PERFECT_BONUS)
+"""Most points of one round: every ordinary column at its limit, with the perfect bonus."""
+POINTS_LIMIT = 2**14
+"""Largest ``totals`` or ``round_scores`` entry a position may give (``position.py``)."""
 
 OUT = -1
 UNDEALT = 0
@@ -100,30 +55,101 @@ IN_HAND = 1
 PLAYED_ANON = IN_HAND + MP
 PLAYED = PLAYED_ANON + 1
 
+
+def max_decisions(num_players: int) -> int:
+    """A true bound on a game's player decisions (its ``max_game_length``): in every trick of the three rounds,
+    a card played by each seat, then a take and perhaps a column choice for each card taken."""
+    return NUM_ROUNDS * HAND_SIZE[num_players] * (num_players + 2 * sum(TAKES_BY_PLAYERS[num_players]))
+
+
+ROW = RowLayout("catsle_builders")
+PHASE = ROW.add("phase", 1, "FIRST (0), DEAL (1), PLAY (2), TAKE (3), PLACE (4) or OVER (5)", (FIRST, OVER), fill=FIRST)
+ROUND = ROW.add("round_index", 1, "0-based round", (0, NUM_ROUNDS - 1))
+NP = ROW.add("num_players", 1, "number of players (an option)", (MIN_PLAYERS, MP), fill=MIN_PLAYERS)
+NCOLS = ROW.add("num_columns", 1, "columns of a board: 4 at 3 players, 5 at 4-5", (ORDINARY_COLUMNS, MC), fill=ORDINARY_COLUMNS)
+_HANDS = HAND_SIZE.values()
+HAND = ROW.add("hand_size", 1, "cards dealt to each seat per round", (min(_HANDS), max(_HANDS)), fill=min(_HANDS))
+DECK_N = ROW.add("deck_size", 1, "cards in the deck (no Moats at 3 players)", (NC - NV, NC), fill=NC)
+_TAKES = TAKES_BY_PLAYERS.values()
+NTAKES = ROW.add(
+    "num_takes", 1, "rated places that take cards", (min(map(len, _TAKES)), max(map(len, _TAKES))), fill=min(map(len, _TAKES))
+)
+TAKES = ROW.add(
+    "takes",
+    max(map(len, _TAKES)),
+    "cards each rated place takes (1, 2 or 1, 1, 2; 0 beyond num_takes)",
+    (0, max(map(max, _TAKES))),
+)
+LIMITS = ROW.add("limits", MC, "limit of each column (0 past num_columns)", (0, MAX_LIMIT))
+ROUND_FIRST = ROW.add("round_first", 1, "seat that leads the round's first trick (-1: not drawn yet)", (-1, MP - 1), fill=-1)
+LEADER = ROW.add("leader", 1, "seat that leads the current trick (-1: not drawn yet)", (-1, MP - 1), fill=-1)
+TURN = ROW.add("turn", 1, "seat to act (-1 at chance and terminal nodes)", (-1, MP - 1), fill=-1)
+DEALT = ROW.add("dealt", 1, "cards dealt this round (the k-th goes to seat k % num_players)", (0, NC))
+PENDING = ROW.add("pending", 1, "taken card waiting for its column (place decision), -1: none", (-1, NC - 1), fill=-1)
+TRICK_N = ROW.add("trick_count", 1, "cards of the current trick", (0, MP))
+TRICK = ROW.add("trick", MP, "cards of the current trick in play order (the leader's first)", (0, NC - 1))
+QUEUE_N = ROW.add("queue_count", 1, "cards to take from the trick", (0, MAX_QUEUE))
+QUEUE = ROW.add("queue", MAX_QUEUE, "seats taking from the trick, one entry per card, in rating order", (0, MP - 1))
+TAKE_POS = ROW.add("take_pos", 1, "entries of queue done", (0, MAX_QUEUE))
+LEFT_N = ROW.add("left_count", 1, "cards still in the trick while it is being taken", (0, MP))
+SCORED = ROW.add("scored", 1, "finished rounds", (0, NUM_ROUNDS))
+ROUND_SCORES = ROW.add("round_scores", (NUM_ROUNDS, MP), "score of each seat in finished round r", (0, POINTS_LIMIT))
+TOTALS = ROW.add("totals", MP, "total score per seat", (0, POINTS_LIMIT + NUM_ROUNDS * MAX_ROUND_SCORE))
+LAST_PERFECT = ROW.add(
+    "last_perfect", MP, "perfect columns of each seat in the latest round scoring (the tie-break)", (0, ORDINARY_COLUMNS)
+)
+SIZES = ROW.add("hand_sizes", MP, "cards in each hand", (0, max(_HANDS)))
+VOIDS = ROW.add("voids", MP, "per seat, bit mask of the suits it showed it lacks this round", (0, 2**NUM_SUITS - 1))
+COL_SUIT = ROW.add("col_suit", (MP, MC), "per seat and column: its suit (-1: empty)", (-1, NUM_SUITS - 1), fill=-1, per_seat=True)
+COL_LEN = ROW.add("col_len", (MP, MC), "per seat and column: its number of cards", (0, MAX_COL_CARDS), per_seat=True)
+COLS = ROW.add(
+    "cols",
+    (MP, MC * MAX_COL_CARDS),
+    "per seat: column k's cards in the order they were placed, from entry 12 k",
+    (0, NC - 1),
+    per_seat=True,
+)
+LOC = ROW.add(
+    "loc",
+    NC,
+    "where each card is: OUT (-1: not in this deck), UNDEALT (0), IN_HAND + seat (1..5), PLAYED + seat (7..11)"
+    " or PLAYED_ANON (6: played before a built position, by a seat not recorded)",
+    (OUT, PLAYED + MP - 1),
+    fill=UNDEALT,
+)
+DISC = ROW.add("discards", NC, "1 for each card discarded this round", (0, 1))
+LEFT = ROW.add("trick_left", NC, "1 for each card still in the trick being taken", (0, 1))
+DECISIONS = ROW.add(
+    "decisions",
+    1,
+    "player decisions so far (the batched environment's truncation counter)",
+    (0, max(max_decisions(n) for n in range(MIN_PLAYERS, MP + 1))),
+)
+SIZE = ROW.size
+
 NUM_ACTS = NUM_ACTIONS
 BONUS = np.array(PERFECT_BONUS, dtype=np.int64)
 
-_S = LAYOUT.slices
-O_HAND = _S["hand"].start
-O_TRICK = _S["trick"].start
-O_LEFT = _S["trick_left"].start
-O_LED = _S["led_suit"].start
-O_BOARDS = _S["boards"].start
-O_LIMITS = _S["limits"].start
-O_PLAYED = _S["played"].start
-O_DISCARDS = _S["discards"].start
-O_VOIDS = _S["voids"].start
-O_SIZES = _S["hand_sizes"].start
-O_TOTALS = _S["totals"].start
-O_PERFECT = _S["last_perfect"].start
-O_ROUND = _S["round"].start
-O_ROUND_FIRST = _S["round_first"].start
-O_LEADER = _S["leader"].start
-O_TO_ACT = _S["to_act"].start
-O_PHASE = _S["phase"].start
-O_PENDING = _S["pending"].start
-O_TAKES_LEFT = _S["takes_left"].start
-O_PLAYERS = _S["players"].start
+O_HAND = LAYOUT.offset("hand")
+O_TRICK = LAYOUT.offset("trick")
+O_LEFT = LAYOUT.offset("trick_left")
+O_LED = LAYOUT.offset("led_suit")
+O_BOARDS = LAYOUT.offset("boards")
+O_LIMITS = LAYOUT.offset("limits")
+O_PLAYED = LAYOUT.offset("played")
+O_DISCARDS = LAYOUT.offset("discards")
+O_VOIDS = LAYOUT.offset("voids")
+O_SIZES = LAYOUT.offset("hand_sizes")
+O_TOTALS = LAYOUT.offset("totals")
+O_PERFECT = LAYOUT.offset("last_perfect")
+O_ROUND = LAYOUT.offset("round")
+O_ROUND_FIRST = LAYOUT.offset("round_first")
+O_LEADER = LAYOUT.offset("leader")
+O_TO_ACT = LAYOUT.offset("to_act")
+O_PHASE = LAYOUT.offset("phase")
+O_PENDING = LAYOUT.offset("pending")
+O_TAKES_LEFT = LAYOUT.offset("takes_left")
+O_PLAYERS = LAYOUT.offset("players")
 OBS_SIZE = LAYOUT.size
 BOARD_SEAT = MC * (NUM_SUITS + 1)
 
@@ -133,18 +159,15 @@ def initial_state(num_players: int, limits: tuple[int, ...]) -> np.ndarray:
 
     ``limits``: the limit of each column of a board (4 columns at 3 players, 5 at 4-5).
     """
-    s = np.zeros(SIZE, dtype=STATE_DTYPE)
+    s = ROW.new_row()
+    ROW.put(s, "num_players", num_players)
     takes = TAKES_BY_PLAYERS[num_players]
-    s[PHASE] = FIRST
-    s[NP] = num_players
-    s[NCOLS] = len(limits)
-    s[HAND] = HAND_SIZE[num_players]
-    s[DECK_N] = NC - (NUM_VALUES if num_players == 3 else 0)
-    s[NTAKES] = len(takes)
-    s[TAKES : TAKES + len(takes)] = takes
-    s[LIMITS : LIMITS + len(limits)] = limits
-    s[ROUND_FIRST] = s[LEADER] = s[TURN] = s[PENDING] = -1
-    s[COL_SUIT : COL_SUIT + MP * MC] = -1
+    ROW.put(s, "num_columns", len(limits))
+    ROW.put(s, "hand_size", HAND_SIZE[num_players])
+    ROW.put(s, "deck_size", NC - (NUM_VALUES if num_players == 3 else 0))
+    ROW.put(s, "num_takes", len(takes))
+    ROW.put(s, "takes", list(takes) + [0] * (ROW["takes"].size - len(takes)))
+    ROW.put(s, "limits", list(limits) + [0] * (MC - len(limits)))
     if num_players == 3:
         s[LOC + MOATS * NV : LOC + (MOATS + 1) * NV] = OUT  # no Moats at 3 players
     return s
@@ -184,6 +207,25 @@ def sample_chance(S: np.ndarray, i: int, rngs: np.ndarray) -> int:
                 return c
             k -= 1
     return -1  # unreachable: a deal has cards left
+
+
+NUM_CHANCE = max(MP, NC)
+"""Chance outcome ids are below this: a seat (the first leader), or a card (the next dealt card)."""
+
+
+@jit
+def chance_weights(S: np.ndarray, i: int, out: np.ndarray) -> None:
+    """Write the odds of the chance node into row ``i`` of ``out`` as integer weights per outcome id: each seat
+    alike for the first leader, then each card not dealt yet alike."""
+    for k in range(NUM_CHANCE):
+        out[i, k] = 0
+    if S[i, PHASE] == FIRST:
+        for seat in range(S[i, NP]):
+            out[i, seat] = 1
+    elif S[i, PHASE] == DEAL:
+        for c in range(NC):
+            if S[i, LOC + c] == UNDEALT:
+                out[i, c] = 1
 
 
 @jit_helper
@@ -564,3 +606,6 @@ def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
     out[i, O_PLAYERS + n - 3] = 1.0
     for k in range(S[i, TAKE_POS], S[i, QUEUE_N]):
         out[i, O_TAKES_LEFT + (S[i, QUEUE + k] - seat + n) % n] += 0.5
+
+
+__doc__ = (__doc__ or "").replace("{row_table}", ROW.table())

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from gameshelf.envs.catsle_builders import kernel as K
 from gameshelf.envs.catsle_builders.actions import DEAL, FIRST, OVER, PHASE_NAMES, PLACE, PLAY, TAKE
 from gameshelf.envs.catsle_builders.cards import (
     NUM_ROUNDS,
@@ -67,9 +68,9 @@ def export_position(state: CatsleState) -> dict[str, Any]:
     }
 
 
-MAX_POINTS = 2**14
+MAX_POINTS = K.POINTS_LIMIT
 """Bound of ``totals`` and ``round_scores``: the ``int16`` state row holds 32767, and three rounds add far less
-than the rest."""
+than the rest (the row's bounds)."""
 
 
 def _int(position: Mapping[str, Any], key: str, low: int, high: int) -> int:

@@ -164,6 +164,13 @@ Every node exports a position, chance nodes of the deal included: there ``to_mov
 ``first_player`` is ``None`` before it is drawn (then ``dealt`` is 0), everyone holds 1 matchstick and
 nothing is played, passed, finished or on the table.
 
+## State row
+
+The kernel's state row (``kernel.ROW``, ``int16``): what ``gameshelf.vector`` batches and a ``MatchstickState``
+views. Positions and options that do not fit a field's range are refused by the field's name.
+
+{row_table}
+
 ## Heuristic agent
 
 ``training/agents/matchstick_tycoon.py`` (``heuristic``): a greedy shedder that follows whenever it can,
@@ -197,6 +204,7 @@ random players, mean rank 1.77 ± 0.14 (random: 3.06), first out in 57% of the g
 * v0: first version.
 """
 
+from gameshelf.envs.matchstick_tycoon.kernel import ROW
 from gameshelf.envs.matchstick_tycoon.observation import LAYOUT
 
-__doc__ = (__doc__ or "").replace("{observation_table}", LAYOUT.table())
+__doc__ = (__doc__ or "").replace("{observation_table}", LAYOUT.table()).replace("{row_table}", ROW.table())

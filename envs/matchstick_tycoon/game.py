@@ -1,8 +1,8 @@
 """Matchstick Tycoon rules engine: ``MatchstickGame`` and ``MatchstickState``.
 
 The rules are compiled kernels (``envs/matchstick_tycoon/kernel.py``) over one ``int16`` state row; the
-state here is a view over that row and keeps in Python only what is not a rule step: chance outcomes, text,
-move names, positions and ``resample_hidden``. See the package docstring (``envs/matchstick_tycoon/__init__.py``)
+state here is a view over that row and keeps in Python only what is not a rule step: text, move names,
+positions and ``resample_hidden``. See the package docstring (``envs/matchstick_tycoon/__init__.py``)
 for the rules as implemented, the action encoding, the observation layout, the position keys and the
 readings taken.
 """
@@ -15,26 +15,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from gameshelf.envs.core.game import (
-    CHANCE,
-    TERMINAL,
-    GameFacts,
-    Option,
-    count_outcomes,
-    draw_from_counts,
-)
-from gameshelf.envs.core.kernel import IntView, KernelGame, KernelState, flag_field, int_field, ints_field, rows_field
+from gameshelf.envs.core.game import CHANCE, TERMINAL, GameFacts, Option
+from gameshelf.envs.core.kernel import KernelGame, KernelState
+from gameshelf.envs.core.row import IntView
 from gameshelf.envs.matchstick_tycoon import kernel as K
 from gameshelf.envs.matchstick_tycoon import observation as obs_mod
-from gameshelf.envs.matchstick_tycoon.actions import (
-    CHOOSE_FIRST,
-    DEAL,
-    MAX_PLAY,
-    NUM_ACTIONS,
-    OVER,
-    PLAY,
-    decode,
-)
+from gameshelf.envs.matchstick_tycoon.actions import CHOOSE_FIRST, DEAL, MAX_PLAY, NUM_ACTIONS, OVER, PLAY, decode
 from gameshelf.envs.matchstick_tycoon.cards import (
     BASE_VALUES,
     COST,
@@ -152,35 +138,37 @@ def _draw_completable(pool: list[int], size: int, value: int, left: int, budget:
     raise ValueError("no hand of the unseen cards can complete the play being laid")
 
 
-def seat_field(start: int, doc: str = "") -> Any:
-    """A list-like attribute (``IntView``) of one int per seat of the game at ``start`` of the state's row."""
+def seat_field(name: str) -> Any:
+    """The State attribute over the row's field ``name`` (one int per seat, padded): a list-like ``IntView`` of
+    one int per seat of the game; writes are bound-checked."""
+    field = K.ROW[name]
 
     def get(state: Any) -> IntView:
-        return IntView(state.s, start, state.game.num_players)
+        return IntView(state.s, field.offset, state.game.num_players, field, K.ROW.game)
 
     def put(state: Any, values: Iterable[int]) -> None:
-        IntView(state.s, start, state.game.num_players).assign(int(v) for v in values)
+        get(state).assign(int(v) for v in values)
 
-    return property(get, put, doc=doc)
+    return property(get, put, doc=field.meaning)
 
 
-def list_field(start: int, count: int, capacity: int, doc: str = "") -> Any:
-    """A list attribute of up to ``capacity`` ints at ``start`` of the state's row, its length at ``count``:
-    reads give a new list, assigning a list writes it (the unused entries are -1)."""
+def list_field(name: str, count: str) -> Any:
+    """The State attribute over the row's field ``name``, a list as long as the field ``count`` says: reads give
+    a new list, assigning a list writes both (the unused entries are -1); writes are bound-checked."""
+    field, length = K.ROW[name], K.ROW[count].offset
 
     def get(state: Any) -> list[int]:
         s = state.s
-        return s[start : start + int(s[count])].tolist()  # type: ignore[no-any-return]
+        return s[field.offset : field.offset + int(s[length])].tolist()  # type: ignore[no-any-return]
 
     def put(state: Any, values: Iterable[int]) -> None:
         items = [int(v) for v in values]
-        if len(items) > capacity:
-            raise ValueError(f"at most {capacity} entries, got {len(items)}")
-        s = state.s
-        s[start : start + capacity] = items + [-1] * (capacity - len(items))
-        s[count] = len(items)
+        if len(items) > field.size:
+            raise ValueError(f"at most {field.size} entries, got {len(items)}")
+        K.ROW.put(state.s, name, items + [-1] * (field.size - len(items)))
+        K.ROW.put(state.s, count, len(items))
 
-    return property(get, put, doc=doc)
+    return property(get, put, doc=field.meaning)
 
 
 class MatchstickGame(KernelGame):
@@ -212,10 +200,7 @@ class MatchstickGame(KernelGame):
 
     def _facts(self) -> GameFacts:
         n = self.options["num_players"]
-        deck = sum(deck_copies(self.options["expansion_copies"]))
-        # plays <= cards dealt, each at most 1 + 5 decisions; between two plays at most 2n turns without a
-        # play; every such turn gains at most one matchstick, each later discarded once.
-        max_len = deck * 6 + 2 * (deck + 1) * 2 * n + 2 * n
+        max_len = K.max_decisions(sum(deck_copies(self.options["expansion_copies"])), n)
         return GameFacts(num_actions=NUM_ACTIONS, max_game_length=max_len, has_chance=True, has_hidden_info=True)
 
     def new_initial_state(self) -> MatchstickState:
@@ -234,31 +219,31 @@ class MatchstickState(KernelState):
         self.deal_start = -1
         """Index in ``history`` of the first dealt card (-1: built from a position, no deal in history)."""
 
-    phase = int_field(K.PHASE, "CHOOSE_FIRST, DEAL, PLAY or OVER")
-    first_player = int_field(K.FIRST, "the first player (-1 before it is drawn)")
-    dealt = int_field(K.DEALT, "cards dealt so far")
-    hands = rows_field(K.HANDS, NUM_FACES, doc="cards of each face in each hand")
-    hand_sizes = seat_field(K.SIZES, "cards in each hand")
-    undealt = ints_field(K.UNDEALT, NUM_FACES, "copies of each face not dealt yet (during the deal)")
-    sticks = seat_field(K.STICKS, "matchsticks of each seat")
-    turn = int_field(K.TURN, "seat to act (-1 outside play)")
-    table_value = int_field(K.TABLE_VALUE, "value shown by the table cards (-1 when empty)")
-    table_count = int_field(K.TABLE_COUNT, "cards on the table")
-    table_faces = list_field(K.TABLE_FACES, K.TABLE_COUNT, MAX_PLAY, "faces of the table cards, in the order laid")
-    last_player = int_field(K.LAST, "seat whose play is on the table (-1 when the table is empty)")
-    reversed = flag_field(K.REVERSED, "strength order reversed (after an odd number of revolutions)")
-    passed = seat_field(K.PASSED, "seats that took a turn without playing since the last play")
-    in_game = seat_field(K.IN_GAME, "seats still playing")
-    place = seat_field(K.PLACE, "finishing place (0 = first out) of each seat, -1 while it plays on")
-    out_order = list_field(K.OUT_ORDER, K.NOUT, obs_mod.MAX_PLAYERS, "seats out, in finishing order")
-    played = ints_field(K.PLAYED, NUM_FACES, "cards of each face played so far by anyone (the table's included)")
-    played_by = rows_field(K.PLAYED_BY, NUM_FACES, doc="cards of each face played so far by each seat")
-    pending_value = int_field(K.PENDING_VALUE, "value of the play being laid (-1: none)")
-    pending_count = int_field(K.PENDING_COUNT, "count of the play being laid down (0: no play announced)")
-    picks = list_field(K.PICKS, K.NPICKS, MAX_PLAY, "cards of the play being laid, in the order laid")
-    pending_cost = int_field(K.PENDING_COST, "matchsticks the cards laid so far need")
-    sticks_spent = int_field(K.SPENT, "matchsticks spent in the game")
-    revolutions = int_field(K.REVOLUTIONS, "5-card plays so far")
+    phase = K.ROW.field("phase")
+    first_player = K.ROW.field("first_player")
+    dealt = K.ROW.field("dealt")
+    hands = K.ROW.field("hands")
+    hand_sizes = seat_field("hand_sizes")
+    undealt = K.ROW.field("undealt")
+    sticks = seat_field("sticks")
+    turn = K.ROW.field("turn")
+    table_value = K.ROW.field("table_value")
+    table_count = K.ROW.field("table_count")
+    table_faces = list_field("table_faces", "table_count")
+    last_player = K.ROW.field("last_player")
+    reversed = K.ROW.field("reversed")
+    passed = seat_field("passed")
+    in_game = seat_field("in_game")
+    place = seat_field("place")
+    out_order = list_field("out_order", "num_out")
+    played = K.ROW.field("played")
+    played_by = K.ROW.field("played_by")
+    pending_value = K.ROW.field("pending_value")
+    pending_count = K.ROW.field("pending_count")
+    picks = list_field("picks", "num_picks")
+    pending_cost = K.ROW.field("pending_cost")
+    sticks_spent = K.ROW.field("sticks_spent")
+    revolutions = K.ROW.field("revolutions")
 
     @property
     def deck(self) -> tuple[int, ...]:
@@ -274,22 +259,6 @@ class MatchstickState(KernelState):
         if phase == OVER:
             return TERMINAL
         return CHANCE
-
-    # ---- chance ---------------------------------------------------------------------------------
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        n = self.game.num_players
-        if self.phase == CHOOSE_FIRST:
-            return [(s, 1.0 / n) for s in range(n)]
-        if self.phase == DEAL:
-            return count_outcomes(self.undealt.tolist())
-        return []
-
-    def sample_chance(self, rng: np.random.Generator) -> int:
-        if self.phase == CHOOSE_FIRST:
-            return int(rng.integers(self.game.num_players))
-        if self.phase == DEAL:
-            return draw_from_counts(self.undealt.tolist(), rng)
-        raise ValueError("not a chance node")
 
     # ---- actions (mask, legality and playout: KernelState's) ------------------------------------
     def _apply(self, action: int) -> None:

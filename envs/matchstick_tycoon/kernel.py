@@ -3,31 +3,11 @@ the rules.
 
 ``MatchstickState`` (``game.py``) wraps one row (a one-row matrix); ``gameshelf.vector`` steps a matrix of
 them. Every function takes the matrix ``S`` and the row ``i`` (see ``envs.core.kernel``, which lists what a
-kernel module provides), is compiled by numba and also runs as plain Python. Layout of a row (``SIZE`` ints;
-per-seat blocks padded to 8 seats, faces 0..15, values 0..17):
+kernel module provides), is compiled by numba and also runs as plain Python. The row is declared once, as
+``ROW`` below (fields, offsets, bounds; ``envs.core.row``); per-seat fields are padded to 8 seats, faces are
+0..15, values 0..17:
 
-| offset | entries | meaning |
-|---|---|---|
-| ``PHASE`` | 1 | ``CHOOSE_FIRST`` / ``DEAL`` / ``PLAY`` / ``OVER`` |
-| ``NP``, ``NV``, ``CARDS``, ``EXP`` | 1 each | options: players, values in play (16 or 18), cards dealt, copies of G and H |
-| ``DECK`` | 16 | copies of each face in the deck |
-| ``FIRST``, ``DEALT`` | 1, 1 | first player (-1 before it is drawn); cards dealt so far (the k-th to seat ``k % N``) |
-| ``TURN`` | 1 | seat to act (-1 outside play) |
-| ``TABLE_VALUE``, ``TABLE_COUNT`` | 1, 1 | value (-1 when empty) and number of the table cards |
-| ``TABLE_FACES`` | 5 | the faces on the table, in the order laid (-1 beyond ``TABLE_COUNT``) |
-| ``LAST`` | 1 | seat whose play is on the table (-1 when empty) |
-| ``REVERSED``, ``REVOLUTIONS`` | 1, 1 | order reversed; 5-card plays so far |
-| ``PENDING_VALUE``, ``PENDING_COUNT`` | 1, 1 | the play being laid: value (-1) and count (0: none) |
-| ``NPICKS``, ``PICKS`` | 1, 5 | its cards laid so far, in order (-1 beyond ``NPICKS``) |
-| ``PENDING_COST``, ``SPENT`` | 1, 1 | matchsticks those cards need; matchsticks spent in the game |
-| ``NOUT``, ``OUT_ORDER`` | 1, 8 | seats out so far, in finishing order (-1 beyond ``NOUT``) |
-| ``DECISIONS`` | 1 | player decisions so far (the batched environment's truncation counter) |
-| ``HANDS`` | 8 x 16 | cards of face ``f`` in seat ``s``'s hand at ``HANDS + 16 s + f`` |
-| ``SIZES``, ``STICKS`` | 8, 8 | cards in each hand; matchsticks of each seat |
-| ``PASSED``, ``IN_GAME``, ``PLACE`` | 8 each | turn without playing since the last play; still playing; finishing place (-1) |
-| ``UNDEALT`` | 16 | copies of each face not dealt yet |
-| ``PLAYED`` | 16 | cards of each face played so far (the table's included) |
-| ``PLAYED_BY`` | 8 x 16 | the same per seat |
+{row_table}
 
 The drivers (chance resolution, random playouts, the batch steps) are the template's, in ``envs.core.kernel``.
 """
@@ -37,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL
-from gameshelf.envs.core.kernel import STATE_DTYPE, below, jit, jit_helper
+from gameshelf.envs.core.kernel import below, jit, jit_helper
+from gameshelf.envs.core.row import STATE_DTYPE, RowLayout
 from gameshelf.envs.matchstick_tycoon.actions import (
     CHOOSE_FIRST,
     DEAL,
@@ -50,44 +31,73 @@ from gameshelf.envs.matchstick_tycoon.actions import (
     PLAY,
     PLAY_BASE,
 )
-from gameshelf.envs.matchstick_tycoon.cards import COST, NUM_FACES, NUM_VALUES
+from gameshelf.envs.matchstick_tycoon.cards import BASE_VALUES, COST, NUM_FACES, NUM_VALUES
 from gameshelf.envs.matchstick_tycoon.observation import HAND_SCALE, LAYOUT, MAX_PLAYERS, STICK_CAP
 
 P, F, V = MAX_PLAYERS, NUM_FACES, NUM_VALUES
-PHASE = 0
-NP = 1
-NV = 2
-CARDS = 3
-EXP = 4
-DECK = 5
-FIRST = DECK + F
-DEALT = FIRST + 1
-TURN = FIRST + 2
-TABLE_VALUE = FIRST + 3
-TABLE_COUNT = FIRST + 4
-TABLE_FACES = FIRST + 5
-LAST = TABLE_FACES + MAX_PLAY
-REVERSED = LAST + 1
-REVOLUTIONS = LAST + 2
-PENDING_VALUE = LAST + 3
-PENDING_COUNT = LAST + 4
-NPICKS = LAST + 5
-PICKS = LAST + 6
-PENDING_COST = PICKS + MAX_PLAY
-SPENT = PENDING_COST + 1
-NOUT = PENDING_COST + 2
-OUT_ORDER = PENDING_COST + 3
-DECISIONS = OUT_ORDER + P
-HANDS = DECISIONS + 1
-SIZES = HANDS + P * F
-STICKS = SIZES + P
-PASSED = STICKS + P
-IN_GAME = PASSED + P
-PLACE = IN_GAME + P
-UNDEALT = PLACE + P
-PLAYED = UNDEALT + F
-PLAYED_BY = PLAYED + F
-SIZE = PLAYED_BY + P * F
+COPIES = 4
+"""Most copies of a face in the deck."""
+MAX_CARDS = COPIES * F
+"""Cards in the largest deck (the expansion with 4 copies of G and H)."""
+MAX_COST = max(max(row) for row in COST)
+"""Most matchsticks one card needs to show a value."""
+
+
+def max_decisions(deck_size: int, num_players: int) -> int:
+    """A true bound on a game's player decisions (the game's ``max_game_length``): plays <= cards dealt, each at
+    most 1 + 5 decisions; between two plays at most 2n turns without a play; every such turn gains at most one
+    matchstick, each later discarded once."""
+    return deck_size * 6 + 2 * (deck_size + 1) * 2 * num_players + 2 * num_players
+
+
+COUNT_LIMIT = 10_000
+"""Largest matchstick count, ``sticks_spent`` or ``revolutions`` a position may give (``position.py``)."""
+MOST_STICKS = COUNT_LIMIT + max_decisions(MAX_CARDS, P)
+"""A seat's matchsticks: a position's count, then at most one more per decision (a pass)."""
+MOST_SPENT = COUNT_LIMIT + MAX_CARDS * MAX_COST
+"""Matchsticks spent: a position's count, then at most ``MAX_COST`` per card played."""
+MOST_REVOLUTIONS = COUNT_LIMIT + MAX_CARDS // MAX_PLAY
+"""Revolutions: a position's count, then one per 5-card play."""
+
+ROW = RowLayout("matchstick_tycoon")
+PHASE = ROW.add("phase", 1, "CHOOSE_FIRST (0), DEAL (1), PLAY (2) or OVER (3)", (CHOOSE_FIRST, OVER), fill=CHOOSE_FIRST)
+NP = ROW.add("num_players", 1, "number of players (an option)", (2, P), fill=2)
+NV = ROW.add("num_values", 1, "values in play: 16, or 18 with the expansion (G, H)", (BASE_VALUES, V), fill=BASE_VALUES)
+CARDS = ROW.add("cards_dealt", 1, "cards dealt in the game (option deal)", (0, MAX_CARDS))
+EXP = ROW.add("expansion_copies", 1, "copies of G and of H in the deck (an option)", (0, COPIES))
+DECK = ROW.add("deck", F, "copies of each face in the deck", (0, COPIES))
+FIRST = ROW.add("first_player", 1, "the first player (-1 before it is drawn)", (-1, P - 1), fill=-1)
+DEALT = ROW.add("dealt", 1, "cards dealt so far (the k-th to seat k % N)", (0, MAX_CARDS))
+TURN = ROW.add("turn", 1, "seat to act (-1 outside play)", (-1, P - 1), fill=-1)
+TABLE_VALUE = ROW.add("table_value", 1, "value shown by the table cards (-1 when empty)", (-1, V - 1), fill=-1)
+TABLE_COUNT = ROW.add("table_count", 1, "cards on the table", (0, MAX_PLAY))
+TABLE_FACES = ROW.add(
+    "table_faces", MAX_PLAY, "faces of the table cards, in the order laid (-1 beyond table_count)", (-1, F - 1), fill=-1
+)
+LAST = ROW.add("last_player", 1, "seat whose play is on the table (-1 when the table is empty)", (-1, P - 1), fill=-1)
+REVERSED = ROW.flag("reversed", "strength order reversed (after an odd number of revolutions)")
+REVOLUTIONS = ROW.add("revolutions", 1, "5-card plays so far", (0, MOST_REVOLUTIONS))
+PENDING_VALUE = ROW.add("pending_value", 1, "value of the play being laid (-1: none)", (-1, V - 1), fill=-1)
+PENDING_COUNT = ROW.add("pending_count", 1, "count of the play being laid (0: no play announced)", (0, MAX_PLAY))
+NPICKS = ROW.add("num_picks", 1, "cards of the play being laid so far", (0, MAX_PLAY))
+PICKS = ROW.add("picks", MAX_PLAY, "faces of those cards, in the order laid (-1 beyond num_picks)", (-1, F - 1), fill=-1)
+PENDING_COST = ROW.add("pending_cost", 1, "matchsticks the cards laid so far need", (0, MAX_PLAY * MAX_COST))
+SPENT = ROW.add("sticks_spent", 1, "matchsticks spent in the game", (0, MOST_SPENT))
+NOUT = ROW.add("num_out", 1, "seats out so far", (0, P))
+OUT_ORDER = ROW.add("out_order", P, "seats out, in finishing order (-1 beyond num_out)", (-1, P - 1), fill=-1)
+DECISIONS = ROW.add(
+    "decisions", 1, "player decisions so far (the batched environment's truncation counter)", (0, np.iinfo(STATE_DTYPE).max)
+)
+HANDS = ROW.add("hands", (P, F), "cards of each face in seat s's hand", (0, COPIES), per_seat=True)
+SIZES = ROW.add("hand_sizes", P, "cards in each hand", (0, MAX_CARDS))
+STICKS = ROW.add("sticks", P, "matchsticks of each seat (1 each in a new game)", (0, MOST_STICKS))
+PASSED = ROW.add("passed", P, "1: the seat took a turn without playing since the last play", (0, 1))
+IN_GAME = ROW.add("in_game", P, "1: the seat still plays", (0, 1))
+PLACE = ROW.add("place", P, "finishing place of each seat (0 = first out), -1 while it plays on", (-1, P - 1), fill=-1)
+UNDEALT = ROW.add("undealt", F, "copies of each face not dealt yet", (0, COPIES))
+PLAYED = ROW.add("played", F, "cards of each face played so far by anyone (the table's included)", (0, COPIES))
+PLAYED_BY = ROW.add("played_by", (P, F), "cards of each face played so far by seat s", (0, COPIES), per_seat=True)
+SIZE = ROW.size
 
 NUM_ACTS = NUM_ACTIONS
 NO_CARDS = 10000
@@ -106,27 +116,26 @@ for _v, _s in enumerate(_showers):
         SHOW_FACE[_v, _j] = _f
         SHOW_COST[_v, _j] = _c
 
-_O = {name: piece.index.start for name, piece in LAYOUT.pieces.items()}
-O_HAND = _O["hand"]
-O_TABLE_VALUE = _O["table_value"]
-O_TABLE_COUNT = _O["table_count"]
-O_TABLE_FACES = _O["table_faces"]
-O_REVERSED = _O["reversed"]
-O_ANN_VALUE = _O["announced_value"]
-O_ANN_COUNT = _O["announced_count"]
-O_PICKED = _O["picked"]
-O_PICKED_COST = _O["picked_cost"]
-O_PLAYED = _O["played"]
-O_UNSEEN = _O["unseen"]
-O_PRESENT = _O["present"]
-O_IN_GAME = _O["in_game"]
-O_CARDS = _O["cards"]
-O_STICKS = _O["sticks"]
-O_PASSED = _O["passed"]
-O_LAST = _O["last_player"]
-O_CURRENT = _O["current"]
-O_PLACE = _O["place"]
-O_EXPANSION = _O["expansion"]
+O_HAND = LAYOUT.offset("hand")
+O_TABLE_VALUE = LAYOUT.offset("table_value")
+O_TABLE_COUNT = LAYOUT.offset("table_count")
+O_TABLE_FACES = LAYOUT.offset("table_faces")
+O_REVERSED = LAYOUT.offset("reversed")
+O_ANN_VALUE = LAYOUT.offset("announced_value")
+O_ANN_COUNT = LAYOUT.offset("announced_count")
+O_PICKED = LAYOUT.offset("picked")
+O_PICKED_COST = LAYOUT.offset("picked_cost")
+O_PLAYED = LAYOUT.offset("played")
+O_UNSEEN = LAYOUT.offset("unseen")
+O_PRESENT = LAYOUT.offset("present")
+O_IN_GAME = LAYOUT.offset("in_game")
+O_CARDS = LAYOUT.offset("cards")
+O_STICKS = LAYOUT.offset("sticks")
+O_PASSED = LAYOUT.offset("passed")
+O_LAST = LAYOUT.offset("last_player")
+O_CURRENT = LAYOUT.offset("current")
+O_PLACE = LAYOUT.offset("place")
+O_EXPANSION = LAYOUT.offset("expansion")
 OBS_SIZE = LAYOUT.size
 
 
@@ -134,21 +143,16 @@ def initial_state(
     num_players: int, deck: tuple[int, ...], cards_dealt: int, num_values: int, expansion_copies: int
 ) -> np.ndarray:
     """The state row before the first chance node (built once per game; a new game copies it)."""
-    s = np.zeros(SIZE, dtype=STATE_DTYPE)
-    s[PHASE] = CHOOSE_FIRST
-    s[NP] = num_players
-    s[NV] = num_values
-    s[CARDS] = cards_dealt
-    s[EXP] = expansion_copies
-    s[DECK : DECK + F] = deck
-    s[FIRST] = s[TURN] = s[TABLE_VALUE] = s[LAST] = s[PENDING_VALUE] = -1
-    s[TABLE_FACES : TABLE_FACES + MAX_PLAY] = -1
-    s[PICKS : PICKS + MAX_PLAY] = -1
-    s[OUT_ORDER : OUT_ORDER + P] = -1
-    s[STICKS : STICKS + num_players] = 1
-    s[IN_GAME : IN_GAME + num_players] = 1
-    s[PLACE : PLACE + P] = -1
-    s[UNDEALT : UNDEALT + F] = deck
+    s = ROW.new_row()
+    ROW.put(s, "num_players", num_players)
+    ROW.put(s, "num_values", num_values)
+    ROW.put(s, "cards_dealt", cards_dealt)
+    ROW.put(s, "expansion_copies", expansion_copies)
+    ROW.put(s, "deck", deck)
+    ROW.put(s, "undealt", deck)
+    seats = [1] * num_players + [0] * (P - num_players)
+    ROW.put(s, "sticks", seats)
+    ROW.put(s, "in_game", seats)
     return s
 
 
@@ -189,6 +193,24 @@ def sample_chance(S: np.ndarray, i: int, rngs: np.ndarray) -> int:
             return f
         u -= w
     return F - 1
+
+
+NUM_CHANCE = max(P, F)
+"""Chance outcome ids are below this: a seat (the first player), or a face (the next dealt card)."""
+
+
+@jit
+def chance_weights(S: np.ndarray, i: int, out: np.ndarray) -> None:
+    """Write the odds of the chance node into row ``i`` of ``out`` as integer weights per outcome id: each seat
+    alike for the first player, then each face by its copies not dealt yet."""
+    for k in range(NUM_CHANCE):
+        out[i, k] = 0
+    if S[i, PHASE] == CHOOSE_FIRST:
+        for seat in range(S[i, NP]):
+            out[i, seat] = 1
+    elif S[i, PHASE] == DEAL:
+        for f in range(F):
+            out[i, f] = S[i, UNDEALT + f]
 
 
 @jit_helper
@@ -505,3 +527,6 @@ def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
     if player >= 0:
         out[i, O_CURRENT + (player - seat) % n] = 1.0
     out[i, O_EXPANSION] = S[i, EXP] / 4.0
+
+
+__doc__ = (__doc__ or "").replace("{row_table}", ROW.table())

@@ -7,13 +7,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from gameshelf.envs.core.position import show
+from gameshelf.envs.matchstick_tycoon import kernel as K
 from gameshelf.envs.matchstick_tycoon.actions import CHOOSE_FIRST, DEAL, MAX_PLAY, OVER, PLAY
 from gameshelf.envs.matchstick_tycoon.cards import COST, FACE_NAMES, NUM_FACES, VALUE_NAMES, face_index, value_index
 from gameshelf.envs.matchstick_tycoon.game import MatchstickGame, MatchstickState
 
-MAX_COUNT = 10_000
+MAX_COUNT = K.COUNT_LIMIT
 """Bound of the matchstick counts, ``sticks_spent`` and ``revolutions`` a position may give: the state row
-holds 16-bit integers, and play adds at most a few thousand to them (``max_game_length``)."""
+holds 16-bit integers, and play adds at most a few thousand to them (``max_game_length``; the row's bounds)."""
 
 
 def export_position(state: MatchstickState) -> dict[str, Any]:
@@ -329,9 +330,10 @@ def _deal_position(game: MatchstickGame, pos: Mapping[str, Any], dealt: int) -> 
                 f"hands[{s}] has {st.hand_sizes[s]} cards; after {dealt} cards dealt from seat 0 on it has {expected}"
             )
     for f in range(NUM_FACES):
-        st.undealt[f] -= sum(h[f] for h in st.hands)
-        if st.undealt[f] < 0:
-            raise ValueError(f"{game.deck[f] - st.undealt[f]} cards {FACE_NAMES[f]} in the hands, the deck has {game.deck[f]}")
+        held = sum(h[f] for h in st.hands)
+        if held > game.deck[f]:
+            raise ValueError(f"{held} cards {FACE_NAMES[f]} in the hands, the deck has {game.deck[f]}")
+        st.undealt[f] -= held
     if not isinstance(pos["matchsticks"], (list, tuple)) or list(pos["matchsticks"]) != [1] * n:
         raise ValueError("everyone holds 1 matchstick while the cards are dealt")
     return st
