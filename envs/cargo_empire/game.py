@@ -155,19 +155,6 @@ def _seat_lists_field(name: str) -> Any:
     return property(get, put, doc=items.meaning)
 
 
-def _seat_ints_field(name: str) -> Any:
-    """Row field ``name`` (one int per seat, padded) as an ``IntView`` of the players' entries."""
-    field = K.ROW[name]
-
-    def get(state: Any) -> IntView:
-        return IntView(state.s, field.offset, state.game.num_players, field, K.ROW.game)
-
-    def put(state: Any, values: Iterable[int]) -> None:
-        IntView(state.s, field.offset, state.game.num_players, field, K.ROW.game).assign(values)
-
-    return property(get, put, doc=field.meaning)
-
-
 def _phase_get(state: Any) -> str:
     return PHASES[state.s[K.PHASE]]
 
@@ -278,8 +265,8 @@ class CargoEmpireState(KernelState):
     discard = K.ROW.field("discard")
     hands = K.ROW.field("hands")
     tracks = K.ROW.field("tracks")
-    posts_left = _seat_ints_field("posts_left")
-    perfect = _seat_ints_field("perfect")
+    posts_left = K.ROW.field("posts_left")
+    perfect = K.ROW.field("perfect")
 
     @property
     def n(self) -> int:

@@ -110,8 +110,10 @@ DECK = ROW.add("deck", 3, "Truck, Train, Ship cards in the transport deck", (0, 
 DISCARD = ROW.add("discard", 3, "Truck, Train, Ship cards in the discards", (0, MAX_CARDS))
 HANDS = ROW.add("hands", (MP, 3), "per seat: Truck, Train, Ship cards in hand", (0, MAX_CARDS), per_seat=True)
 TRACKS = ROW.add("tracks", (MP, 3), "per seat: Truck, Train, Ship development markers", (0, D.TRACK_MAX), per_seat=True)
-POSTS_LEFT = ROW.add("posts_left", MP, "per seat: posts on its board", (0, max(D.board_posts(n) for n in range(1, MP + 1))))
-PERFECT = ROW.add("perfect", MP, "per seat: Perfect Upgrades caused (two per city at most)", (0, 2 * C))
+POSTS_LEFT = ROW.add(
+    "posts_left", MP, "per seat: posts on its board", (0, max(D.board_posts(n) for n in range(1, MP + 1))), per_seat=True
+)
+PERFECT = ROW.add("perfect", MP, "per seat: Perfect Upgrades caused (two per city at most)", (0, 2 * C), per_seat=True)
 SIZE = ROW.size
 
 

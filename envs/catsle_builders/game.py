@@ -48,7 +48,6 @@ from gameshelf.envs.catsle_builders.cards import (
 )
 from gameshelf.envs.core.game import CHANCE, TERMINAL, GameFacts, Option
 from gameshelf.envs.core.kernel import KernelGame, KernelState
-from gameshelf.envs.core.row import IntView
 
 
 def _limits_ok(value: Any) -> bool:
@@ -110,20 +109,6 @@ POW2 = np.left_shift(np.int64(1), np.arange(NUM_CARDS, dtype=np.int64))
 """Bit ``c`` of a card mask, per card."""
 
 
-def _seat_ints(name: str) -> Any:
-    """The State attribute over the row's field ``name`` (one int per seat, padded): a list-like ``IntView`` of
-    one int per player; writes are bound-checked."""
-    field = K.ROW[name]
-
-    def get(state: CatsleState) -> IntView:
-        return IntView(state.s, field.offset, state.game.num_players, field, K.ROW.game)
-
-    def put(state: CatsleState, values: Any) -> None:
-        get(state).assign(values)
-
-    return property(get, put, doc=field.meaning)
-
-
 class CatsleState(KernelState):
     """A position of a CATsle Builders game (see the environment card for the rules): a view over one kernel
     state row (``kernel.py``), which the rules act on. Card sets (hands, discards, ...) read as bit masks
@@ -145,10 +130,10 @@ class CatsleState(KernelState):
     dealt = K.ROW.field("dealt")
     pending = K.ROW.field("pending")
     take_pos = K.ROW.field("take_pos")
-    totals = _seat_ints("totals")
-    last_perfect = _seat_ints("last_perfect")
-    hand_sizes = _seat_ints("hand_sizes")
-    voids = _seat_ints("voids")
+    totals = K.ROW.field("totals")
+    last_perfect = K.ROW.field("last_perfect")
+    hand_sizes = K.ROW.field("hand_sizes")
+    voids = K.ROW.field("voids")
 
     # ---- card sets and lists, read from the row ------------------------------------------------
     def _cards_where(self, code: int) -> int:

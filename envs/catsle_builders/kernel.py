@@ -94,12 +94,18 @@ TAKE_POS = ROW.add("take_pos", 1, "entries of queue done", (0, MAX_QUEUE))
 LEFT_N = ROW.add("left_count", 1, "cards still in the trick while it is being taken", (0, MP))
 SCORED = ROW.add("scored", 1, "finished rounds", (0, NUM_ROUNDS))
 ROUND_SCORES = ROW.add("round_scores", (NUM_ROUNDS, MP), "score of each seat in finished round r", (0, POINTS_LIMIT))
-TOTALS = ROW.add("totals", MP, "total score per seat", (0, POINTS_LIMIT + NUM_ROUNDS * MAX_ROUND_SCORE))
+TOTALS = ROW.add("totals", MP, "total score per seat", (0, POINTS_LIMIT + NUM_ROUNDS * MAX_ROUND_SCORE), per_seat=True)
 LAST_PERFECT = ROW.add(
-    "last_perfect", MP, "perfect columns of each seat in the latest round scoring (the tie-break)", (0, ORDINARY_COLUMNS)
+    "last_perfect",
+    MP,
+    "perfect columns of each seat in the latest round scoring (the tie-break)",
+    (0, ORDINARY_COLUMNS),
+    per_seat=True,
 )
-SIZES = ROW.add("hand_sizes", MP, "cards in each hand", (0, max(_HANDS)))
-VOIDS = ROW.add("voids", MP, "per seat, bit mask of the suits it showed it lacks this round", (0, 2**NUM_SUITS - 1))
+SIZES = ROW.add("hand_sizes", MP, "cards in each hand", (0, max(_HANDS)), per_seat=True)
+VOIDS = ROW.add(
+    "voids", MP, "per seat, bit mask of the suits it showed it lacks this round", (0, 2**NUM_SUITS - 1), per_seat=True
+)
 COL_SUIT = ROW.add("col_suit", (MP, MC), "per seat and column: its suit (-1: empty)", (-1, NUM_SUITS - 1), fill=-1, per_seat=True)
 COL_LEN = ROW.add("col_len", (MP, MC), "per seat and column: its number of cards", (0, MAX_COL_CARDS), per_seat=True)
 COLS = ROW.add(

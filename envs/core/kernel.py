@@ -16,8 +16,8 @@ What every ported game does the same way lives here, once:
 * the generator, ``xoshiro128**`` on four 32-bit words kept in a row of an ``int64`` array (one row per
   game in a batch), written with shifts, masks and small multipliers only, so the same code is exact
   compiled and interpreted;
-* list-like views and attribute descriptors over the row, so a kernel State keeps the attribute API of a
-  list-based one.
+* (in ``envs.core.row``) ``RowLayout``, the row declared once: offsets, bounds, the State's attributes and
+  the card's table.
 
 Kernels take the state matrix and a row index (``S, i``), so one compiled function serves a single ``State``
 (a one-row matrix) and a batch. What a game's kernel module provides is ``KERNEL_INTERFACE``; how to port a
@@ -34,7 +34,7 @@ import math
 import os
 import sys
 import types
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar, NamedTuple, TypeVar
 
@@ -45,7 +45,6 @@ from numba.core.dispatcher import Dispatcher
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL, Game, State
 from gameshelf.envs.core.row import STATE_DTYPE as STATE_DTYPE
-from gameshelf.envs.core.row import IntRows, IntView
 from gameshelf.envs.core.row import RowLayout as RowLayout
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -273,11 +272,14 @@ def seed_generators(seed: int | None, count: int) -> np.ndarray:
 
 # ---- the drivers: one template, compiled for each game ---------------------------------------------------
 KERNEL_INTERFACE = (
+    "ROW",
     "SIZE",
     "NUM_ACTS",
     "DECISIONS",
     "initial_state",
     "current_player",
+    "NUM_CHANCE",
+    "chance_weights",
     "is_chance_outcome",
     "sample_chance",
     "is_legal",
@@ -493,58 +495,6 @@ def illegal_actions(masks: np.ndarray, actions: np.ndarray, active: np.ndarray, 
 T = TypeVar("T")
 
 
-# ---- attributes of a kernel-backed State (its row is ``self.s``) -------------------------------------------
-def int_field(index: int, doc: str = "") -> Any:
-    """A read-write ``int`` attribute stored at ``index`` of the state's row."""
-
-    def get(state: Any) -> int:
-        return int(state.s[index])
-
-    def put(state: Any, value: int) -> None:
-        state.s[index] = value
-
-    return property(get, put, doc=doc)
-
-
-def flag_field(index: int, doc: str = "") -> Any:
-    """A read-write ``bool`` attribute stored at ``index`` of the state's row."""
-
-    def get(state: Any) -> bool:
-        return bool(state.s[index])
-
-    def put(state: Any, value: bool) -> None:
-        state.s[index] = int(bool(value))
-
-    return property(get, put, doc=doc)
-
-
-def ints_field(start: int, length: int, doc: str = "") -> Any:
-    """A list-like attribute (``IntView``) of ``length`` ints of the state's row; assigning a list writes it."""
-
-    def get(state: Any) -> IntView:
-        return IntView(state.s, start, length)
-
-    def put(state: Any, values: Iterable[int]) -> None:
-        IntView(state.s, start, length).assign(values)
-
-    return property(get, put, doc=doc)
-
-
-def rows_field(start: int, width: int, rows: int | None = None, doc: str = "") -> Any:
-    """A list-of-lists attribute (``IntRows``): ``rows`` rows (default: one per player) of ``width`` ints."""
-
-    def count(state: Any) -> int:
-        return rows if rows is not None else int(state.game.num_players)
-
-    def get(state: Any) -> IntRows:
-        return IntRows(state.s, start, count(state), width)
-
-    def put(state: Any, values: Iterable[Iterable[int]]) -> None:
-        IntRows(state.s, start, count(state), width).assign(values)
-
-    return property(get, put, doc=doc)
-
-
 # ---- the Game and the State of a ported game ------------------------------------------------------------
 S_ = TypeVar("S_", bound="KernelState")
 
@@ -563,11 +513,12 @@ class KernelGame(Game):
 class KernelState(State):
     """A position of a ``KernelGame``: a view over one kernel state row, which the game's kernels act on.
 
-    ``S`` is a one-row matrix and ``s`` its row; the game's fields are descriptors over ``s`` (``int_field``,
-    ``flag_field``, ``ints_field``, ``rows_field``). The rule steps are the kernels' (mask, legality, apply,
-    returns, observation, random playout); a subclass adds ``current_player`` (read from ``s`` in Python: the
-    hottest query), chance outcomes, text and positions. ``clone`` and pickling copy ``S``, the history and the
-    attributes named in ``EXTRA``.
+    ``S`` is a one-row matrix and ``s`` its row; the game's fields are ``kernel.ROW.field(name)`` attributes
+    over ``s`` (``envs.core.row``). The rule steps are the kernels' (mask, legality, apply, returns,
+    observation, random playout) and so are whose turn and chance (``current_player``, and
+    ``chance_outcomes``/``sample_chance`` read from the kernel's ``chance_weights``); a subclass adds text, move names and positions, and may read
+    ``current_player`` from ``s`` in Python (the hottest query; the kit compares it with the kernel's).
+    ``clone`` and pickling copy ``S``, the history and the attributes named in ``EXTRA``.
     """
 
     game: KernelGame

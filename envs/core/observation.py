@@ -114,4 +114,3 @@ class ObservationLayout:
         total = f"{self.size} entries" if self.planes is None else f"{self.planes[0]}×{self.planes[1]}×{self.size} planes"
         lines.append(f"| total | {total} | | dtype {self.dtype.name}, in [{self.low:g}, {self.high:g}] |")
         return "\n".join(lines)
-

@@ -18,7 +18,6 @@ import numpy as np
 from gameshelf.envs.core.game import CHANCE, TERMINAL, GameFacts, IllegalActionError, Option, State
 from gameshelf.envs.core.kernel import RNG_WORDS, KernelGame, KernelState, kernel_drivers
 from gameshelf.envs.core.position import PositionReader, position_builder
-from gameshelf.envs.core.row import IntView
 from gameshelf.envs.koplus import board
 from gameshelf.envs.koplus import kernel as K
 from gameshelf.envs.koplus.actions import (
@@ -188,20 +187,6 @@ class KoPlusGame(KernelGame):
         return state
 
 
-def _per_seat(name: str) -> Any:
-    """The State attribute over the per-seat row field ``name`` (declared for the largest table of seats): the
-    entries of this game's seats, a list-like view whose writes are bound-checked."""
-    field = K.ROW[name]
-
-    def get(state: KoPlusState) -> IntView:
-        return IntView(state.s, field.offset, int(state.s[K.NP]), field, K.ROW.game)
-
-    def put(state: KoPlusState, values: Sequence[int]) -> None:
-        get(state).assign(values)
-
-    return property(get, put, doc=field.meaning)
-
-
 class KoPlusState(KernelState):
     """A KoPlus position: a view over one kernel state row (``kernel.py``), which the rules act on. Chance
     nodes (random boards) come first; then seats place their top tiles.
@@ -217,9 +202,9 @@ class KoPlusState(KernelState):
     player = K.ROW.field("player")
     bonus_turn = K.ROW.field("bonus_turn")
     num_players = K.ROW.field("num_players")
-    points = _per_seat("points")
-    placed = _per_seat("placed")
-    bonus_left = _per_seat("bonus_left")
+    points = K.ROW.field("points")
+    placed = K.ROW.field("placed")
+    bonus_left = K.ROW.field("bonus_left")
 
     # ---- readings of the row ------------------------------------------------------------------------
     @property

@@ -77,9 +77,9 @@ DECISIONS = ROW.add(
     "decisions", 1, "player decisions (placements) so far: the batched environment's truncation counter", (0, MAX_TILES)
 )
 LAYOUT_AT = ROW.add("layout", (NUM_SECTIONS, 2), "(section, rotation) of each laid board position", (0, NUM_SECTIONS - 1))
-POINTS = ROW.add("points", P, "per seat: running score from placements", (0, TILES_PER_PLAYER * MAX_TILE_POINTS))
-PLACED = ROW.add("placed", P, "per seat: tiles placed (where the stack's top is)", (0, TILES_PER_PLAYER))
-BONUS_LEFT = ROW.add("bonus_left", P, "per seat: bonus turns left", (0, MAX_BONUS_TURNS))
+POINTS = ROW.add("points", P, "per seat: running score from placements", (0, TILES_PER_PLAYER * MAX_TILE_POINTS), per_seat=True)
+PLACED = ROW.add("placed", P, "per seat: tiles placed (where the stack's top is)", (0, TILES_PER_PLAYER), per_seat=True)
+BONUS_LEFT = ROW.add("bonus_left", P, "per seat: bonus turns left", (0, MAX_BONUS_TURNS), per_seat=True)
 SKIPPED = ROW.add("skipped", P, "the seats passed over since the last placement, in order (num_skipped of them)", (0, P - 1))
 FINAL = ROW.add(
     "final",

@@ -173,7 +173,7 @@ views. Positions and options that do not fit a field's range are refused by the 
 
 ## Heuristic agent
 
-``training/agents/matchstick_tycoon.py`` (``heuristic``): a greedy shedder that follows whenever it can,
+``envs/matchstick_tycoon/heuristic.py`` (``heuristic``): a greedy shedder that follows whenever it can,
 uses up whole faces, plays low and keeps its matchsticks. Over 200 seeded games against random
 (``python -m gameshelf.training.evaluate matchstick_tycoon-v0 heuristic random --games 200 --players N``):
 2 players 181 wins, 0 draws, 19 losses (90.5%; 92% as seat 0, 89% as seat 1); 4 players against three

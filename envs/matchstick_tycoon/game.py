@@ -138,20 +138,6 @@ def _draw_completable(pool: list[int], size: int, value: int, left: int, budget:
     raise ValueError("no hand of the unseen cards can complete the play being laid")
 
 
-def seat_field(name: str) -> Any:
-    """The State attribute over the row's field ``name`` (one int per seat, padded): a list-like ``IntView`` of
-    one int per seat of the game; writes are bound-checked."""
-    field = K.ROW[name]
-
-    def get(state: Any) -> IntView:
-        return IntView(state.s, field.offset, state.game.num_players, field, K.ROW.game)
-
-    def put(state: Any, values: Iterable[int]) -> None:
-        get(state).assign(int(v) for v in values)
-
-    return property(get, put, doc=field.meaning)
-
-
 def list_field(name: str, count: str) -> Any:
     """The State attribute over the row's field ``name``, a list as long as the field ``count`` says: reads give
     a new list, assigning a list writes both (the unused entries are -1); writes are bound-checked."""
@@ -223,18 +209,18 @@ class MatchstickState(KernelState):
     first_player = K.ROW.field("first_player")
     dealt = K.ROW.field("dealt")
     hands = K.ROW.field("hands")
-    hand_sizes = seat_field("hand_sizes")
+    hand_sizes = K.ROW.field("hand_sizes")
     undealt = K.ROW.field("undealt")
-    sticks = seat_field("sticks")
+    sticks = K.ROW.field("sticks")
     turn = K.ROW.field("turn")
     table_value = K.ROW.field("table_value")
     table_count = K.ROW.field("table_count")
     table_faces = list_field("table_faces", "table_count")
     last_player = K.ROW.field("last_player")
     reversed = K.ROW.field("reversed")
-    passed = seat_field("passed")
-    in_game = seat_field("in_game")
-    place = seat_field("place")
+    passed = K.ROW.field("passed")
+    in_game = K.ROW.field("in_game")
+    place = K.ROW.field("place")
     out_order = list_field("out_order", "num_out")
     played = K.ROW.field("played")
     played_by = K.ROW.field("played_by")

@@ -89,11 +89,13 @@ DECISIONS = ROW.add(
     "decisions", 1, "player decisions so far (the batched environment's truncation counter)", (0, np.iinfo(STATE_DTYPE).max)
 )
 HANDS = ROW.add("hands", (P, F), "cards of each face in seat s's hand", (0, COPIES), per_seat=True)
-SIZES = ROW.add("hand_sizes", P, "cards in each hand", (0, MAX_CARDS))
-STICKS = ROW.add("sticks", P, "matchsticks of each seat (1 each in a new game)", (0, MOST_STICKS))
-PASSED = ROW.add("passed", P, "1: the seat took a turn without playing since the last play", (0, 1))
-IN_GAME = ROW.add("in_game", P, "1: the seat still plays", (0, 1))
-PLACE = ROW.add("place", P, "finishing place of each seat (0 = first out), -1 while it plays on", (-1, P - 1), fill=-1)
+SIZES = ROW.add("hand_sizes", P, "cards in each hand", (0, MAX_CARDS), per_seat=True)
+STICKS = ROW.add("sticks", P, "matchsticks of each seat (1 each in a new game)", (0, MOST_STICKS), per_seat=True)
+PASSED = ROW.add("passed", P, "1: the seat took a turn without playing since the last play", (0, 1), per_seat=True)
+IN_GAME = ROW.add("in_game", P, "1: the seat still plays", (0, 1), per_seat=True)
+PLACE = ROW.add(
+    "place", P, "finishing place of each seat (0 = first out), -1 while it plays on", (-1, P - 1), fill=-1, per_seat=True
+)
 UNDEALT = ROW.add("undealt", F, "copies of each face not dealt yet", (0, COPIES))
 PLAYED = ROW.add("played", F, "cards of each face played so far by anyone (the table's included)", (0, COPIES))
 PLAYED_BY = ROW.add("played_by", (P, F), "cards of each face played so far by seat s", (0, COPIES), per_seat=True)

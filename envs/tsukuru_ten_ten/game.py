@@ -17,7 +17,6 @@ import numpy as np
 
 from gameshelf.envs.core.game import CHANCE, TERMINAL, GameFacts, Option
 from gameshelf.envs.core.kernel import KernelGame, KernelState
-from gameshelf.envs.core.row import IntView
 from gameshelf.envs.tsukuru_ten_ten import actions as act
 from gameshelf.envs.tsukuru_ten_ten import kernel as K
 from gameshelf.envs.tsukuru_ten_ten import observation as obs_mod
@@ -54,20 +53,6 @@ nothing, so the rules do not bound the length of a game (random games take a few
 
 _OPEN_SETS = tuple(OpenSet(s.kinds, s.colour) for s in SET_SHAPES)
 """The open set of each shape index (the row stores an open set as its shape)."""
-
-
-def _seat_ints(name: str) -> Any:
-    """The State attribute over the row field ``name`` (one int per seat, padded to four): a list-like
-    ``IntView`` of the game's seats; assignments are bound-checked like ``ROW.field``'s."""
-    field = K.ROW[name]
-
-    def get(state: Any) -> IntView:
-        return IntView(state.s, field.offset, state.n, field, K.ROW.game)
-
-    def put(state: Any, values: Sequence[int]) -> None:
-        IntView(state.s, field.offset, state.n, field, K.ROW.game).assign(values)
-
-    return property(get, put, doc=field.meaning)
 
 
 class TsukuruTenTenGame(KernelGame):
@@ -147,9 +132,9 @@ class TsukuruTenTenState(KernelState):
     def n(self) -> int:
         return int(self.s[K.NP])
 
-    scores_ = _seat_ints("scores")
-    dealer_counts = _seat_ints("dealer_counts")
-    turns_taken = _seat_ints("turns_taken")
+    scores_ = K.ROW.field("scores")
+    dealer_counts = K.ROW.field("dealer_counts")
+    turns_taken = K.ROW.field("turns_taken")
 
     @property
     def claimable(self) -> list[bool]:

@@ -96,9 +96,11 @@ PENDING = ROW.add(
 DECISIONS = ROW.add(
     "decisions", 1, "player decisions so far (the batched environment's truncation counter; stops at 32767)", (0, MAX_DECISIONS)
 )
-SCORES = ROW.add("scores", P, "points of each seat", (0, ADVANCED_TARGET - 1 + MAX_WIN))
-DEALER_COUNTS = ROW.add("dealer_counts", P, "rounds each seat has dealt (the current one included)", (0, COUNT_MAX))
-TURNS = ROW.add("turns_taken", P, "turns each seat has started this round", (0, MAX_TURNS))
+SCORES = ROW.add("scores", P, "points of each seat", (0, ADVANCED_TARGET - 1 + MAX_WIN), per_seat=True)
+DEALER_COUNTS = ROW.add(
+    "dealer_counts", P, "rounds each seat has dealt (the current one included)", (0, COUNT_MAX), per_seat=True
+)
+TURNS = ROW.add("turns_taken", P, "turns each seat has started this round", (0, MAX_TURNS), per_seat=True)
 CLAIMABLE = ROW.add("claimable", P, "is the top of each seat's pile the tile it discarded on its last turn", (0, 1))
 NUM_OPEN = ROW.add("num_open", P, "open sets of each seat", (0, MAX_SETS))
 OPEN_VALUE = ROW.add("open_value", P, "total value of each seat's open sets", (0, MAX_SETS * max(s.value for s in SET_SHAPES)))
