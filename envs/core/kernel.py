@@ -515,10 +515,11 @@ class KernelState(State):
 
     ``S`` is a one-row matrix and ``s`` its row; the game's fields are ``kernel.ROW.field(name)`` attributes
     over ``s`` (``envs.core.row``). The rule steps are the kernels' (mask, legality, apply, returns,
-    observation, random playout) and so are whose turn and chance (``current_player``, and
-    ``chance_outcomes``/``sample_chance`` read from the kernel's ``chance_weights``); a subclass adds text, move names and positions, and may read
-    ``current_player`` from ``s`` in Python (the hottest query; the kit compares it with the kernel's).
-    ``clone`` and pickling copy ``S``, the history and the attributes named in ``EXTRA``.
+    observation, random playout), and so are whose turn and chance (``current_player``, and
+    ``chance_outcomes``/``sample_chance`` read from the kernel's ``chance_weights``). A subclass adds text,
+    move names and positions, and may read ``current_player`` from ``s`` in Python (the hottest query; the
+    kit compares it with the kernel's). ``clone`` and pickling copy ``S``, the history and the attributes
+    named in ``EXTRA``.
     """
 
     game: KernelGame
