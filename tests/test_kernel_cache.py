@@ -22,21 +22,30 @@ TABLES = "VALUE = {value}\n"
 KERNEL = """
 import numpy as np
 
-from gameshelf.envs.core.kernel import STATE_DTYPE, jit
+from gameshelf.envs.core.kernel import jit
+from gameshelf.envs.core.row import RowLayout
 from toy_cache_game.tables import VALUE
 
-SIZE = 2
+ROW = RowLayout("toy_cache_game")
+SPARE = ROW.add("spare", 1, "unused", (0, 0))
+DECISIONS = ROW.add("decisions", 1, "decisions so far", (0, 32767))
+SIZE = ROW.size
 NUM_ACTS = 1
-DECISIONS = 1
+NUM_CHANCE = 0
 
 
 def initial_state():
-    return np.zeros(SIZE, dtype=STATE_DTYPE)
+    return ROW.new_row()
 
 
 @jit
 def current_player(S, i):
     return 0
+
+
+@jit
+def chance_weights(S, i, out):
+    pass
 
 
 @jit
