@@ -126,11 +126,6 @@ def legal_payments(s: int, d: int) -> tuple[Payment, ...]:
     return tuple(sorted(found))
 
 
-def payment_pays_route(s: int, d: int, payment: Payment) -> bool:
-    """Is ``payment`` one of the legal payments from ``s`` to ``d``?"""
-    return payment in legal_payments(s, d)
-
-
 def allowed_routes(s: int, d: int) -> list[tuple[int, ...]]:
     """Explicit allowed routes as city sequences (for tests and display); consecutive cities that are
     not rail-adjacent are joined by a ship jump (a ship jump between rail-adjacent ports is written as

@@ -9,7 +9,7 @@ values 1..12. Sets of cards (hands, discards) are bit masks: bit ``c`` set when 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 SUITS: tuple[str, ...] = ("Walls", "Gables", "Gates", "Bridges", "Moats")
 SUIT_COLOURS: tuple[str, ...] = ("white", "green", "red", "yellow", "blue")
@@ -89,13 +89,6 @@ def cards_of(mask: int) -> list[int]:
         mask >>= _CHUNK
         base += _CHUNK
     return out
-
-
-def mask_of(cards: Iterable[int]) -> int:
-    m = 0
-    for c in cards:
-        m |= 1 << c
-    return m
 
 
 def deck_mask(num_players: int) -> int:

@@ -304,9 +304,6 @@ class CatsleState(KernelState):
         return [self.trick_seat(i) for i in rating(self.trick)]
 
     # ---- results (returns, observation: KernelState's) ----------------------------------------
-    def final_keys(self) -> list[tuple[int, int]]:
-        """Ranking key of every seat: total score, then perfect columns in the last round's scoring."""
-        return [(self.totals[s], self.last_perfect[s]) for s in range(self.game.num_players)]
 
     def scores(self) -> np.ndarray:
         return np.array(self.totals.tolist(), dtype=np.float64)

@@ -92,12 +92,6 @@ COST: tuple[tuple[int, ...], ...] = tuple(tuple(cost(f, v) for v in range(NUM_VA
 """``COST[face][value]``: matchsticks to show ``value`` with ``face`` (-1: impossible)."""
 
 
-def way_up(face: int, value: int) -> str:
-    """``"upright"``, ``"rotated"`` or ``"either way"``: how ``face`` is laid down to show ``value``."""
-    up, down = shows(face, value, False) >= 0, shows(face, value, True) >= 0
-    return "either way" if up and down else "upright" if up else "rotated"
-
-
 def deck_copies(expansion_copies: int) -> tuple[int, ...]:
     """Copies of each face: 4 of each base face, ``expansion_copies`` of G and of H."""
     return (4,) * BASE_FACES + (expansion_copies,) * (NUM_FACES - BASE_FACES)

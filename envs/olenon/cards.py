@@ -34,15 +34,6 @@ BEATERS: tuple[tuple[int, ...], ...] = tuple(tuple(w for w in range(NUM_VALUES) 
 """``BEATERS[v]``: the values that may replace a table of value v."""
 
 
-def team_of(seat: int) -> int:
-    """Team 0 ("A") = seats 0 and 2, team 1 ("B") = seats 1 and 3."""
-    return seat % 2
-
-
-def partner_of(seat: int) -> int:
-    return (seat + 2) % NUM_SEATS
-
-
 TEAM_NAMES = ("A", "B")
 
 

@@ -28,10 +28,6 @@ class Box(NamedTuple):
     anchor: int
 
 
-def box_squares(geom: Geometry, box: Box) -> tuple[int, ...]:
-    return geom.placement_at[box.face][box.anchor].squares
-
-
 def empty_squares(geom: Geometry, filled: int) -> int:
     """Squares holding neither a box nor a playmat."""
     return geom.size - filled.bit_count()

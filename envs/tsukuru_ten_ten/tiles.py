@@ -62,10 +62,6 @@ def tiles_text(kinds: list[int] | tuple[int, ...]) -> str:
     return " ".join(NAMES[k] for k in kinds) if kinds else "-"
 
 
-def counts_text(counts: list[int] | tuple[int, ...]) -> str:
-    return tiles_text(kinds_of(counts))
-
-
 @dataclass(frozen=True)
 class SetShape:
     """One way three tiles form a set: the kinds (sorted), the set's colour (blue or red) and value."""
@@ -84,10 +80,6 @@ class SetShape:
     def face(self) -> int:
         """Sum of the face values of the three tiles."""
         return sum(VALUE[k] for k in self.kinds)
-
-    @property
-    def all_purple(self) -> bool:
-        return all(COLOUR[k] == PURPLE for k in self.kinds)
 
 
 def _options(colour: int, value: int) -> list[int]:
