@@ -12,9 +12,10 @@ with no argument; ``heuristic_class(game_module)`` imports it on first use. The 
 
 from __future__ import annotations
 
-import importlib
 from functools import cache
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from gameshelf.envs.core.companion import companion
 
 if TYPE_CHECKING:
     import numpy as np
@@ -49,12 +50,8 @@ def heuristic_class(game_module: str) -> type[Agent] | None:
     """The ``Heuristic`` class of the ``heuristic.py`` beside the module ``game_module`` (the module of a
     ``Game`` class), or None when the game's package has none; ``AttributeError`` when its ``heuristic.py``
     does not define ``Heuristic``."""
-    package = game_module.rpartition(".")[0] or game_module
-    try:
-        module = importlib.import_module(f"{package}.heuristic")
-    except ModuleNotFoundError as err:
-        if err.name != f"{package}.heuristic":
-            raise
+    module = companion(game_module, "heuristic")
+    if module is None:
         return None
     if not hasattr(module, HEURISTIC):
         raise AttributeError(f"{module.__name__} defines no {HEURISTIC!r} (the game's heuristic agent class)")

@@ -21,28 +21,16 @@ keys are refused:
 from __future__ import annotations
 
 import functools
-import importlib
 import reprlib
 from collections.abc import Callable, Mapping
-from functools import cache
-from types import ModuleType
 from typing import Any, TypeVar
 
-
-@cache
-def _position_module(game_module: str) -> ModuleType | None:
-    package = game_module.rpartition(".")[0] or game_module
-    try:
-        return importlib.import_module(f"{package}.position")
-    except ModuleNotFoundError as err:
-        if err.name != f"{package}.position":
-            raise
-        return None
+from gameshelf.envs.core.companion import companion
 
 
 def position_function(game_class: type, name: str) -> Callable[..., Any] | None:
     """``name`` (``build_state`` or ``export_position``) of the ``position.py`` beside ``game_class``'s module, or None."""
-    module = _position_module(game_class.__module__)
+    module = companion(game_class.__module__, "position")
     return None if module is None else getattr(module, name, None)
 
 

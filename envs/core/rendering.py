@@ -8,12 +8,13 @@ the picture one seat may see (its own hand face up), used by ``render_seat_image
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from gameshelf.envs.core.companion import companion
 
 if TYPE_CHECKING:
     from gameshelf.envs.core.game import State
@@ -21,14 +22,8 @@ if TYPE_CHECKING:
 
 @cache
 def _renderer(game_module: str) -> Callable[[State], np.ndarray] | None:
-    package = game_module.rpartition(".")[0] or game_module
-    try:
-        module = importlib.import_module(f"{package}.render")
-    except ModuleNotFoundError as err:
-        if err.name != f"{package}.render":
-            raise
-        return None
-    return getattr(module, "draw", None)
+    module = companion(game_module, "render")
+    return None if module is None else getattr(module, "draw", None)
 
 
 def render_image(state: State) -> np.ndarray:
@@ -45,8 +40,7 @@ def render_image(state: State) -> np.ndarray:
 def _seat_renderer(game_module: str) -> Callable[[State, int], np.ndarray] | None:
     if _renderer(game_module) is None:
         return None
-    package = game_module.rpartition(".")[0] or game_module
-    return getattr(importlib.import_module(f"{package}.render"), "draw_seat", None)
+    return getattr(companion(game_module, "render"), "draw_seat", None)
 
 
 def render_seat_image(state: State, seat: int) -> np.ndarray:
@@ -72,8 +66,7 @@ Box = tuple[int, int, int, int]
 def _target_finder(game_module: str) -> Callable[[State, int], list[tuple[int, tuple[Box, ...]]]] | None:
     if _renderer(game_module) is None:
         return None
-    package = game_module.rpartition(".")[0] or game_module
-    return getattr(importlib.import_module(f"{package}.render"), "targets", None)
+    return getattr(companion(game_module, "render"), "targets", None)
 
 
 def has_click_targets(state: State) -> bool:
