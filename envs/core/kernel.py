@@ -26,7 +26,6 @@ game: ``docs/adding_a_game.md``.
 
 from __future__ import annotations
 
-import bisect
 import contextlib
 import functools
 import hashlib
@@ -237,6 +236,40 @@ def rank_outcomes(out: np.ndarray, n: int) -> None:
 def below(rngs: np.ndarray, i: int, k: int) -> int:
     """A uniform integer in ``[0, k)`` (``k`` < 2**31) from generator ``i`` of ``rngs``."""
     return (next_u32(rngs, i) * k) >> 32
+
+
+@jit
+def weights_summary(weights: np.ndarray) -> tuple[int, int, bool]:
+    """The total of a row of integer chance weights, how many are non-zero, and whether those are all equal."""
+    total = 0
+    count = 0
+    first = 0
+    equal = True
+    for k in range(weights.shape[0]):
+        w = weights[k]
+        if w:
+            if count == 0:
+                first = w
+            elif w != first:
+                equal = False
+            total += w
+            count += 1
+    return total, count, equal
+
+
+@jit
+def weighted_pick(weights: np.ndarray, u: float) -> int:
+    """The first outcome whose cumulative weight exceeds ``u`` (``0 <= u < total``), walking the outcomes in order;
+    the last possible outcome if rounding leaves ``u`` at the total."""
+    cumulative = 0
+    last = -1
+    for k in range(weights.shape[0]):
+        if weights[k]:
+            cumulative += weights[k]
+            last = k
+            if u < cumulative:
+                return k
+    return last
 
 
 @jit
@@ -553,9 +586,10 @@ class KernelState(State):
     def chance_weights(self) -> np.ndarray:
         """The kernel's ``chance_weights``: an integer weight per chance outcome id (``kernel.NUM_CHANCE`` of
         them, zero for an impossible outcome); all zero unless the state is a chance node."""
-        out = np.zeros((1, self.game.kernel.NUM_CHANCE), dtype=np.int64)
+        kernel = self.game.kernel
+        out = np.zeros((1, kernel.NUM_CHANCE), dtype=np.int64)
         if self.current_player() == CHANCE:
-            self.game.kernel.chance_weights(self.S, 0, out)
+            kernel.chance_weights(self.S, 0, out)
         return out[0]
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
@@ -567,15 +601,14 @@ class KernelState(State):
     def sample_chance(self, rng: np.random.Generator) -> int:
         """An outcome drawn with ``rng`` by the kernel's ``chance_weights`` (the way ``CHANCE_DRAW`` says)."""
         weights = self.chance_weights()
-        outcomes = np.flatnonzero(weights)
-        if not outcomes.size:
+        total, count, equal = weights_summary(weights)
+        if not total:
             raise ValueError(f"{self.game.info.name}: not a chance node")
-        chosen = weights[outcomes]
-        if self.CHANCE_DRAW == "real" and chosen.min() == chosen.max():
-            return int(outcomes[int(rng.integers(outcomes.size))])
-        cumulative = np.cumsum(chosen).tolist()
-        u = int(rng.integers(cumulative[-1])) if self.CHANCE_DRAW == "integer" else rng.random() * cumulative[-1]
-        return int(outcomes[min(bisect.bisect_right(cumulative, u), len(cumulative) - 1)])
+        if self.CHANCE_DRAW == "integer":
+            return int(weighted_pick(weights, float(rng.integers(total))))
+        if equal:  # the k-th possible outcome: the first whose cumulative weight passes k times the weight
+            return int(weighted_pick(weights, float(int(rng.integers(count)) * (total // count))))
+        return int(weighted_pick(weights, rng.random() * total))
 
     # ---- rule steps: the kernels ------------------------------------------------------------------
     def legal_action_mask(self) -> np.ndarray:
