@@ -116,9 +116,24 @@ class KoPlusGame(KernelGame):
         The board is rebuilt from ``layout`` and the tiles are placed in order, each checked against the
         placement rules; points follow from the tiles.
         """
-        n = self.num_players
         read = PositionReader(position, self.name)
         state = self.new_initial_state()
+        self._read_board(read, state)
+        self._read_tiles(read, state)
+        self._read_counts(read, state, position)
+        to_move = self._read_to_move(read, state)
+        self._check_skipped(read, state, to_move)
+        if state.bonus_turn:
+            self._check_bonus_turn(read, state, to_move)
+        if to_move == TERMINAL:
+            state._end()  # the final scoring, as at the end of play
+        else:
+            state.player = to_move
+        read.done()
+        return state
+
+    def _read_board(self, read: PositionReader, state: KoPlusState) -> None:
+        """``layout`` (the sections drawn), ``pending_section`` and ``aliens`` (a made-up board), applied to ``state``."""
         layout = read.get("layout")
         if not isinstance(layout, list) or not all(isinstance(p, list) and len(p) == 2 for p in layout):
             raise read.fail("layout", "must be a list of [section, rotation] pairs")
@@ -141,17 +156,24 @@ class KoPlusGame(KernelGame):
         aliens = read.get("aliens", None)
         if aliens is not None:
             state._set_aliens(read, aliens)
+
+    def _read_tiles(self, read: PositionReader, state: KoPlusState) -> None:
+        """``tiles``: placed on ``state`` in order, each a legal placement for its seat."""
         tiles = read.get("tiles")
         if not isinstance(tiles, list):
             raise read.fail("tiles", "must be a list of [seat, action] in the order they were placed")
         for k, entry in enumerate(tiles):
             seat, action = read.check_int_list(f"tiles[{k}]", entry, 0, NUM_ACTIONS - 1, 2)
-            if seat >= n or not state.board_complete() or state.top_tile(seat) is None:
+            if seat >= self.num_players or not state.board_complete() or state.top_tile(seat) is None:
                 raise read.fail("tiles", f"#{k}: seat {seat} cannot place a tile here")
             state.player = seat
             if not state.legal_action_mask()[action]:
                 raise read.fail("tiles", f"#{k}: {state.action_to_string(action)} is not a legal placement for seat {seat}")
             state._place(action)
+
+    def _read_counts(self, read: PositionReader, state: KoPlusState, position: Mapping[str, Any]) -> None:
+        """``points`` (optional), ``bonus_left`` (within each seat's allowance), ``bonus_turn`` and ``skipped``."""
+        n = self.num_players
         if "points" in position:  # optional: else the points of the tiles
             state.points = read.int_list("points", 0, K.ROW["points"].high, n)
         state.bonus_left = read.int_list("bonus_left", 0, MAX_BONUS_TURNS, n)
@@ -160,31 +182,35 @@ class KoPlusGame(KernelGame):
                 raise read.fail("bonus_left", f"seat {seat} has at most {BONUS_TURNS[n][seat]} bonus turns")
         state.bonus_turn = read.flag("bonus_turn")
         state.skipped = read.int_list("skipped", 0, n - 1)
+
+    def _read_to_move(self, read: PositionReader, state: KoPlusState) -> int:
+        """``to_move``: chance while the board is incomplete, the end only when no seat can place, else a seat that can."""
+        n = self.num_players
         to_move = read.integer("to_move", TERMINAL, n - 1)
         if not state.board_complete():
-            if to_move != CHANCE or tiles:
+            if to_move != CHANCE or state.tiles:
                 raise read.fail("to_move", "must be -1 (chance) while the board is incomplete")
         elif to_move == TERMINAL:
             if any(state.can_place(s) for s in range(n)):
                 raise read.fail("to_move", "is -4 (game over) only when no seat can place")
         elif to_move < 0 or not state.can_place(to_move):
             raise read.fail("to_move", f"seat {to_move} cannot place a tile")
+        return to_move
+
+    def _check_skipped(self, read: PositionReader, state: KoPlusState, to_move: int) -> None:
+        """``skipped`` lists distinct seats that could not place, never the seat to move."""
         if len(set(state.skipped)) != len(state.skipped) or to_move in state.skipped:
             raise read.fail("skipped", "lists each passed-over seat once, never the seat to move")
         if any(state.board_complete() and state.can_place(s) for s in state.skipped):
             raise read.fail("skipped", "lists seats that could not place (and nothing was placed since)")
-        if state.bonus_turn:
-            last = state.tiles[-1][0] if state.tiles else -1
-            if to_move < 0 or last != to_move or state.points[to_move] not in BONUS_SCORES:
-                raise read.fail("bonus_turn", f"is a turn at once for the seat that just placed a tile to reach {BONUS_SCORES}")
-            if state.bonus_left[to_move] >= BONUS_TURNS[n][to_move]:
-                raise read.fail("bonus_turn", "uses one of the seat's bonus turns: bonus_left must be below its allowance")
-        if to_move == TERMINAL:
-            state._end()  # the final scoring, as at the end of play
-        else:
-            state.player = to_move
-        read.done()
-        return state
+
+    def _check_bonus_turn(self, read: PositionReader, state: KoPlusState, to_move: int) -> None:
+        """A bonus turn goes to the seat that just reached a bonus score, and it has one of its bonus turns left."""
+        last = state.tiles[-1][0] if state.tiles else -1
+        if to_move < 0 or last != to_move or state.points[to_move] not in BONUS_SCORES:
+            raise read.fail("bonus_turn", f"is a turn at once for the seat that just placed a tile to reach {BONUS_SCORES}")
+        if state.bonus_left[to_move] >= BONUS_TURNS[self.num_players][to_move]:
+            raise read.fail("bonus_turn", "uses one of the seat's bonus turns: bonus_left must be below its allowance")
 
 
 class KoPlusState(KernelState):
