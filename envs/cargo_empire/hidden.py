@@ -179,10 +179,25 @@ def _read(state: CargoEmpireState, seat: int) -> _Script:
     if known is not None:
         return known
     sc = _Script()
-    n = state.n
-    others = [p for p in range(n) if p != seat]
+    others = [p for p in range(state.n) if p != seat]
     sc.touches = {p: [] for p in others}
     sc.shown = {p: {} for p in others}
+    _read_root(sc, tr, others)
+    _read_log(sc, tr, seat)
+    sc.final = _final_delivery(state, seat)
+    root_shown = {c for p in others for c in tr.revealed[p]}
+    sc.c_pool = [
+        c for c in range(D.NUM_CITIES) if c not in state.public_cards and c not in state.private[seat] and c not in root_shown
+    ]
+    sc.g_pool = [g for g in range(D.NUM_GOALS) if g not in state.goals[seat]]
+    if state.is_terminal():  # the final VP shows what the goals of every player give it
+        sc.goal_vp = _final_goal_vp(state, others)
+    tr.scripts[seat] = sc
+    return sc
+
+
+def _read_root(sc: _Script, tr: _Trace, others: Sequence[int]) -> None:
+    """The other players' hands, unshown city cards and goals at the root: hidden, the first deck holds the cards."""
     deck0 = list(tr.deck)
     for p in others:
         for v in range(3):
@@ -199,6 +214,10 @@ def _read(state: CargoEmpireState, seat: int) -> _Script:
         sc.g_owner += [p] * len(tr.goals[p])
         sc.g_index += [-1] * len(tr.goals[p])
     sc.epochs = [deck0] + [list(d) for d in tr.reshuffles]
+
+
+def _read_log(sc: _Script, tr: _Trace, seat: int) -> None:
+    """The history's draws and payments: the other players' are hidden cards and conditions, the seat's own known."""
     for entry in tr.log:
         kind, i, who = entry[0], entry[1], entry[2]
         if kind == PAYMENT:
@@ -224,32 +243,34 @@ def _read(state: CargoEmpireState, seat: int) -> _Script:
             else:
                 sc.g_owner.append(who)
                 sc.g_index.append(i)
-    s = state
-    player = s.turn % n
-    if not s.over and player != seat and s.phase in (DEST, PAY_PHASE):
-        start = s.sel_start
-        if s.phase == DEST:
-            colour = s.colour(start)
-            dests = [d for d in range(D.NUM_CITIES) if d != start and s.open_demand(d, colour) >= 0]
-            payments = sorted({p for d in dests for p in legal_payments(start, d)})
-        else:
-            payments = list(legal_payments(start, s.sel_dest))
-        if _payable(s.hands[player], payments):  # else the position was built so (no move is legal)
-            sc.final = (player, tuple(payments))
-    root_shown = {c for p in others for c in tr.revealed[p]}
-    sc.c_pool = [c for c in range(D.NUM_CITIES) if c not in s.public_cards and c not in s.private[seat] and c not in root_shown]
-    sc.g_pool = [g for g in range(D.NUM_GOALS) if g not in s.goals[seat]]
-    if s.is_terminal():  # the final VP shows what the goals of every player give it
-        sc.goal_vp = {}
-        for p in others:
-            cities = s.cities_of(p)
-            lv3 = [c for c in cities if s.level[c] == 3]
-            worth = [
-                D.GOALS[g][2] if goal_fulfilled(g, cities, lv3, s.tracks[p], s.perfect[p]) else 0 for g in range(D.NUM_GOALS)
-            ]
-            sc.goal_vp[p] = (sum(worth[g] for g in s.goals[p]), worth)
-    tr.scripts[seat] = sc
-    return sc
+
+
+def _final_delivery(s: CargoEmpireState, seat: int) -> tuple[int, tuple[Payment, ...]] | None:
+    """Another player in the middle of a delivery and the payments one of which its hand holds (else None)."""
+    player = s.turn % s.n
+    if s.over or player == seat or s.phase not in (DEST, PAY_PHASE):
+        return None
+    start = s.sel_start
+    if s.phase == DEST:
+        colour = s.colour(start)
+        dests = [d for d in range(D.NUM_CITIES) if d != start and s.open_demand(d, colour) >= 0]
+        payments = sorted({p for d in dests for p in legal_payments(start, d)})
+    else:
+        payments = list(legal_payments(start, s.sel_dest))
+    if not _payable(s.hands[player], payments):  # the position was built so (no move is legal)
+        return None
+    return (player, tuple(payments))
+
+
+def _final_goal_vp(s: CargoEmpireState, others: Sequence[int]) -> dict[int, tuple[int, list[int]]]:
+    """Per other player at the end: the VP of its goals and the VP each goal would give it."""
+    goal_vp = {}
+    for p in others:
+        cities = s.cities_of(p)
+        lv3 = [c for c in cities if s.level[c] == 3]
+        worth = [D.GOALS[g][2] if goal_fulfilled(g, cities, lv3, s.tracks[p], s.perfect[p]) else 0 for g in range(D.NUM_GOALS)]
+        goal_vp[p] = (sum(worth[g] for g in s.goals[p]), worth)
+    return goal_vp
 
 
 # ---- transport cards ------------------------------------------------------------------------------------

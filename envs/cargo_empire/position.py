@@ -38,16 +38,33 @@ def build_state(game: CargoEmpireGame, position: Mapping[str, Any]) -> CargoEmpi
 
 
 def validate(game: CargoEmpireGame, pos: Mapping[str, Any]) -> None:
+    """Raise ``ValueError`` for the first problem of ``pos``; checked in this order, so the first one is reported."""
+    n = game.num_players
+    _check_keys(pos, n)
+    _check_clock(pos, n)
+    _check_map(pos, n)
+    _check_city_cards(pos, n)
+    _check_goals(pos, n)
+    _check_transport_cards(pos, n)
+    _check_players(pos, n)
+    _check_delivery(pos)
+    _check_draws(pos, n)
+
+
+def _check_keys(pos: Mapping[str, Any], n: int) -> None:
+    """Every key of the format and no other; the number of players is the game's."""
     missing = [k for k in ("num_players", *CargoEmpireState.FIELDS) if k not in pos]
     if missing:
         raise ValueError(f"position: missing keys {missing}")
     unknown = sorted(set(pos) - {"num_players", *CargoEmpireState.FIELDS})
     if unknown:
         raise ValueError(f"position: unknown keys {unknown}")
-    n = game.num_players
     if pos["num_players"] != n:
         raise ValueError(f"position: num_players is {show(pos['num_players'])} but the game has {n} players")
-    C = D.NUM_CITIES
+
+
+def _check_clock(pos: Mapping[str, Any], n: int) -> None:
+    """Round, turn, phase and whether the game is over."""
     tpr = D.turns_per_round(n)
     _int("round", pos["round"], 0, D.ROUNDS - 1)
     _int("turn", pos["turn"], 0, n * tpr)
@@ -57,7 +74,11 @@ def validate(game: CargoEmpireGame, pos: Mapping[str, Any]) -> None:
         raise ValueError("position: over must be true or false")
     if pos["turn"] == n * tpr and not pos["over"]:
         raise ValueError("position: turn equals the turns of a round but the game is not over")
-    # map
+
+
+def _check_map(pos: Mapping[str, Any], n: int) -> None:
+    """The cities' levels, tiles (no tile on two cities), cubes, demand spaces and side posts."""
+    C = D.NUM_CITIES
     tiles = _list("tile", pos["tile"], C)
     levels = _list("level", pos["level"], C)
     cubes = _list("cubes", pos["cubes"], C)
@@ -65,25 +86,35 @@ def validate(game: CargoEmpireGame, pos: Mapping[str, Any]) -> None:
     side = _list("side", pos["side"], C)
     used_tiles = []
     for c in range(C):
-        lv = _int(f"level[{c}]", levels[c], 0, 3)
-        t = _int(f"tile[{c}]", tiles[c], -1, D.NUM_TILES - 1)
-        if (lv in (1, 2)) != (t >= 0):
-            raise ValueError(f"position: {D.CITIES[c]} at level {lv} must {'' if lv in (1, 2) else 'not '}hold a tile")
+        t = _check_city(c, n, levels[c], tiles[c], cubes[c], demand[c], side[c])
         if t >= 0:
             used_tiles.append(t)
-        cap = {0: 0, 1: D.LV1_CUBES, 2: D.LV2_CUBES, 3: 0}[lv]
-        _int(f"cubes of {D.CITIES[c]}", cubes[c], 0, cap)
-        slots = len(D.TILES[t][1] if lv == 1 else D.TILES[t][2]) if lv in (1, 2) else 0
-        owners = _list(f"demand of {D.CITIES[c]}", demand[c], slots)
-        for o in owners:
-            _int(f"demand owner in {D.CITIES[c]}", o, -1, n - 1)
-        if slots and all(o >= 0 for o in owners):
-            raise ValueError(f"position: every demand space of {D.CITIES[c]} is filled (it should have upgraded)")
-        for p, k in enumerate(_list(f"side of {D.CITIES[c]}", side[c], n)):
-            _int(f"side posts of P{p} in {D.CITIES[c]}", k, 0, D.START_POSTS + D.board_posts(n))
     if len(set(used_tiles)) != len(used_tiles):
         raise ValueError("position: a city tile lies on two cities")
-    # cards
+
+
+def _check_city(c: int, n: int, level: Any, tile: Any, cubes: Any, demand: Any, side: Any) -> int:
+    """One city: its level and tile agree, its cubes, demand owners and side posts are in range; its tile (-1: none)."""
+    lv = _int(f"level[{c}]", level, 0, 3)
+    t = _int(f"tile[{c}]", tile, -1, D.NUM_TILES - 1)
+    if (lv in (1, 2)) != (t >= 0):
+        raise ValueError(f"position: {D.CITIES[c]} at level {lv} must {'' if lv in (1, 2) else 'not '}hold a tile")
+    cap = {0: 0, 1: D.LV1_CUBES, 2: D.LV2_CUBES, 3: 0}[lv]
+    _int(f"cubes of {D.CITIES[c]}", cubes, 0, cap)
+    slots = len(D.TILES[t][1] if lv == 1 else D.TILES[t][2]) if lv in (1, 2) else 0
+    owners = _list(f"demand of {D.CITIES[c]}", demand, slots)
+    for o in owners:
+        _int(f"demand owner in {D.CITIES[c]}", o, -1, n - 1)
+    if slots and all(o >= 0 for o in owners):
+        raise ValueError(f"position: every demand space of {D.CITIES[c]} is filled (it should have upgraded)")
+    for p, k in enumerate(_list(f"side of {D.CITIES[c]}", side, n)):
+        _int(f"side posts of P{p} in {D.CITIES[c]}", k, 0, D.START_POSTS + D.board_posts(n))
+    return t
+
+
+def _check_city_cards(pos: Mapping[str, Any], n: int) -> None:
+    """Public, city deck and private city cards hold each card once; a player shows only its own cards."""
+    C = D.NUM_CITIES
     pub = _list("public_cards", pos["public_cards"])
     cdeck = _list("city_deck", pos["city_deck"])
     priv = _list("private", pos["private"], n)
@@ -99,6 +130,10 @@ def validate(game: CargoEmpireGame, pos: Mapping[str, Any]) -> None:
         for c in _list(f"revealed[{p}]", rev[p]):
             if type(c) is not int or c not in priv[p]:
                 raise ValueError(f"position: P{p} shows {show(c)}, not one of its private cards")
+
+
+def _check_goals(pos: Mapping[str, Any], n: int) -> None:
+    """The goal deck and the players' goals hold each goal card once."""
     gdeck = _list("goal_deck", pos["goal_deck"])
     goals = _list("goals", pos["goals"], n)
     all_goals = gdeck + [g for hand in goals for g in _list("goals hand", hand)]
@@ -106,6 +141,10 @@ def validate(game: CargoEmpireGame, pos: Mapping[str, Any]) -> None:
         _int("a goal card", g, 0, D.NUM_GOALS - 1)
     if sorted(all_goals) != list(range(D.NUM_GOALS)):
         raise ValueError("position: the goal deck and the players' goals must hold each goal card exactly once")
+
+
+def _check_transport_cards(pos: Mapping[str, Any], n: int) -> None:
+    """Per vehicle, the deck, the discards and the hands hold the game's cards."""
     deck = _list("deck", pos["deck"], 3)
     discard = _list("discard", pos["discard"], 3)
     hands = _list("hands", pos["hands"], n)
@@ -117,6 +156,10 @@ def validate(game: CargoEmpireGame, pos: Mapping[str, Any]) -> None:
             raise ValueError(
                 f"position: {total} {D.VEHICLES[v]} cards in deck, discards and hands; the game has {D.TRANSPORT_DECK[v]}"
             )
+
+
+def _check_players(pos: Mapping[str, Any], n: int) -> None:
+    """The players' track markers, posts left and perfect upgrades are in range."""
     tracks = _list("tracks", pos["tracks"], n)
     for p in range(n):
         for v, t in enumerate(_list(f"tracks[{p}]", tracks[p], 3)):
@@ -125,7 +168,11 @@ def validate(game: CargoEmpireGame, pos: Mapping[str, Any]) -> None:
         _int(f"posts left of P{p}", k, 0, D.board_posts(n))
     for p, k in enumerate(_list("perfect", pos["perfect"], n)):
         _int(f"perfect upgrades of P{p}", k, 0, D.NUM_CITIES * 2)
-    # delivery in progress
+
+
+def _check_delivery(pos: Mapping[str, Any]) -> None:
+    """The delivery in progress: its start, destination, payment and bonus are set exactly in their steps."""
+    C = D.NUM_CITIES
     phase = pos["phase"]
     _int("sel_start", pos["sel_start"], -1, C - 1)
     _int("sel_dest", pos["sel_dest"], -1, C - 1)
@@ -137,22 +184,32 @@ def validate(game: CargoEmpireGame, pos: Mapping[str, Any]) -> None:
         raise ValueError("position: sel_dest is set exactly in the payment and bonus steps")
     if (pos["sel_payment"] >= 0) != (phase == PHASES[3]) or (pos["bonus_left"] > 0) != (phase == PHASES[3]):
         raise ValueError("position: sel_payment and bonus_left are set exactly in the bonus step")
+
+
+def _check_draws(pos: Mapping[str, Any], n: int) -> None:
+    """The pending draws (``queue``) and rewards; rewards wait only in the bonus step, an empty city for a tile draw."""
     for name, room in (("queue", QMAX), ("rewards", MAX_REWARDS)):
-        if len(_list(name, pos[name])) > room:
+        entries = _list(name, pos[name])
+        if len(entries) > room:
             raise ValueError(f"position: at most {room} entries in {name}, got {len(pos[name])}")
-        for entry in _list(name, pos[name]):
-            e = _list(f"{name} entry", entry, 2)
-            if e[0] not in DRAW_KINDS:
-                raise ValueError(f"position: unknown draw kind {show(e[0])} in {name}")
-            if e[0] == TILE:
-                _int("tile draw city", e[1], 0, C - 1)
-            elif e[0] == "public":
-                _int("public draw", e[1], -1, -1)
-            else:
-                _int(f"{e[0]} draw seat", e[1], 0, n - 1)
-            if name == "rewards" and e[0] in (TILE, "public", STARTPOST):
-                raise ValueError(f"position: {e[0]} is not a reward")
-    if pos["rewards"] and phase != PHASES[3]:
+        for entry in entries:
+            _check_draw(name, entry, n)
+    if pos["rewards"] and pos["phase"] != PHASES[3]:
         raise ValueError("position: pending rewards only during the bonus step")
-    if not pos["queue"] and 0 in levels:
+    if not pos["queue"] and 0 in pos["level"]:
         raise ValueError("position: a city has no tile but no tile draw is pending")
+
+
+def _check_draw(name: str, entry: Any, n: int) -> None:
+    """One entry of ``queue`` or ``rewards``: a draw kind and its city, seat or -1 (a public card)."""
+    e = _list(f"{name} entry", entry, 2)
+    if e[0] not in DRAW_KINDS:
+        raise ValueError(f"position: unknown draw kind {show(e[0])} in {name}")
+    if e[0] == TILE:
+        _int("tile draw city", e[1], 0, D.NUM_CITIES - 1)
+    elif e[0] == "public":
+        _int("public draw", e[1], -1, -1)
+    else:
+        _int(f"{e[0]} draw seat", e[1], 0, n - 1)
+    if name == "rewards" and e[0] in (TILE, "public", STARTPOST):
+        raise ValueError(f"position: {e[0]} is not a reward")

@@ -100,74 +100,130 @@ def _seat(value: Any, n: int, what: str) -> int:
     return value
 
 
+KNOWN_KEYS = {
+    "hands", "matchsticks", "to_move", "first_player", "table", "reversed", "revolutions", "passed",
+    "finished", "played", "played_by", "pending", "sticks_spent", "dealt",
+}  # fmt: skip
+"""The keys a position may give (the environment card describes them)."""
+
+
 def build_state(game: MatchstickGame, pos: Mapping[str, Any]) -> MatchstickState:
     """``game.state_from_position(pos)``: a validated state from a position dict (keys: see the environment card)."""
-    n = game.num_players
-    known = {
-        "hands", "matchsticks", "to_move", "first_player", "table", "reversed", "revolutions", "passed",
-        "finished", "played", "played_by", "pending", "sticks_spent", "dealt",
-    }  # fmt: skip
-    unknown = sorted(set(pos) - known)
-    if unknown:
-        raise ValueError(f"unknown position key(s) {unknown}; known keys: {sorted(known)}")
-    for key in ("hands", "matchsticks", "to_move"):
-        if key not in pos:
-            raise ValueError(f"position needs the key {show(key)}")
-    dealt = pos.get("dealt", game.cards_dealt)
-    if not isinstance(dealt, int) or isinstance(dealt, bool) or not 0 <= dealt <= game.cards_dealt:
-        raise ValueError(f"dealt must be 0..{game.cards_dealt} (the cards dealt so far), got {show(dealt)}")
+    _check_keys(pos)
+    dealt = _read_dealt(game, pos)
     if dealt < game.cards_dealt:
         return _deal_position(game, pos, dealt)
     st = MatchstickState(game)
     st.phase = PLAY
     st.dealt = game.cards_dealt
-    hands = pos["hands"]
+    _read_hands(st, pos["hands"])
+    _read_matchsticks(st, pos["matchsticks"])
+    _read_played(st, pos.get("played", {}), pos.get("played_by"))
+    _read_pending(st, pos.get("pending"))
+    _check_card_counts(st)
+    _read_table(st, pos.get("table"))
+    _read_reversal(st, pos)
+    st.sticks_spent = _count(pos.get("sticks_spent", 0), "sticks_spent")
+    fp = pos.get("first_player", -1)
+    st.first_player = -1 if type(fp) is int and fp == -1 else _seat(fp, game.num_players, "first_player (or -1: not known)")
+    over = _read_finished(st, pos.get("finished", []))
+    passed = _read_passed(st, pos.get("passed", []), over)
+    if over:
+        return _game_over(st, pos["to_move"])
+    _read_turn(st, pos["to_move"], passed)
+    _check_pending_play(st)
+    if not st.legal_action_mask().any():
+        raise ValueError("the player to move would have no legal action (the pending play cannot be completed)")
+    return st
+
+
+def _check_keys(pos: Mapping[str, Any]) -> None:
+    """No key the position format does not know, and the three keys every position gives."""
+    unknown = sorted(set(pos) - KNOWN_KEYS)
+    if unknown:
+        raise ValueError(f"unknown position key(s) {unknown}; known keys: {sorted(KNOWN_KEYS)}")
+    for key in ("hands", "matchsticks", "to_move"):
+        if key not in pos:
+            raise ValueError(f"position needs the key {show(key)}")
+
+
+def _read_dealt(game: MatchstickGame, pos: Mapping[str, Any]) -> int:
+    """The cards dealt so far (all of them unless the position is a chance node of the deal)."""
+    dealt = pos.get("dealt", game.cards_dealt)
+    if not isinstance(dealt, int) or isinstance(dealt, bool) or not 0 <= dealt <= game.cards_dealt:
+        raise ValueError(f"dealt must be 0..{game.cards_dealt} (the cards dealt so far), got {show(dealt)}")
+    return dealt
+
+
+def _count(value: Any, what: str) -> int:
+    """A count the state row holds: a non-negative 16-bit integer."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ValueError(f"{what} must be a non-negative integer, got {show(value)}")
+    if value > MAX_COUNT:
+        raise ValueError(f"{what} must be at most {MAX_COUNT} (the state row holds 16-bit counts), got {show(value)}")
+    return value
+
+
+def _read_hands(st: MatchstickState, hands: Any) -> None:
+    """The seats' hands (lists of card names) and their sizes."""
+    n = st.game.num_players
     if not isinstance(hands, (list, tuple)) or len(hands) != n:
         raise ValueError(f"hands must list {n} hands, got {show(hands)}")
     for s in range(n):
         for f in _faces(hands[s], f"hands[{s}]"):
             st.hands[s][f] += 1
         st.hand_sizes[s] = sum(st.hands[s])
-    sticks = pos["matchsticks"]
+
+
+def _read_matchsticks(st: MatchstickState, sticks: Any) -> None:
+    """The seats' matchstick counts."""
+    n = st.game.num_players
     if not isinstance(sticks, (list, tuple)) or len(sticks) != n:
         raise ValueError(f"matchsticks must list {n} counts, got {show(sticks)}")
-    for s, k in enumerate(sticks):
-        if not isinstance(k, int) or isinstance(k, bool) or k < 0:
-            raise ValueError(f"matchsticks[{s}] must be a non-negative integer, got {show(k)}")
-        if k > MAX_COUNT:
-            raise ValueError(f"matchsticks[{s}] must be at most {MAX_COUNT} (the state row holds 16-bit counts), got {show(k)}")
-    st.sticks = list(sticks)
-    st.played = _face_counts(pos.get("played", {}), "played")
-    played_by = pos.get("played_by")
-    if played_by is not None:  # null or left out: who played which card is not known
-        if not isinstance(played_by, (list, tuple)) or len(played_by) != n:
-            raise ValueError(f"played_by must list {n} maps, got {show(played_by)}")
-        st.played_by = [_face_counts(pb, f"played_by[{s}]") for s, pb in enumerate(played_by)]
-        totals = [sum(pb[f] for pb in st.played_by) for f in range(NUM_FACES)]
-        if totals != st.played:
-            raise ValueError("played_by does not add up to played")
-    # pending play
-    pending = pos.get("pending")
-    if pending is not None:
-        if not isinstance(pending, Mapping) or set(pending) - {"value", "count", "picked"}:
-            raise ValueError(f"pending must be a map with value, count, picked; got {show(pending)}")
-        try:
-            st.pending_value = value_index(str(pending.get("value")))
-        except ValueError as err:
-            raise ValueError(f"pending: {err}") from None
-        count = pending.get("count")
-        if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_PLAY:
-            raise ValueError(f"pending count must be 1..{MAX_PLAY}, got {show(count)}")
-        st.pending_count = count
-        picks = _faces(pending.get("picked", []), "pending picked")
-        if len(picks) >= count:
-            raise ValueError("pending: a play with all its cards laid is complete, not pending")
-        st.picks = picks
-        for f in st.picks:
-            if COST[f][st.pending_value] < 0:
-                raise ValueError(f"pending: card {FACE_NAMES[f]} cannot show {VALUE_NAMES[st.pending_value]}")
-        st.pending_cost = sum(COST[f][st.pending_value] for f in st.picks)
-    # card counts
+    st.sticks = [_count(k, f"matchsticks[{s}]") for s, k in enumerate(sticks)]
+
+
+def _read_played(st: MatchstickState, played: Any, played_by: Any) -> None:
+    """The cards played so far, and who played them when the position says (``played_by``)."""
+    n = st.game.num_players
+    st.played = _face_counts(played, "played")
+    if played_by is None:  # null or left out: who played which card is not known
+        return
+    if not isinstance(played_by, (list, tuple)) or len(played_by) != n:
+        raise ValueError(f"played_by must list {n} maps, got {show(played_by)}")
+    st.played_by = [_face_counts(pb, f"played_by[{s}]") for s, pb in enumerate(played_by)]
+    totals = [sum(pb[f] for pb in st.played_by) for f in range(NUM_FACES)]
+    if totals != st.played:
+        raise ValueError("played_by does not add up to played")
+
+
+def _read_pending(st: MatchstickState, pending: Any) -> None:
+    """The play being laid card by card: its value, its size and the cards picked so far."""
+    if pending is None:
+        return
+    if not isinstance(pending, Mapping) or set(pending) - {"value", "count", "picked"}:
+        raise ValueError(f"pending must be a map with value, count, picked; got {show(pending)}")
+    try:
+        st.pending_value = value_index(str(pending.get("value")))
+    except ValueError as err:
+        raise ValueError(f"pending: {err}") from None
+    count = pending.get("count")
+    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_PLAY:
+        raise ValueError(f"pending count must be 1..{MAX_PLAY}, got {show(count)}")
+    st.pending_count = count
+    picks = _faces(pending.get("picked", []), "pending picked")
+    if len(picks) >= count:
+        raise ValueError("pending: a play with all its cards laid is complete, not pending")
+    st.picks = picks
+    for f in st.picks:
+        if COST[f][st.pending_value] < 0:
+            raise ValueError(f"pending: card {FACE_NAMES[f]} cannot show {VALUE_NAMES[st.pending_value]}")
+    st.pending_cost = sum(COST[f][st.pending_value] for f in st.picks)
+
+
+def _check_card_counts(st: MatchstickState) -> None:
+    """Hands, played and picked cards: no more of a card than the deck has, and every dealt card once."""
+    game = st.game
     picks = st.pick_counts()
     used = [sum(h[f] for h in st.hands) + st.played[f] + picks[f] for f in range(NUM_FACES)]
     for f in range(NUM_FACES):
@@ -175,28 +231,35 @@ def build_state(game: MatchstickGame, pos: Mapping[str, Any]) -> MatchstickState
             raise ValueError(f"{used[f]} cards {FACE_NAMES[f]} in the position, the deck has {game.deck[f]}")
     if sum(used) != game.cards_dealt:
         raise ValueError(f"hands, played and laid cards hold {sum(used)} cards; {game.cards_dealt} are dealt in this game")
-    # table
-    table = pos.get("table")
-    if table is not None:
-        if not isinstance(table, Mapping) or set(table) != {"value", "faces", "player"}:
-            raise ValueError(f"table must be a map with value, faces, player; got {show(table)}")
-        try:
-            st.table_value = value_index(str(table["value"]))
-        except ValueError as err:
-            raise ValueError(f"table: {err}") from None
-        if st.table_value >= game.num_values:
-            raise ValueError(f"table: value {VALUE_NAMES[st.table_value]} exists only with the expansion")
-        faces = _faces(table["faces"], "table faces")
-        if not 1 <= len(faces) <= MAX_PLAY:
-            raise ValueError(f"table holds {len(faces)} cards; a play is 1..{MAX_PLAY} cards")
-        st.table_faces = faces
-        st.table_count = len(faces)
-        for f in st.table_faces:
-            if COST[f][st.table_value] < 0:
-                raise ValueError(f"table: card {FACE_NAMES[f]} cannot show {VALUE_NAMES[st.table_value]}")
-            if st.table_faces.count(f) > st.played[f]:
-                raise ValueError(f"table: card {FACE_NAMES[f]} on the table is missing from played")
-        st.last_player = _seat(table["player"], n, "table player")
+
+
+def _read_table(st: MatchstickState, table: Any) -> None:
+    """The play on the table: its value, its cards (among the played ones) and the seat that made it."""
+    if table is None:
+        return
+    if not isinstance(table, Mapping) or set(table) != {"value", "faces", "player"}:
+        raise ValueError(f"table must be a map with value, faces, player; got {show(table)}")
+    try:
+        st.table_value = value_index(str(table["value"]))
+    except ValueError as err:
+        raise ValueError(f"table: {err}") from None
+    if st.table_value >= st.game.num_values:
+        raise ValueError(f"table: value {VALUE_NAMES[st.table_value]} exists only with the expansion")
+    faces = _faces(table["faces"], "table faces")
+    if not 1 <= len(faces) <= MAX_PLAY:
+        raise ValueError(f"table holds {len(faces)} cards; a play is 1..{MAX_PLAY} cards")
+    st.table_faces = faces
+    st.table_count = len(faces)
+    for f in st.table_faces:
+        if COST[f][st.table_value] < 0:
+            raise ValueError(f"table: card {FACE_NAMES[f]} cannot show {VALUE_NAMES[st.table_value]}")
+        if st.table_faces.count(f) > st.played[f]:
+            raise ValueError(f"table: card {FACE_NAMES[f]} on the table is missing from played")
+    st.last_player = _seat(table["player"], st.game.num_players, "table player")
+
+
+def _read_reversal(st: MatchstickState, pos: Mapping[str, Any]) -> None:
+    """Whether the order of values is reversed, and the revolutions so far (their parity agrees)."""
     reversed_ = pos.get("reversed", False)
     if not isinstance(reversed_, bool):
         raise ValueError(f"reversed must be true or false, got {show(reversed_)}")
@@ -207,16 +270,11 @@ def build_state(game: MatchstickGame, pos: Mapping[str, Any]) -> MatchstickState
     if rev > MAX_COUNT:
         raise ValueError(f"revolutions must be at most {MAX_COUNT} (the state row holds 16-bit counts), got {show(rev)}")
     st.revolutions = rev
-    spent = pos.get("sticks_spent", 0)
-    if not isinstance(spent, int) or isinstance(spent, bool) or spent < 0:
-        raise ValueError(f"sticks_spent must be a non-negative integer, got {show(spent)}")
-    if spent > MAX_COUNT:
-        raise ValueError(f"sticks_spent must be at most {MAX_COUNT} (the state row holds 16-bit counts), got {show(spent)}")
-    st.sticks_spent = spent
-    fp = pos.get("first_player", -1)
-    st.first_player = -1 if type(fp) is int and fp == -1 else _seat(fp, n, "first_player (or -1: not known)")
-    # finishing order
-    finished = pos.get("finished", [])
+
+
+def _read_finished(st: MatchstickState, finished: Any) -> bool:
+    """The finishing order (seats out of cards and matchsticks); true when it says the game is over."""
+    n = st.game.num_players
     if not isinstance(finished, (list, tuple)):
         raise ValueError(f"finished must list distinct seats, got {show(finished)}")
     for s in finished:
@@ -232,11 +290,14 @@ def build_state(game: MatchstickGame, pos: Mapping[str, Any]) -> MatchstickState
     for s in range(n):
         if st.in_game[s] and not st.hand_sizes[s] and not st.sticks[s]:
             raise ValueError(f"seat {s} has no cards and no matchsticks but is not listed as finished")
-    over = len(finished) >= n - 1
     if len(finished) == n - 1:
         raise ValueError(f"finished lists {n - 1} seats: the game is over, list the seat left last too")
-    # passes
-    passed = pos.get("passed", [])
+    return len(finished) >= n - 1
+
+
+def _read_passed(st: MatchstickState, passed: Any, over: bool) -> Any:
+    """The seats that passed since the play on the table (checked against the table); returned as given."""
+    n = st.game.num_players
     if not isinstance(passed, (list, tuple)):
         raise ValueError(f"passed must list seats, got {show(passed)}")
     if len(set(map(show, passed))) != len(passed):
@@ -253,16 +314,23 @@ def build_state(game: MatchstickGame, pos: Mapping[str, Any]) -> MatchstickState
         raise ValueError("passes are recorded only while cards are on the table")
     if not over and st.table_count and all(st.passed[s] for s in range(n) if st.in_game[s] and s != st.last_player):
         raise ValueError("every other player has passed: the table would have been cleared")
-    # whose turn
-    to_move = pos["to_move"]
-    if over:
-        if to_move is not None:
-            raise ValueError("the game is over: to_move must be None")
-        if st.pending_count:
-            raise ValueError("the game is over: no play can be pending")
-        st.phase = OVER
-        st.turn = -1
-        return st
+    return passed
+
+
+def _game_over(st: MatchstickState, to_move: Any) -> MatchstickState:
+    """The finished game: nobody to move and no play pending."""
+    if to_move is not None:
+        raise ValueError("the game is over: to_move must be None")
+    if st.pending_count:
+        raise ValueError("the game is over: no play can be pending")
+    st.phase = OVER
+    st.turn = -1
+    return st
+
+
+def _read_turn(st: MatchstickState, to_move: Any, passed: Any) -> None:
+    """The seat to move: in the game, and the passes since the table's play lead up to it."""
+    n = st.game.num_players
     st.turn = _seat(to_move, n, "to_move")
     if not st.in_game[st.turn]:
         raise ValueError(f"seat {st.turn} is out and cannot be to move")
@@ -274,19 +342,21 @@ def build_state(game: MatchstickGame, pos: Mapping[str, Any]) -> MatchstickState
                 f"passed must list the seats in game after the table's player {st.last_player} and before "
                 f"seat {st.turn} to move: {expected}"
             )
-    if st.pending_count:
-        if st.pending_value >= game.num_values:
-            raise ValueError(f"pending: value {VALUE_NAMES[st.pending_value]} exists only with the expansion")
-        if st.table_count and (
-            st.pending_count != st.table_count
-            or not (st.pending_value < st.table_value if st.reversed else st.pending_value > st.table_value)
-        ):
-            raise ValueError("pending play does not beat the table")
-        if st.pending_cost > st.sticks[st.turn]:
-            raise ValueError("pending play costs more matchsticks than the player holds")
-    if not st.legal_action_mask().any():
-        raise ValueError("the player to move would have no legal action (the pending play cannot be completed)")
-    return st
+
+
+def _check_pending_play(st: MatchstickState) -> None:
+    """A pending play of the seat to move: a value of this game that beats the table, and affordable."""
+    if not st.pending_count:
+        return
+    if st.pending_value >= st.game.num_values:
+        raise ValueError(f"pending: value {VALUE_NAMES[st.pending_value]} exists only with the expansion")
+    if st.table_count and (
+        st.pending_count != st.table_count
+        or not (st.pending_value < st.table_value if st.reversed else st.pending_value > st.table_value)
+    ):
+        raise ValueError("pending play does not beat the table")
+    if st.pending_cost > st.sticks[st.turn]:
+        raise ValueError("pending play costs more matchsticks than the player holds")
 
 
 def _deal_position(game: MatchstickGame, pos: Mapping[str, Any], dealt: int) -> MatchstickState:
