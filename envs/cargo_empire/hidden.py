@@ -102,9 +102,9 @@ class _Script:
         self.g_index: list[int] = []
         self.g_pool: list[int] = []
         self.goal_vp: dict[int, tuple[int, list[int]]] | None = None
+        """At the end: per other player, the VP of its fulfilled goals and the VP each goal would give it."""
         self.cache: dict[str, Any] = {}
         """What the samplers prepare from the script (kept for the next redeal of the same position)."""
-        """At the end: per other player, the VP of its fulfilled goals and the VP each goal would give it."""
 
 
 def resample(state: CargoEmpireState, seat: int, rng: np.random.Generator) -> CargoEmpireState:
