@@ -141,6 +141,46 @@ def _neutral(position: Mapping[str, Any], key: str, neutral: Any, where: str) ->
 
 
 def build_state(game: PaikoGame, position: Mapping[str, Any]) -> PaikoState:
+    """A validated state from ``position`` (``ValueError`` naming the first problem)."""
+    _check_keys(position)
+    phase = _read_phase(position)
+    state = PaikoState(game)
+    state.phase = phase
+    state.mover = _int(position["to_move"], "to_move", 0, 1)
+    state.reserve = _counts(position["reserve"], "reserve")
+    state.hand = _counts(position["hand"], "hand")
+    state.lost = _read_lost(position)
+    on_board = _place_tiles(state, position["tiles"])
+    _check_tile_counts(state, on_board)
+    _read_score(state, position)
+    state.turn = _int(position.get("turn", 0), "turn", 0, game.max_turns)
+    state.passes = _int(position.get("passes", 0), "passes", 0, 2)
+    _read_repeat(state, position)
+    _read_turn_choices(state, position)
+    if phase == DRAFT:
+        _read_draft(state, position)
+    else:  # outside the draft its keys may only hold their neutral values (what the export gives)
+        state.draft_step, state.draft_left = len(DRAFT_SCHEDULE), 0
+        _neutral(position, "draft_step", state.draft_step, PHASE_NAMES[phase])
+        _neutral(position, "draft_left", state.draft_left, PHASE_NAMES[phase])
+    if phase == OVER:
+        _read_finished_game(state, position)
+        return state
+    _neutral(position, "end", "", "a game that goes on")
+    _neutral(position, "winner", -1, "a game that goes on")
+    _check_game_goes_on(state, phase)
+    _check_draw_picks(state, phase)
+    # between turns and once captures are resolved (gifts) nothing is capturable; after a Sai deploy the
+    # opponent's tiles may be (captures come after the Sai's shift)
+    _check_nothing_capturable(state, (state.mover,) if phase in (SAI_SHIFT, SAI_FACING) else (0, 1))
+    _check_selection(state, phase)
+    _check_gifts(state, phase)
+    _check_some_decision(state, phase)
+    return state
+
+
+def _check_keys(position: Any) -> None:
+    """The position is a mapping with known keys only and the required ones present."""
     if not isinstance(position, Mapping):
         raise ValueError(f"a position is a mapping, got {type(position).__name__}")
     unknown = sorted(set(position) - set(KEYS))
@@ -149,19 +189,25 @@ def build_state(game: PaikoGame, position: Mapping[str, Any]) -> PaikoState:
     for key in ("phase", "to_move", "tiles", "reserve", "hand"):
         if key not in position:
             raise ValueError(f"position needs the key {show(key)}")
+
+
+def _read_phase(position: Mapping[str, Any]) -> int:
+    """The phase's index from its name."""
     if position["phase"] not in PHASE_NAMES:
         raise ValueError(f"unknown phase {show(position['phase'])}; phases: {list(PHASE_NAMES)}")
-    phase = PHASE_NAMES.index(position["phase"])
-    state = PaikoState(game)
-    state.phase = phase
-    state.mover = _int(position["to_move"], "to_move", 0, 1)
-    state.reserve = _counts(position["reserve"], "reserve")
-    state.hand = _counts(position["hand"], "hand")
+    return PHASE_NAMES.index(position["phase"])
+
+
+def _read_lost(position: Mapping[str, Any]) -> list[int]:
+    """The tiles each player has lost (default none)."""
     lost = position.get("lost", [0, 0])
     if not isinstance(lost, (list, tuple)) or len(lost) != 2:
         raise ValueError("lost must be two ints")
-    state.lost = [_int(v, "lost", 0, NUM_TYPES * COPIES) for v in lost]
-    tiles = position["tiles"]
+    return [_int(v, "lost", 0, NUM_TYPES * COPIES) for v in lost]
+
+
+def _place_tiles(state: PaikoState, tiles: Any) -> list[list[int]]:
+    """Place the ``tiles`` entries on the board; returns each player's count of tiles on board per type."""
     if not isinstance(tiles, (list, tuple)):
         raise ValueError("tiles must be a list of [x, y, owner, type, facing]")
     on_board = [[0] * NUM_TYPES, [0] * NUM_TYPES]
@@ -180,6 +226,11 @@ def build_state(game: PaikoGame, position: Mapping[str, Any]) -> PaikoState:
             raise ValueError(f"a {entry[3]} on the black square ({entry[0]},{entry[1]}): only a Lotus may stand there")
         state._place(sq, tile_code(owner, kind, facing))
         on_board[owner][kind] += 1
+    return on_board
+
+
+def _check_tile_counts(state: PaikoState, on_board: list[list[int]]) -> None:
+    """Per player: at most ``COPIES`` of each type on board, in reserve and in hand, the rest counted as lost."""
     for p in range(2):
         removed = 0
         for t in range(NUM_TYPES):
@@ -193,13 +244,20 @@ def build_state(game: PaikoGame, position: Mapping[str, Any]) -> PaikoState:
             raise ValueError(
                 f"player {p}: {removed} tiles are missing from board, reserve and hand but lost says {state.lost[p]}"
             )
+
+
+def _read_score(state: PaikoState, position: Mapping[str, Any]) -> None:
+    """The score the board gives; a given ``score`` must match it."""
+    for p in range(2):
         state.score[p] = sum(POINTS[p][sq] for sq in state.tiles[p] if code_type(state.board[sq]) != LOTUS)
     board_score = list(state.score)
     score = position.get("score", board_score)
     if not isinstance(score, list) or score != board_score or any(type(v) is not int for v in score):
         raise ValueError(f"score {show(score)} does not match the board (which gives {board_score})")
-    state.turn = _int(position.get("turn", 0), "turn", 0, game.max_turns)
-    state.passes = _int(position.get("passes", 0), "passes", 0, 2)
+
+
+def _read_repeat(state: PaikoState, position: Mapping[str, Any]) -> None:
+    """Each player's repeated square and count (``null`` for none)."""
     repeat = position.get("repeat", [None, None])
     if not isinstance(repeat, (list, tuple)) or len(repeat) != 2:
         raise ValueError("repeat must be two entries, each null or [x, y, count]")
@@ -214,6 +272,10 @@ def build_state(game: PaikoGame, position: Mapping[str, Any]) -> PaikoState:
         if code >= 0 and code_owner(code) != p:
             raise ValueError(f"repeat[{p}]: the square holds the other player's tile")
         state.rep_sq[p], state.rep_count[p] = sq, count
+
+
+def _read_turn_choices(state: PaikoState, position: Mapping[str, Any]) -> None:
+    """The turn's pending sub-decision: picks, selected type, square and destination, gifts owed."""
     state.picks = _int(position.get("picks", 0), "picks", 0, 2)
     sel_type = position.get("selected_type")
     if sel_type is not None and sel_type not in TYPE_NAMES:
@@ -222,53 +284,56 @@ def build_state(game: PaikoGame, position: Mapping[str, Any]) -> PaikoState:
     state.sel_sq = _square(position.get("selected_square"), "selected_square")
     state.sel_dest = _square(position.get("destination"), "destination")
     state.gifts = _int(position.get("gifts", 0), "gifts", 0, NUM_TYPES * COPIES)
+
+
+def _read_draft(state: PaikoState, position: Mapping[str, Any]) -> None:
+    """The draft's step and picks left, checked against the schedule, the empty board and the hands."""
     p = state.mover
-    # ---- per-phase consistency --------------------------------------------------------------------
-    if phase == DRAFT:
-        if state.turn or state.passes or state.rep_sq != [-1, -1]:
-            raise ValueError("the draft comes before the first turn: turn 0, passes 0, no repeat")
-        step = _int(position.get("draft_step", 0), "draft_step", 0, len(DRAFT_SCHEDULE) - 1)
-        seat, count = DRAFT_SCHEDULE[step]
-        left = _int(position.get("draft_left", count), "draft_left", 1, count)
-        if seat != p:
-            raise ValueError(f"draft step {step} is player {seat}'s, not {p}'s")
-        if tiles or any(state.lost):
-            raise ValueError("the board is empty and nothing is lost during the draft")
-        taken = [sum(c for s, c in DRAFT_SCHEDULE[:step] if s == q) for q in range(2)]
-        taken[p] += count - left
-        for q in range(2):
-            if sum(state.hand[q]) != taken[q] or sum(state.reserve[q]) != NUM_TYPES * COPIES - taken[q]:
-                raise ValueError(
-                    f"draft step {step} with {left} left: player {q} must hold {taken[q]} tiles in hand, the rest in reserve"
-                )
-        state.draft_step, state.draft_left = step, left
-    else:  # outside the draft its keys may only hold their neutral values (what the export gives)
-        state.draft_step, state.draft_left = len(DRAFT_SCHEDULE), 0
-        _neutral(position, "draft_step", state.draft_step, PHASE_NAMES[phase])
-        _neutral(position, "draft_left", state.draft_left, PHASE_NAMES[phase])
-    if phase == OVER:
-        end = position.get("end", "")
-        if not isinstance(end, str) or end not in END_REASONS:
-            raise ValueError(f"a finished game needs end in {list(END_REASONS)}, got {show(end)}")
-        winner = _int(position.get("winner", -1), "winner", -1, 1)
-        if state.picks or state.gifts or max(state.sel_type, state.sel_sq, state.sel_dest) >= 0:
-            raise ValueError("a finished game has no picks, gifts or selection")
-        _check_nothing_capturable(state, (0, 1))
-        _check_end(state, end, winner)
-        state.end, state.winner = end, winner
-        return state
-    _neutral(position, "end", "", "a game that goes on")
-    _neutral(position, "winner", -1, "a game that goes on")
-    _check_game_goes_on(state, phase)
+    if state.turn or state.passes or state.rep_sq != [-1, -1]:
+        raise ValueError("the draft comes before the first turn: turn 0, passes 0, no repeat")
+    step = _int(position.get("draft_step", 0), "draft_step", 0, len(DRAFT_SCHEDULE) - 1)
+    seat, count = DRAFT_SCHEDULE[step]
+    left = _int(position.get("draft_left", count), "draft_left", 1, count)
+    if seat != p:
+        raise ValueError(f"draft step {step} is player {seat}'s, not {p}'s")
+    if position["tiles"] or any(state.lost):
+        raise ValueError("the board is empty and nothing is lost during the draft")
+    taken = [sum(c for s, c in DRAFT_SCHEDULE[:step] if s == q) for q in range(2)]
+    taken[p] += count - left
+    for q in range(2):
+        if sum(state.hand[q]) != taken[q] or sum(state.reserve[q]) != NUM_TYPES * COPIES - taken[q]:
+            raise ValueError(
+                f"draft step {step} with {left} left: player {q} must hold {taken[q]} tiles in hand, the rest in reserve"
+            )
+    state.draft_step, state.draft_left = step, left
+
+
+def _read_finished_game(state: PaikoState, position: Mapping[str, Any]) -> None:
+    """A finished game's end reason and winner, checked against the board and the turn."""
+    end = position.get("end", "")
+    if not isinstance(end, str) or end not in END_REASONS:
+        raise ValueError(f"a finished game needs end in {list(END_REASONS)}, got {show(end)}")
+    winner = _int(position.get("winner", -1), "winner", -1, 1)
+    if state.picks or state.gifts or max(state.sel_type, state.sel_sq, state.sel_dest) >= 0:
+        raise ValueError("a finished game has no picks, gifts or selection")
+    _check_nothing_capturable(state, (0, 1))
+    _check_end(state, end, winner)
+    state.end, state.winner = end, winner
+
+
+def _check_draw_picks(state: PaikoState, phase: int) -> None:
+    """Picks count the tiles drawn this turn: phase draw_more has 1 or 2 and a reserve to draw from."""
     if state.picks and phase not in (START, 2):
         raise ValueError("picks counts the tiles drawn this turn: only in phase draw_more")
     if phase == 2 and not 1 <= state.picks <= 2:
         raise ValueError("phase draw_more needs picks 1 or 2")
-    if phase == 2 and not any(state.reserve[p]):
+    if phase == 2 and not any(state.reserve[state.mover]):
         raise ValueError("phase draw_more with an empty reserve")
-    # between turns and once captures are resolved (gifts) nothing is capturable; after a Sai deploy the
-    # opponent's tiles may be (captures come after the Sai's shift)
-    _check_nothing_capturable(state, (p,) if phase in (SAI_SHIFT, SAI_FACING) else (0, 1))
+
+
+def _check_selection(state: PaikoState, phase: int) -> None:
+    """The selected type, square and destination are given exactly where the phase needs them, and fit."""
+    p = state.mover
     needs_type = phase in (DEPLOY_SQUARE, DEPLOY_FACING)
     needs_sq = phase in (DEPLOY_FACING, SAI_SHIFT, SAI_FACING, MOVE_DEST, MOVE_FACING)
     needs_dest = phase in (SAI_FACING, MOVE_FACING)
@@ -289,6 +354,11 @@ def build_state(game: PaikoGame, position: Mapping[str, Any]) -> PaikoState:
         code = state.board[state.sel_sq]
         if code < 0 or code_owner(code) != p:
             raise ValueError("selected_square must hold a tile of the mover")
+
+
+def _check_gifts(state: PaikoState, phase: int) -> None:
+    """Gifts are owed only in phase gift: one per captured tile, no more than the capturer's reserve holds."""
+    p = state.mover
     if phase == GIFT:
         if state.gifts < 1 or not any(state.reserve[p]):
             raise ValueError("phase gift needs gifts >= 1 and a non-empty reserve of the mover (the capturer)")
@@ -301,13 +371,16 @@ def build_state(game: PaikoGame, position: Mapping[str, Any]) -> PaikoState:
             raise ValueError(f"gifts={state.gifts}: one is owed per captured tile, but player {1 - p} lost {state.lost[1 - p]}")
     elif state.gifts:
         raise ValueError("gifts are only owed in phase gift")
+
+
+def _check_some_decision(state: PaikoState, phase: int) -> None:
+    """The mover has at least one legal decision."""
     try:
         legal = state.legal_actions()
     except KeyError:
         legal = []
     if not legal:
         raise ValueError(f"no legal decision in phase {PHASE_NAMES[phase]} with this selection")
-    return state
 
 
 def _check_nothing_capturable(state: PaikoState, players: tuple[int, ...]) -> None:

@@ -118,28 +118,63 @@ def _tiles(name: str, value: Any) -> list[int]:
 
 def build_state(game: TsukuruTenTenGame, position: Mapping[str, Any]) -> TsukuruTenTenState:
     """A validated state from ``position`` (``ValueError`` naming the problem)."""
+    _check_keys(position)
+    n = game.num_players
+    phase = _read_phase(position)
+    state = TsukuruTenTenState(game)
+    state.history_from_start = False
+    state.phase = phase
+    _read_dealer_and_turn(state, position)
+    state.hands = [counts_of(_tiles(f"hands[{s}]", h)) for s, h in enumerate(_per_seat("hands", position["hands"], n))]
+    state.open_sets = _read_open_sets(position["open_sets"], n)
+    _read_pending(state, position["pending"])
+    state.discards = [_tiles(f"discards[{s}]", p) for s, p in enumerate(_per_seat("discards", position["discards"], n))]
+    _read_claimable(state, position["claimable"])
+    state.deck = counts_of(_tiles("deck", position["deck"]))
+    state.deck_size = sum(state.deck)
+    _read_drawn(state, position["drawn"])
+    _read_counts(state, position)
+    if not isinstance(position["last_round"], str):
+        raise ValueError("last_round must be a string")
+    state.last_round = position["last_round"]
+    _check_tile_conservation(state)
+    _check_hand_sizes(state)
+    _check_round_progress(state)
+    return state
+
+
+def _check_keys(position: Any) -> None:
+    """The position is a mapping with exactly the keys ``KEYS``."""
     if not isinstance(position, Mapping):
         raise ValueError("a position is a mapping of keys to values")
     missing = [k for k in KEYS if k not in position]
     unknown = [k for k in position if k not in KEYS]
     if missing or unknown:
         raise ValueError(f"position keys: missing {missing}, unknown {unknown}; expected {list(KEYS)}")
-    n = game.num_players
+
+
+def _read_phase(position: Mapping[str, Any]) -> int:
+    """The phase's index from its name."""
     if position["phase"] not in PHASE_NAMES:
         raise ValueError(f"phase {show(position['phase'])} is not one of {list(PHASE_NAMES)}")
-    phase = PHASE_NAMES.index(position["phase"])
-    state = TsukuruTenTenState(game)
-    state.history_from_start = False
-    state.phase = phase
+    return PHASE_NAMES.index(position["phase"])
+
+
+def _read_dealer_and_turn(state: TsukuruTenTenState, position: Mapping[str, Any]) -> None:
+    """The dealer's seat and the seat to act, each -1 exactly in the phases that have none."""
+    n = state.game.num_players
     state.dealer = _int("dealer", position["dealer"], -1, n - 1)
     state.turn = _int("turn", position["turn"], -1, n - 1)
-    if (state.dealer < 0) != (phase == FIRST_DEALER):
+    if (state.dealer < 0) != (state.phase == FIRST_DEALER):
         raise ValueError("dealer is -1 exactly in the first_dealer phase")
-    if (state.turn < 0) != (phase in (FIRST_DEALER, DEAL, OVER)):
+    if (state.turn < 0) != (state.phase in (FIRST_DEALER, DEAL, OVER)):
         raise ValueError("turn names the seat to act (or drawing) and is -1 only in first_dealer, deal and over")
-    state.hands = [counts_of(_tiles(f"hands[{s}]", h)) for s, h in enumerate(_per_seat("hands", position["hands"], n))]
+
+
+def _read_open_sets(value: Any, n: int) -> list[list[OpenSet]]:
+    """Each seat's open sets: at most ``MAX_SETS`` of ``{"tiles": [3 tiles], "colour": ...}``."""
     open_sets: list[list[OpenSet]] = []
-    for s, sets in enumerate(_per_seat("open_sets", position["open_sets"], n)):
+    for s, sets in enumerate(_per_seat("open_sets", value, n)):
         if not isinstance(sets, (list, tuple)) or len(sets) > MAX_SETS:
             raise ValueError(f"open_sets[{s}] must be a list of at most {MAX_SETS} sets")
         row = []
@@ -156,8 +191,11 @@ def build_state(game: TsukuruTenTenGame, position: Mapping[str, Any]) -> Tsukuru
             except ValueError as err:
                 raise ValueError(f"open_sets[{s}][{i}]: {err}") from None
         open_sets.append(row)
-    state.open_sets = open_sets
-    pending = position["pending"]
+    return open_sets
+
+
+def _read_pending(state: TsukuruTenTenState, pending: Any) -> None:
+    """The purple run whose colour is being chosen: given exactly in the colour phase, beside at most one set."""
     if pending is None:
         state.pending = None
     else:
@@ -165,38 +203,46 @@ def build_state(game: TsukuruTenTenGame, position: Mapping[str, Any]) -> Tsukuru
         if len(kinds) != 3 or any(COLOUR[k] != PURPLE for k in kinds) or len(shapes_of(kinds)) != 2:
             raise ValueError(f"pending must be three purple tiles forming a run, got {show(pending)}")
         state.pending = tuple(kinds)  # type: ignore[assignment]
-    if (state.pending is not None) != (phase == PICK_COLOUR):
+    if (state.pending is not None) != (state.phase == PICK_COLOUR):
         raise ValueError("pending is given exactly in the colour phase")
-    if phase == PICK_COLOUR and len(state.open_sets[state.turn]) >= MAX_SETS:
+    if state.phase == PICK_COLOUR and len(state.open_sets[state.turn]) >= MAX_SETS:
         raise ValueError("a seat choosing a colour holds at most one other open set")
-    state.discards = [_tiles(f"discards[{s}]", p) for s, p in enumerate(_per_seat("discards", position["discards"], n))]
-    claimable = _per_seat("claimable", position["claimable"], n)
+
+
+def _read_claimable(state: TsukuruTenTenState, value: Any) -> None:
+    """Per seat, whether its pile's top is claimable (only a non-empty pile's)."""
+    claimable = _per_seat("claimable", value, state.game.num_players)
     if not all(isinstance(c, bool) for c in claimable):
         raise ValueError("claimable must be booleans")
     for s, c in enumerate(claimable):
         if c and not state.discards[s]:
             raise ValueError(f"seat {s}'s pile is empty, its top cannot be claimable")
     state.claimable = claimable
-    state.deck = counts_of(_tiles("deck", position["deck"]))
-    state.deck_size = sum(state.deck)
-    drawn = position["drawn"]
+
+
+def _read_drawn(state: TsukuruTenTenState, drawn: Any) -> None:
+    """The tile drawn this turn: only in the discard phase, and in the hand of the seat to act."""
     state.drawn = -1 if drawn is None else _tiles("drawn", [drawn])[0]
     if state.drawn >= 0:
-        if phase != DISCARDING:
+        if state.phase != DISCARDING:
             raise ValueError("drawn is given only in the discard phase")
         if not state.hands[state.turn][state.drawn]:
             raise ValueError(f"the drawn tile {drawn} is not in seat {state.turn}'s hand")
+
+
+def _read_counts(state: TsukuruTenTenState, position: Mapping[str, Any]) -> None:
+    """The per-seat counts (scores, rounds dealt, turns taken) and the rounds played, each at most ``MAX_COUNT``."""
+    n = state.game.num_players
     for name in ("scores", "dealer_counts", "turns_taken"):
         values = [_int(f"{name}[{s}]", v, 0, MAX_COUNT) for s, v in enumerate(_per_seat(name, position[name], n))]
         setattr(state, "scores_" if name == "scores" else name, values)
     state.rounds_played = _int("rounds_played", position["rounds_played"], 0, MAX_COUNT)
-    if not isinstance(position["last_round"], str):
-        raise ValueError("last_round must be a string")
-    state.last_round = position["last_round"]
 
-    # tile conservation
+
+def _check_tile_conservation(state: TsukuruTenTenState) -> None:
+    """Every tile is in the deck, a hand, an open set, a pile or the pending run (an empty first_dealer fills the deck)."""
     total = list(state.deck)
-    for s in range(n):
+    for s in range(state.game.num_players):
         for k in range(NUM_KINDS):
             total[k] += state.hands[s][k]
         for o in state.open_sets[s]:
@@ -206,7 +252,7 @@ def build_state(game: TsukuruTenTenGame, position: Mapping[str, Any]) -> Tsukuru
             total[k] += 1
     for k in state.pending or ():
         total[k] += 1
-    if phase == FIRST_DEALER and total == [0] * NUM_KINDS:
+    if state.phase == FIRST_DEALER and total == [0] * NUM_KINDS:
         total = list(COPIES)
         state.deck = list(COPIES)
         state.deck_size = sum(COPIES)
@@ -214,6 +260,10 @@ def build_state(game: TsukuruTenTenGame, position: Mapping[str, Any]) -> Tsukuru
         if total[k] != COPIES[k]:
             raise ValueError(f"there are {COPIES[k]} {NAMES[k]} tiles in all; the position holds {total[k]}")
 
+
+def _check_hand_sizes(state: TsukuruTenTenState) -> None:
+    """Each seat holds the tiles its phase allows: none before the deal, dealt ones in turn, 7 (8 to act) after."""
+    n, phase = state.game.num_players, state.phase
     sizes = [sum(state.hands[s]) + 3 * len(state.open_sets[s]) for s in range(n)]
     if state.turn >= 0 and state.pending is not None:
         sizes[state.turn] += 3
@@ -240,6 +290,11 @@ def build_state(game: TsukuruTenTenGame, position: Mapping[str, Any]) -> Tsukuru
                 raise ValueError(f"seat {s} holds {sizes[s]} tiles (concealed + open sets); it should hold {want}")
         if phase == OVER and sum(1 for x in sizes if x == HAND_SIZE + 1) > 1:
             raise ValueError("at the end at most one seat (the last winner) holds 8 tiles")
+
+
+def _check_round_progress(state: TsukuruTenTenState) -> None:
+    """The round's counts fit the phase: the seat to act has a turn, a draw has a tile, the dealer has dealt."""
+    phase = state.phase
     if phase in (TURN, DRAWING, DISCARDING, PICK_COLOUR) and state.turns_taken[state.turn] < 1:
         raise ValueError("the seat to act has started at least one turn this round")
     if phase == DRAWING and state.deck_size == 0:
@@ -248,4 +303,3 @@ def build_state(game: TsukuruTenTenGame, position: Mapping[str, Any]) -> Tsukuru
         raise ValueError("dealer_counts must add up to the rounds played (plus the current round)")
     if phase != FIRST_DEALER and phase != OVER and state.dealer_counts[state.dealer] < 1:
         raise ValueError("the dealer has dealt the current round")
-    return state
