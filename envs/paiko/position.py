@@ -21,6 +21,7 @@ from gameshelf.envs.paiko.actions import (
     DEPLOY_FACING,
     DEPLOY_SQUARE,
     DRAFT,
+    DRAW_MORE,
     GIFT,
     MOVE_DEST,
     MOVE_FACING,
@@ -323,7 +324,7 @@ def _read_finished_game(state: PaikoState, position: Mapping[str, Any]) -> None:
 
 def _check_draw_picks(state: PaikoState, phase: int) -> None:
     """Picks count the tiles drawn this turn: phase draw_more has 1 or 2 and a reserve to draw from."""
-    if state.picks and phase not in (START, 2):
+    if state.picks and phase not in (START, DRAW_MORE):
         raise ValueError("picks counts the tiles drawn this turn: only in phase draw_more")
     if phase == 2 and not 1 <= state.picks <= 2:
         raise ValueError("phase draw_more needs picks 1 or 2")
