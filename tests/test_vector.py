@@ -277,6 +277,25 @@ def test_the_mask_is_read_only_because_the_next_step_checks_against_it():
     assert env.step(legal).action_mask is out.action_mask
 
 
+@pytest.mark.parametrize("width", [1, 7, 8, 9, 63, 64, 65, 200, 1054])
+def test_masked_random_picks_the_drawn_legal_action(width):
+    """The pick is the ``below(count)``-th legal action, drawn from the row's generator (and no draw where none is
+    legal): the same draws and picks as walking the legal actions one by one."""
+    from gameshelf.envs.core.kernel import below, masked_random
+
+    rng = np.random.default_rng(width)
+    masks = rng.random((60, width)) < rng.choice([0.0, 0.01, 0.1, 0.5, 1.0], size=(60, 1))
+    rngs = seed_generators(width, 60)
+    expected_rngs = rngs.copy()
+    out = np.empty(60, dtype=np.int64)
+    for _ in range(2):
+        masked_random(masks, rngs, out)
+        for i, row in enumerate(masks):
+            legal = np.flatnonzero(row)
+            assert out[i] == (legal[below(expected_rngs, i, len(legal))] if len(legal) else -1)
+    assert (rngs == expected_rngs).all()
+
+
 def test_truncation_at_the_length_limit_resets_the_game():
     env = vector.make("level_x-v0", num_envs=3, seed=0)
     env.reset()

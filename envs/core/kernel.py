@@ -272,22 +272,50 @@ def weighted_pick(weights: np.ndarray, u: float) -> int:
     return last
 
 
+@jit_helper
+def _eight_bools(bits: np.ndarray, i: int, a: int) -> int:
+    """How many of the bytes ``bits[i, a : a + 8]`` (each 0 or 1) are 1: the eight read as one 64-bit word, its
+    bytes added up by shifts (each byte's sum stays below 256, so no carry crosses a byte; no product to wrap)."""
+    word = 0
+    for b in range(8):
+        word |= int(bits[i, a + b]) << (8 * b)
+    word += word >> 32
+    word += word >> 16
+    word += word >> 8
+    return word & 0xFF
+
+
 @jit
 def masked_random(masks: np.ndarray, rngs: np.ndarray, out: np.ndarray) -> None:
-    """``out[i]``: a uniformly random index where ``masks[i]`` is True (-1 where none is), from generator ``i``."""
+    """``out[i]``: a uniformly random index where ``masks[i]`` is True (-1 where none is), from generator ``i``.
+
+    The pick is the ``(k+1)``-th True for ``k = below(rngs, i, count)``. Both the count and the search for the
+    pick go eight entries at a time (``_eight_bools``); the search then steps entry by entry through the eight
+    that hold the pick (or the row's last few) only."""
     bits = masks.view(np.uint8)  # bytes: numba reads bools one by one
+    width = bits.shape[1]
+    whole = width - width % 8  # entries in whole groups of eight
     for i in range(bits.shape[0]):
         count = 0
-        for a in range(bits.shape[1]):
+        for a in range(0, whole, 8):
+            count += _eight_bools(bits, i, a)
+        for a in range(whole, width):
             count += int(bits[i, a])  # an int: under NUMBA_DISABLE_JIT a uint8 sum would wrap
         if count == 0:
             out[i] = -1
             continue
         k = below(rngs, i, count)
-        # the (k+1)-th True is at the number of places where fewer than k+1 Trues are seen (no branch to mispredict)
-        seen = 0
-        place = 0
-        for a in range(bits.shape[1]):
+        seen = 0  # Trues before entry start
+        start = 0
+        while start < whole:
+            group = _eight_bools(bits, i, start)
+            if seen + group > k:
+                break
+            seen += group
+            start += 8
+        # every entry before start sees at most k Trues; from there, count the entries that still do (no branch)
+        place = start
+        for a in range(start, min(start + 8, width)):
             seen += int(bits[i, a])
             place += seen <= k
         out[i] = place
