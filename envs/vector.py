@@ -110,9 +110,8 @@ class VectorEnv:
         self._bad = np.zeros(n, dtype=bool)
         self._all = np.ones(n, dtype=bool)
         self._started = False
-
-    def _batch(self) -> Batch:
-        return Batch(self._players, self._obs, self._shown_masks, self._rewards, self._terminated, self._truncated)
+        self._out = Batch(self._players, self._obs, self._shown_masks, self._rewards, self._terminated, self._truncated)
+        """What ``reset`` and ``step`` return: the same buffers every time, so one ``Batch`` made once."""
 
     def reset(self, seed: int | None = None) -> Batch:
         """Start a new game in every slot. ``seed`` reseeds the generators (default: the seed given to ``make``
@@ -124,7 +123,7 @@ class VectorEnv:
         self._terminated[:] = False
         self._truncated[:] = False
         self._started = True
-        return self._batch()
+        return self._out
 
     def step(self, actions: Any, active: Any = None) -> Batch:
         """Apply one action per game (an int array of shape ``(num_envs,)``); illegal ones raise, nothing changes.
@@ -136,9 +135,12 @@ class VectorEnv:
             raise RuntimeError("call reset() before step()")
         active = self._all if active is None else self._check_active(active)
         acts = np.asarray(actions)
-        if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
+        if acts.dtype != np.int64:  # the common case (random_actions, a policy's int64 array) skips this
+            if acts.dtype.kind not in "iu":  # numpy's signed and unsigned integers
+                raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got {acts.dtype} {acts.shape}")
+            acts = acts.astype(np.int64)
+        if acts.shape != (self.num_envs,):
             raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got {acts.dtype} {acts.shape}")
-        acts = acts.astype(np.int64, copy=False)
         refused = self.drivers.batch_step(  # checks the actions against the masks first: illegal ones change nothing
             self.states,
             self.rngs,
@@ -158,10 +160,12 @@ class VectorEnv:
             bad = np.flatnonzero(self._bad)
             shown = ", ".join(f"env {i}: action {acts[i]}" for i in bad[:10]) + (" ..." if len(bad) > 10 else "")
             raise IllegalActionError(f"illegal actions in {len(bad)} game(s) (nothing was applied): {shown}")
-        return self._batch()
+        return self._out
 
     def _check_active(self, active: Any) -> np.ndarray:
         """``active`` as a contiguous bool array of shape ``(num_envs,)``; ``ValueError`` naming what was given."""
+        if type(active) is np.ndarray and active.dtype == np.bool_ and active.shape == self._all.shape:
+            return np.ascontiguousarray(active)  # the common case, without building the message below
         expected = f"active must be {self.num_envs} bools (an array or a list)"
         try:
             mask = np.asarray(active)
