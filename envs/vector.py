@@ -16,7 +16,9 @@ game's ``max_game_length`` decisions (``truncated``) is reset in the same step: 
 reported, and the observation, mask and player are already those of the next game.
 
 The returned arrays are buffers of the environment, overwritten by the next ``reset`` or ``step``: copy
-them to keep them (``action_mask`` is read-only: the next step checks the actions against it). An illegal
+them to keep them (``action_mask`` is read-only: the next step checks the actions against it; so is
+``observation``: where a game's kernel has ``observation_update``, a step rewrites only the entries of an
+observation that change). An illegal
 action raises ``IllegalActionError`` naming the games (indices) and their actions, and nothing is changed
 (the batch driver checks every action against the masks before it applies any).
 Only games with compiled kernels can be batched: ``spec(id).batched``, read from the game; ``BATCHED_IDS``
@@ -101,6 +103,14 @@ class VectorEnv:
         self._players = np.zeros(n, dtype=np.int64)
         self._obs = np.zeros((n, *info.observation_shape), dtype=info.observation_dtype)
         self._flat_obs = self._obs.reshape(n, -1)
+        self._shown_obs = self._obs.view()
+        self._shown_obs.flags.writeable = False  # a kernel with observation_update updates what the buffer holds
+        self._memo: np.ndarray | None = None
+        """The record ``observation_update`` keeps per row (``envs.core.kernel.OPTIONAL_INTERFACE``), for a
+        kernel that has one: the observations are then updated where they change, not written whole."""
+        if hasattr(self.kernel, "observation_update"):
+            self._memo = np.full((n, self.kernel.OBS_MEMO), -1, dtype=self._initial.dtype)
+        self._memo_arg = () if self._memo is None else (self._memo,)
         self._masks = np.zeros((n, info.num_actions), dtype=bool)
         self._shown_masks = self._masks.view()
         self._shown_masks.flags.writeable = False  # the legality check of the next step reads _masks
@@ -110,7 +120,7 @@ class VectorEnv:
         self._bad = np.zeros(n, dtype=bool)
         self._all = np.ones(n, dtype=bool)
         self._started = False
-        self._out = Batch(self._players, self._obs, self._shown_masks, self._rewards, self._terminated, self._truncated)
+        self._out = Batch(self._players, self._shown_obs, self._shown_masks, self._rewards, self._terminated, self._truncated)
         """What ``reset`` and ``step`` return: the same buffers every time, so one ``Batch`` made once."""
 
     def reset(self, seed: int | None = None) -> Batch:
@@ -118,7 +128,9 @@ class VectorEnv:
         on the first reset, then the generators simply go on)."""
         if seed is not None or not self._started:
             self.rngs[:] = seed_generators(seed if seed is not None else self._seed, self.num_envs)
-        self.drivers.batch_reset(self.states, self.rngs, self._initial, self._players, self._flat_obs, self._masks)
+        self.drivers.batch_reset(
+            self.states, self.rngs, self._initial, self._players, self._flat_obs, self._masks, *self._memo_arg
+        )
         self._rewards[:] = 0.0
         self._terminated[:] = False
         self._truncated[:] = False
@@ -154,6 +166,7 @@ class VectorEnv:
             self._rewards,
             self._terminated,
             self._truncated,
+            *self._memo_arg,
         )
         if refused:
             illegal_actions(self._masks, acts, active, self._bad)

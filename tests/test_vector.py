@@ -296,6 +296,36 @@ def test_masked_random_picks_the_drawn_legal_action(width):
     assert (rngs == expected_rngs).all()
 
 
+INCREMENTAL_CASES = [case for case in CASES if hasattr(envs.make_game(case[0]).kernel, "observation_update")]
+"""The cases whose kernel updates observations in place (``envs.core.kernel.OPTIONAL_INTERFACE``)."""
+
+
+@pytest.mark.parametrize(("env_id", "options"), INCREMENTAL_CASES)
+def test_observations_updated_in_place_are_the_full_rewrite(env_id, options):
+    """On every step of random batched games (resets and auto-resets included), each row's observation, updated
+    where it changed, holds bit for bit what the kernel's ``observation`` writes whole for its player to move."""
+    env = vector.make(env_id, num_envs=6, seed=5, **options)
+    assert env._memo is not None
+    full = np.empty_like(env._flat_obs)
+    rngs = seed_generators(6, 6)
+    ends = 0
+    for t in range(301):
+        out = env.reset() if t in (0, 150) else env.step(env.random_actions(rngs))
+        ends += int(out.terminated.sum() + out.truncated.sum())
+        full[:] = np.nan  # so that an entry the kernel does not write cannot match
+        for i in range(env.num_envs):
+            env.kernel.observation(env.states, i, int(out.current_player[i]), full)
+        assert np.array_equal(out.observation.reshape(env.num_envs, -1).view(np.uint32), full.view(np.uint32)), t
+    assert ends >= 6  # auto-resets are checked too
+
+
+def test_the_observation_is_read_only_because_steps_update_it_in_place():
+    env = vector.make("paiko-v0", num_envs=2, seed=0)
+    out = env.reset()
+    with pytest.raises(ValueError, match="read-only"):
+        out.observation[0, 0, 0, 0] = 1.0
+
+
 def test_truncation_at_the_length_limit_resets_the_game():
     env = vector.make("level_x-v0", num_envs=3, seed=0)
     env.reset()

@@ -351,6 +351,14 @@ KERNEL_INTERFACE = (
 )
 """What a game's kernel module provides (``docs/adding_a_game.md`` says what each one is)."""
 
+OPTIONAL_INTERFACE = ("OBS_MEMO", "observation_update")
+"""What a game's kernel module may add, together, so that the batch drivers update each row's observation
+where it changed instead of writing it whole: ``OBS_MEMO``, the entries per row of an ``int16`` memo that
+``gameshelf.vector`` keeps beside its observation buffer (filled with -1 at first: nothing written yet), and
+``observation_update(S, i, seat, out, memo)``, which leaves in row ``i`` of ``out`` exactly what ``observation``
+would write there, given that ``out[i]`` still holds what it wrote last, from what ``memo[i]`` records (its own
+record: e.g. the seat and the state row it wrote from), and records what it wrote now."""
+
 DRIVER_NAMES = ("resolve_chance", "random_playout", "batch_reset", "batch_step")
 """The template's drivers, made for each game by ``kernel_drivers``; a kernel module defines none of them."""
 
@@ -399,9 +407,18 @@ def random_playout(S: np.ndarray, i: int, rngs: np.ndarray, max_decisions: int, 
 
 
 def batch_reset(
-    S: np.ndarray, rngs: np.ndarray, initial: np.ndarray, players: np.ndarray, obs: np.ndarray, masks: np.ndarray
+    S: np.ndarray,
+    rngs: np.ndarray,
+    initial: np.ndarray,
+    players: np.ndarray,
+    obs: np.ndarray,
+    masks: np.ndarray,
+    memo: np.ndarray | None = None,
 ) -> None:
-    """Start a new game in every row (chance resolved) and write player to move, observation and mask."""
+    """Start a new game in every row (chance resolved) and write player to move, observation and mask.
+
+    ``memo`` (only for a kernel with ``observation_update``): the observations are updated in place from what
+    ``memo`` says they were written from (see ``OPTIONAL_INTERFACE``), instead of written whole."""
     for i in range(S.shape[0]):
         for k in range(K.SIZE):
             S[i, k] = initial[k]
@@ -411,7 +428,10 @@ def batch_reset(
             player = K.current_player(S, i)
         players[i] = player
         K.legal_mask(S, i, masks)
-        K.observation(S, i, player, obs)
+        if memo is None:
+            K.observation(S, i, player, obs)
+        else:
+            K.observation_update(S, i, player, obs, memo)
 
 
 def batch_step(
@@ -427,9 +447,10 @@ def batch_step(
     rewards: np.ndarray,
     terminated: np.ndarray,
     truncated: np.ndarray,
+    memo: np.ndarray | None = None,
 ) -> int:
     """One action per active row, chance resolved, finished games reported then reset, outputs written; returns 0.
-    Inactive rows are left as they are (zero rewards, no end flags).
+    Inactive rows are left as they are (zero rewards, no end flags). ``memo``: as in ``batch_reset``.
 
     The actions are checked first against ``masks``, which must be the masks this driver (or ``batch_reset``)
     last wrote for these rows: if an active row's action is out of range or not legal, nothing is changed
@@ -470,7 +491,10 @@ def batch_step(
                 player = K.current_player(S, i)
         players[i] = player
         K.legal_mask(S, i, masks)
-        K.observation(S, i, player, obs)
+        if memo is None:
+            K.observation(S, i, player, obs)
+        else:
+            K.observation_update(S, i, player, obs, memo)
     return 0
 
 

@@ -895,12 +895,11 @@ def returns(S: np.ndarray, i: int, out: np.ndarray) -> None:
 
 
 # ---- observation ---------------------------------------------------------------------------------------------
-@jit
-def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
-    """Write ``seat``'s observation (float32, 14 x 14 planes of ``LAYOUT``, flat) into row ``i`` of ``out``."""
+@jit_helper
+def _whole_plane_values(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
+    """Write cell (0, 0) of ``seat``'s observation (off the board: the whole-plane values, zeros elsewhere)."""
     opp = 1 - seat
     phase = S[i, PHASE]
-    # the whole-plane values, written into cell (0, 0) (off the board) and copied to every cell
     for c in range(CHANNELS):
         out[i, c] = 0.0
     for k in range(NT):
@@ -921,6 +920,21 @@ def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
     out[i, O_COUNTERS + 3] = S[i, PICKS] / 3.0
     out[i, O_COUNTERS + 4] = min(int(S[i, GIFTS]), 8) / 8.0
     out[i, O_COUNTERS + 5] = min(turns(S, i) / max_turns(S, i), 1.0)
+
+
+@jit_helper
+def _tile_channel(code: int, seat: int) -> int:
+    """The channel of tile ``code`` in ``seat``'s observation (-1: ``code`` is an empty square's)."""
+    if code < 0:
+        return -1
+    return (O_OWN_TILES if code_owner(code) == seat else O_OPP_TILES) + code_shape(code)
+
+
+@jit
+def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
+    """Write ``seat``'s observation (float32, 14 x 14 planes of ``LAYOUT``, flat) into row ``i`` of ``out``."""
+    opp = 1 - seat
+    _whole_plane_values(S, i, seat, out)  # into cell (0, 0), then copied to every cell
     for cell in range(1, BOARD_SIZE * BOARD_SIZE):
         base = cell * CHANNELS
         for c in range(CHANNELS):
@@ -936,21 +950,103 @@ def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
             out[i, base + O_SQUARES + k] = SPATIAL[seat, sq, k]
         code = S[i, BOARD + sq]
         if code >= 0:
-            out[i, base + (O_OWN_TILES if code_owner(code) == seat else O_OPP_TILES) + code_shape(code)] = 1.0
+            out[i, base + _tile_channel(code, seat)] = 1.0
         out[i, base + O_THREAT] = THREAT_LEVEL[S[i, own_thr + sq]]
         out[i, base + O_THREAT + 1] = THREAT_LEVEL[S[i, opp_thr + sq]]
         zone = ZONE_OF[sq]
         out[i, base + O_COVER] = 1.0 if S[i, own_cov + sq] > 0 or zone == seat else 0.0
         out[i, base + O_COVER + 1] = 1.0 if S[i, opp_cov + sq] > 0 or zone == opp else 0.0
+    _marks(S, i, 0, seat, out, 1.0)
+
+
+@jit_helper
+def _marks(S: np.ndarray, i: int, at: int, seat: int, out: np.ndarray, value: float) -> None:
+    """Write ``value`` into the repeat and selection entries of ``seat``'s observation of row ``S[i, at:]`` (the
+    entries that are not zero): ``1.0`` and the repeat levels to set them, ``0.0`` to clear them."""
     for k in range(2):
-        p = seat if k == 0 else opp
-        rep = S[i, REP_SQ + p]
+        p = seat if k == 0 else 1 - seat
+        rep = S[i, at + REP_SQ + p]
         if rep >= 0:
-            out[i, CELL[rep] + O_REPEAT + k] = REPEAT_LEVEL[min(int(S[i, REP_COUNT + p]), 7)]
-    if S[i, SEL_SQ] >= 0:
-        out[i, CELL[S[i, SEL_SQ]] + O_SELECTED] = 1.0
-    if S[i, SEL_DEST] >= 0:
-        out[i, CELL[S[i, SEL_DEST]] + O_SELECTED + 1] = 1.0
+            level = REPEAT_LEVEL[min(int(S[i, at + REP_COUNT + p]), 7)]
+            out[i, CELL[rep] + O_REPEAT + k] = level if value else 0.0
+    if S[i, at + SEL_SQ] >= 0:
+        out[i, CELL[S[i, at + SEL_SQ]] + O_SELECTED] = value
+    if S[i, at + SEL_DEST] >= 0:
+        out[i, CELL[S[i, at + SEL_DEST]] + O_SELECTED + 1] = value
+
+
+WHOLE_PLANE_PIECES = (
+    "own_reserve",
+    "opp_reserve",
+    "own_hand",
+    "opp_hand",
+    "scores",
+    "lost",
+    "phase",
+    "selected_type",
+    "counters",
+)
+"""The observation's pieces that hold one value on every cell (the others are zero off the board)."""
+WHOLE_PLANE = np.array([c for name in WHOLE_PLANE_PIECES for c in range(LAYOUT[name].start, LAYOUT[name].stop)], dtype=np.int64)
+"""Their channels."""
+MOST_CHANGED = 8
+"""``observation_update`` writes the whole observation again when more whole-plane channels than this change."""
+OBS_MEMO = 1 + SIZE + MOST_CHANGED + 1
+"""``observation_update``'s record per row: the seat of the observation in the buffer (-1: none), the state row
+it was written from, then room for the list of the whole-plane channels that change."""
+CHANGED = 1 + SIZE
+"""Where that list starts in a memo row."""
+
+
+@jit
+def observation_update(S: np.ndarray, i: int, seat: int, out: np.ndarray, memo: np.ndarray) -> None:
+    """What ``observation`` writes, given that ``out[i]`` holds what it wrote from the seat and row recorded in
+    ``memo[i]`` (``OPTIONAL_INTERFACE`` of ``envs.core.kernel``).
+
+    For the same seat, only what changed is written: the whole-plane channels whose value changed, on every
+    cell; on each square, the tile, threat and cover entries that changed; the repeat and selection marks
+    cleared where they were and set where they are. The whole observation is written again where that would
+    not be cheaper: for another seat (every own/opponent pair swaps) or more than ``MOST_CHANGED`` whole-plane
+    channels changed (their scattered writes cost more than the contiguous rewrite)."""
+    top = (BOARD_SIZE * BOARD_SIZE - 1) * CHANNELS  # the last cell: it holds the whole-plane values written
+    changed = 0
+    if memo[i, 0] == seat:
+        _whole_plane_values(S, i, seat, out)
+        for c in WHOLE_PLANE:
+            if out[i, c] != out[i, top + c]:
+                memo[i, CHANGED + min(changed, MOST_CHANGED)] = c
+                changed += 1
+    if memo[i, 0] != seat or changed > MOST_CHANGED:  # nothing written yet (-1), another seat, or much changed
+        observation(S, i, seat, out)
+    else:
+        if changed:
+            for base in range(CHANNELS, top + 1, CHANNELS):  # cell by cell: each cache line is visited once
+                for k in range(changed):
+                    c = memo[i, CHANGED + k]
+                    out[i, base + c] = out[i, c]
+        _marks(memo, i, 1, seat, out, 0.0)
+        opp = 1 - seat
+        for sq in range(NSQ):
+            base = CELL[sq]
+            old = _tile_channel(memo[i, 1 + BOARD + sq], seat)
+            new = _tile_channel(S[i, BOARD + sq], seat)
+            if old != new:
+                if old >= 0:
+                    out[i, base + old] = 0.0
+                if new >= 0:
+                    out[i, base + new] = 1.0
+            for k in range(2):
+                p = seat if k == 0 else opp
+                threat = S[i, THR + NSQ * p + sq]
+                if threat != memo[i, 1 + THR + NSQ * p + sq]:
+                    out[i, base + O_THREAT + k] = THREAT_LEVEL[threat]
+                cover = S[i, COV + NSQ * p + sq]
+                if cover != memo[i, 1 + COV + NSQ * p + sq]:
+                    out[i, base + O_COVER + k] = 1.0 if cover > 0 or ZONE_OF[sq] == p else 0.0
+        _marks(S, i, 0, seat, out, 1.0)
+    memo[i, 0] = seat
+    for k in range(SIZE):
+        memo[i, 1 + k] = S[i, k]
 
 
 # ---- for the Python State's helpers ----------------------------------------------------------------------------
