@@ -146,6 +146,57 @@ def test_train_tiny_run_then_resume_and_play(tmp_path):
     assert pickle.loads(pickle.dumps(sampler)).act(game.new_initial_state(), 0, rng) in (0, 1)
 
 
+def test_a_run_evaluates_at_step_0_only_when_an_evaluation_is_due_and_draws_its_curve_once(tmp_path, monkeypatch):
+    import gameshelf.training.callbacks as callbacks
+    from gameshelf.training.train import read_evaluations, train
+
+    drawn = []
+    real = callbacks.plot_learning_curve
+    monkeypatch.setattr(callbacks, "plot_learning_curve", lambda rows, *args: drawn.append(len(rows)) or real(rows, *args))
+    due = train(NIM, config=TINY, out=tmp_path / "due", progress=False)
+    assert [r["timesteps"] for r in read_evaluations(due.run_dir)][:2] == [0, 256] and drawn == [len(due.evaluations)]
+    drawn.clear()
+    config = {**TINY, "timesteps": 128, "eval": {**TINY["eval"], "every": 10_000}}  # no evaluation inside the run
+    late = train(NIM, config=config, out=tmp_path / "late", progress=False)
+    assert [r["timesteps"] for r in read_evaluations(late.run_dir)] == [late.timesteps] and drawn == [1]
+    assert (late.run_dir / "learning_curve.png").is_file()
+
+
+def test_the_policies_optimizer_is_torch_adam_without_importing_dynamo():
+    """``EagerAdam`` steps exactly as ``torch.optim.Adam`` (same state dicts, either way), and training with it
+    never imports ``torch._dynamo`` (checked in a fresh interpreter)."""
+    import torch
+
+    from gameshelf.training.policies import EagerAdam
+
+    def run(optimizer_class, state=None):
+        torch.manual_seed(0)
+        net = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 2))
+        optimizer = optimizer_class(net.parameters(), lr=1e-2, eps=1e-5)
+        if state is not None:
+            optimizer.load_state_dict(state)
+        for step in range(5):
+            optimizer.zero_grad()
+            net(torch.full((3, 4), float(step))).square().sum().backward()
+            optimizer.step()
+        return net.state_dict(), optimizer.state_dict()
+
+    (torch_net, torch_state), (eager_net, eager_state) = run(torch.optim.Adam), run(EagerAdam)
+    assert all(torch.equal(torch_net[k], eager_net[k]) for k in torch_net)
+    assert str(torch_state) == str(eager_state)
+    assert str(run(EagerAdam, torch_state)) == str(run(torch.optim.Adam, eager_state))
+    script = (
+        "import sys, torch\n"
+        "from gameshelf.training.policies import EagerAdam\n"
+        "net = torch.nn.Linear(3, 1)\n"
+        "opt = EagerAdam(net.parameters(), lr=0.1)\n"
+        "opt.zero_grad(); net(torch.ones(2, 3)).sum().backward(); opt.step(); opt.load_state_dict(opt.state_dict())\n"
+        "assert 'torch._dynamo' not in sys.modules, 'torch._dynamo was imported'\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+
+
 # ---- training runs: interruption, resuming, self-contained folders, pruning ------------------------------
 
 

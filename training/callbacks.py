@@ -2,8 +2,9 @@
 
 * ``ProgressBarCallback``: a tqdm bar of learner steps.
 * ``SelfPlayCallback``: every ``snapshot_every`` steps a frozen snapshot joins the opponent pool.
-* ``EvaluationCallback``: every ``eval.every`` steps the learner plays the baselines (every seat); rows go
-  to ``eval.csv`` and TensorBoard, then its ``callback_after_eval`` runs (``LearningCurveCallback``).
+* ``EvaluationCallback``: at the start (when an evaluation falls inside the run) and every ``eval.every``
+  steps the learner plays the baselines (every seat); rows go to ``eval.csv`` and TensorBoard, then its
+  ``callback_after_eval`` runs. ``LearningCurve`` draws them once the run ends or stops.
 * ``CheckpointCallback``: every ``checkpoint_every`` steps a checkpoint and the run state.
 * ``StopOnSignal``: a SIGINT, SIGTERM or SIGHUP ends learning at the next step, so ``train`` can save and exit.
 """
@@ -156,7 +157,7 @@ class EvaluationCallback(Periodic):
 
     def _on_training_start(self) -> None:
         super()._on_training_start()
-        if not self.rows:
+        if not self.rows and self.every <= self.config.timesteps:  # the curve's first point, when one is due
             self.fire()
 
     def fire(self) -> None:
@@ -180,16 +181,12 @@ class EvaluationCallback(Periodic):
             self.callback_after_eval.on_step()
 
 
-class LearningCurveCallback(BaseCallback):  # type: ignore[misc]
-    """Redraws ``learning_curve.png`` from the evaluation rows (run after each evaluation)."""
+class LearningCurve:
+    """``learning_curve.png`` from the evaluation rows, drawn once at the end of a run (matplotlib's import
+    and a figure cost about a CPU-second, too much to pay at every evaluation)."""
 
     def __init__(self, rows: list[dict[str, Any]], path: Path, title: str) -> None:
-        super().__init__()
         self.rows, self.path, self.title = rows, Path(path), title
-
-    def _on_step(self) -> bool:
-        self.draw()
-        return True
 
     def draw(self) -> None:
         if self.rows:
