@@ -689,6 +689,24 @@ def test_the_batched_backend_writes_the_same_run_folder_and_resumes(tmp_path, ca
     assert not (tmp_path / "refused").exists()
 
 
+def test_the_batched_backend_lays_its_measured_settings_over_the_games_file():
+    from gameshelf.training.batched import SETTINGS
+    from gameshelf.training.config import resolve_config
+    from gameshelf.training.train import BACKENDS
+
+    game = resolve_config("level_x-v0")
+    tuned = resolve_config("level_x-v0", backend_settings=SETTINGS)
+    assert (
+        (tuned.n_envs, tuned.ppo.n_steps, tuned.ppo.batch_size)
+        == (64, 64, 1024)
+        != (game.n_envs, game.ppo.n_steps, game.ppo.batch_size)
+    )
+    assert tuned.ppo.n_epochs == game.ppo.n_epochs and tuned.ppo.gamma == game.ppo.gamma
+    mine = resolve_config("level_x-v0", {"ppo": {"n_steps": 32}}, overrides={"n_envs": 4}, backend_settings=SETTINGS)
+    assert (mine.n_envs, mine.ppo.n_steps, mine.ppo.batch_size) == (4, 32, 1024)  # a dict and the command line win
+    assert BACKENDS["batched"].settings is SETTINGS and not any(BACKENDS[name].settings for name in ("sb3", "rllib", "expert"))
+
+
 def test_fully_conv_policy_scores_moves_by_cell():
     import gymnasium as gym
     from sb3_contrib import MaskablePPO
