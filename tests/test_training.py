@@ -146,7 +146,7 @@ def test_train_tiny_run_then_resume_and_play(tmp_path):
     assert pickle.loads(pickle.dumps(sampler)).act(game.new_initial_state(), 0, rng) in (0, 1)
 
 
-def test_a_run_evaluates_at_step_0_only_when_an_evaluation_is_due_and_draws_its_curve_once(tmp_path, monkeypatch):
+def test_a_run_evaluates_at_step_0_only_when_an_evaluation_is_due_and_draws_its_curve_once(tmp_path, monkeypatch, capsys):
     import gameshelf.training.callbacks as callbacks
     from gameshelf.training.train import read_evaluations, train
 
@@ -155,6 +155,10 @@ def test_a_run_evaluates_at_step_0_only_when_an_evaluation_is_due_and_draws_its_
     monkeypatch.setattr(callbacks, "plot_learning_curve", lambda rows, *args: drawn.append(len(rows)) or real(rows, *args))
     due = train(NIM, config=TINY, out=tmp_path / "due", progress=False)
     assert [r["timesteps"] for r in read_evaluations(due.run_dir)][:2] == [0, 256] and drawn == [len(due.evaluations)]
+    # every evaluation says how the learner played, in eval.csv and in the line it prints
+    assert {r["policy_mode"] for r in read_evaluations(due.run_dir)} == {"deterministic"}
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("[")]
+    assert len(lines) == len(due.evaluations) and all("steps, " in line and "] deterministic vs random" in line for line in lines)
     drawn.clear()
     config = {**TINY, "timesteps": 128, "eval": {**TINY["eval"], "every": 10_000}}  # no evaluation inside the run
     late = train(NIM, config=config, out=tmp_path / "late", progress=False)

@@ -264,7 +264,7 @@ def evaluate_learner(config: Any, learner: Any, steps: int, wall_s: float) -> tu
         options=config.game_options or None,
         first_only=True,
     )
-    row: dict[str, Any] = {"timesteps": steps, "wall_s": round(wall_s, 1)}
+    row: dict[str, Any] = {"timesteps": steps, "wall_s": round(wall_s, 1), "policy_mode": play_mode(learner)}
     for name in result.agents[1:]:
         pair = result.pair("learner", name)
         row[f"win_{name}"] = round(pair.win_rate, 4)
@@ -274,9 +274,16 @@ def evaluate_learner(config: Any, learner: Any, steps: int, wall_s: float) -> tu
     return row, result
 
 
+def play_mode(learner: Any) -> str:
+    """How a learned agent plays: ``deterministic`` (its most likely legal action) or ``sampled``."""
+    return "deterministic" if getattr(learner, "deterministic", True) else "sampled"
+
+
 def evaluation_line(row: dict[str, Any], result: EvalResult, unit: str) -> str:
-    """The one line an evaluation prints: when (``unit``: steps or moves), and the learner's win rate and rank."""
-    return f"[{row['timesteps']} {unit}, {row['wall_s']:.0f} s] " + ", ".join(
+    """The one line an evaluation prints: when (``unit``: steps or moves), how the learner played, and its win
+    rate and rank."""
+    mode = f" {row['policy_mode']}" if "policy_mode" in row else ""
+    return f"[{row['timesteps']} {unit}, {row['wall_s']:.0f} s]{mode} " + ", ".join(
         f"vs {n}: win {100 * row[f'win_{n}']:.0f}% rank {row[f'rank_{n}']:.2f}" for n in result.agents[1:]
     )
 
@@ -299,12 +306,14 @@ def plot_learning_curve(rows: list[dict[str, Any]], path: str | Path | None, tit
         key = f"win_{name}" if two else f"rank_{name}"
         values = np.array([r.get(key, np.nan) for r in rows]) * (100 if two else 1)
         ax.plot(steps, values, marker="o", label=f"vs {name}")
+    modes = sorted({str(r["policy_mode"]) for r in rows if "policy_mode" in r})
+    played = f", {' and '.join(modes)} play" if modes else ""
     if two:
         ax.set_ylim(0, 100)
         ax.axhline(50, color="grey", lw=0.8, ls=":")
-        ax.set_ylabel("learner win rate (%)")
+        ax.set_ylabel(f"learner win rate (%{played})")
     else:
-        ax.set_ylabel("learner mean rank (1 best)")
+        ax.set_ylabel(f"learner mean rank (1 best{played})")
         ax.invert_yaxis()
     ax.set_xlabel("training steps (learner decisions)")
     if len(rows) > 1 and np.all(np.diff(steps) > 0) and np.all(np.diff(minutes) > 0):

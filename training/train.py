@@ -490,9 +490,13 @@ def report(result: TrainResult, saved: str) -> None:
     print(result.message)
     if result.evaluations:
         last = result.evaluations[-1]
-        print("last evaluation: " + ", ".join(f"{k}={v:.3g}" for k, v in last.items() if k != "timesteps"))
+        print("last evaluation: " + ", ".join(f"{k}={_shown(v)}" for k, v in last.items() if k != "timesteps"))
     print(saved)
     print(f"learning curve: {result.run_dir / 'learning_curve.png'}")
+
+
+def _shown(value: Any) -> str:
+    return f"{value:.3g}" if isinstance(value, (int, float)) else str(value)
 
 
 def exit_code(result: TrainResult) -> int:
