@@ -146,6 +146,61 @@ def test_train_tiny_run_then_resume_and_play(tmp_path):
     assert pickle.loads(pickle.dumps(sampler)).act(game.new_initial_state(), 0, rng) in (0, 1)
 
 
+def test_a_run_evaluates_at_step_0_only_when_an_evaluation_is_due_and_draws_its_curve_once(tmp_path, monkeypatch, capsys):
+    import gameshelf.training.callbacks as callbacks
+    from gameshelf.training.train import read_evaluations, train
+
+    drawn = []
+    real = callbacks.plot_learning_curve
+    monkeypatch.setattr(callbacks, "plot_learning_curve", lambda rows, *args: drawn.append(len(rows)) or real(rows, *args))
+    due = train(NIM, config=TINY, out=tmp_path / "due", progress=False)
+    assert [r["timesteps"] for r in read_evaluations(due.run_dir)][:2] == [0, 256] and drawn == [len(due.evaluations)]
+    # every evaluation says how the learner played, in eval.csv and in the line it prints
+    assert {r["policy_mode"] for r in read_evaluations(due.run_dir)} == {"deterministic"}
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("[")]
+    assert len(lines) == len(due.evaluations) and all("steps, " in line and "] deterministic vs random" in line for line in lines)
+    drawn.clear()
+    config = {**TINY, "timesteps": 128, "eval": {**TINY["eval"], "every": 10_000}}  # no evaluation inside the run
+    late = train(NIM, config=config, out=tmp_path / "late", progress=False)
+    assert [r["timesteps"] for r in read_evaluations(late.run_dir)] == [late.timesteps] and drawn == [1]
+    assert (late.run_dir / "learning_curve.png").is_file()
+
+
+def test_the_policies_optimizer_is_torch_adam_without_importing_dynamo():
+    """``EagerAdam`` steps exactly as ``torch.optim.Adam`` (same state dicts, either way), and training with it
+    never imports ``torch._dynamo`` (checked in a fresh interpreter)."""
+    import torch
+
+    from gameshelf.training.policies import EagerAdam
+
+    def run(optimizer_class, state=None):
+        torch.manual_seed(0)
+        net = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 2))
+        optimizer = optimizer_class(net.parameters(), lr=1e-2, eps=1e-5)
+        if state is not None:
+            optimizer.load_state_dict(state)
+        for step in range(5):
+            optimizer.zero_grad()
+            net(torch.full((3, 4), float(step))).square().sum().backward()
+            optimizer.step()
+        return net.state_dict(), optimizer.state_dict()
+
+    (torch_net, torch_state), (eager_net, eager_state) = run(torch.optim.Adam), run(EagerAdam)
+    assert all(torch.equal(torch_net[k], eager_net[k]) for k in torch_net)
+    assert str(torch_state) == str(eager_state)
+    assert str(run(EagerAdam, torch_state)) == str(run(torch.optim.Adam, eager_state))
+    script = (
+        "import sys, torch\n"
+        "from gameshelf.training.policies import EagerAdam\n"
+        "net = torch.nn.Linear(3, 1)\n"
+        "opt = EagerAdam(net.parameters(), lr=0.1)\n"
+        "opt.zero_grad(); net(torch.ones(2, 3)).sum().backward(); opt.step(); opt.load_state_dict(opt.state_dict())\n"
+        "assert 'torch._dynamo' not in sys.modules, 'torch._dynamo was imported'\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+
+
 # ---- training runs: interruption, resuming, self-contained folders, pruning ------------------------------
 
 
@@ -636,6 +691,24 @@ def test_the_batched_backend_writes_the_same_run_folder_and_resumes(tmp_path, ca
         code, err = exit_code(main, [*argv, "--out", str(tmp_path / "refused")], capsys)
         assert code == 2 and message in err, err
     assert not (tmp_path / "refused").exists()
+
+
+def test_the_batched_backend_lays_its_measured_settings_over_the_games_file():
+    from gameshelf.training.batched import SETTINGS
+    from gameshelf.training.config import resolve_config
+    from gameshelf.training.train import BACKENDS
+
+    game = resolve_config("level_x-v0")
+    tuned = resolve_config("level_x-v0", backend_settings=SETTINGS)
+    assert (
+        (tuned.n_envs, tuned.ppo.n_steps, tuned.ppo.batch_size)
+        == (64, 64, 1024)
+        != (game.n_envs, game.ppo.n_steps, game.ppo.batch_size)
+    )
+    assert tuned.ppo.n_epochs == game.ppo.n_epochs and tuned.ppo.gamma == game.ppo.gamma
+    mine = resolve_config("level_x-v0", {"ppo": {"n_steps": 32}}, overrides={"n_envs": 4}, backend_settings=SETTINGS)
+    assert (mine.n_envs, mine.ppo.n_steps, mine.ppo.batch_size) == (4, 32, 1024)  # a dict and the command line win
+    assert BACKENDS["batched"].settings is SETTINGS and not any(BACKENDS[name].settings for name in ("sb3", "rllib", "expert"))
 
 
 def test_fully_conv_policy_scores_moves_by_cell():

@@ -2,8 +2,9 @@
 
 * ``ProgressBarCallback``: a tqdm bar of learner steps.
 * ``SelfPlayCallback``: every ``snapshot_every`` steps a frozen snapshot joins the opponent pool.
-* ``EvaluationCallback``: every ``eval.every`` steps the learner plays the baselines (every seat); rows go
-  to ``eval.csv`` and TensorBoard, then its ``callback_after_eval`` runs (``LearningCurveCallback``).
+* ``EvaluationCallback``: at the start (when an evaluation falls inside the run) and every ``eval.every``
+  steps the learner plays the baselines (every seat); rows go to ``eval.csv`` and TensorBoard, then its
+  ``callback_after_eval`` runs. ``LearningCurve`` draws them once the run ends or stops.
 * ``CheckpointCallback``: every ``checkpoint_every`` steps a checkpoint and the run state.
 * ``StopOnSignal``: a SIGINT, SIGTERM or SIGHUP ends learning at the next step, so ``train`` can save and exit.
 """
@@ -156,7 +157,7 @@ class EvaluationCallback(Periodic):
 
     def _on_training_start(self) -> None:
         super()._on_training_start()
-        if not self.rows:
+        if not self.rows and self.every <= self.config.timesteps:  # the curve's first point, when one is due
             self.fire()
 
     def fire(self) -> None:
@@ -180,16 +181,12 @@ class EvaluationCallback(Periodic):
             self.callback_after_eval.on_step()
 
 
-class LearningCurveCallback(BaseCallback):  # type: ignore[misc]
-    """Redraws ``learning_curve.png`` from the evaluation rows (run after each evaluation)."""
+class LearningCurve:
+    """``learning_curve.png`` from the evaluation rows, drawn once at the end of a run (matplotlib's import
+    and a figure cost about a CPU-second, too much to pay at every evaluation)."""
 
     def __init__(self, rows: list[dict[str, Any]], path: Path, title: str) -> None:
-        super().__init__()
         self.rows, self.path, self.title = rows, Path(path), title
-
-    def _on_step(self) -> bool:
-        self.draw()
-        return True
 
     def draw(self) -> None:
         if self.rows:
@@ -267,7 +264,7 @@ def evaluate_learner(config: Any, learner: Any, steps: int, wall_s: float) -> tu
         options=config.game_options or None,
         first_only=True,
     )
-    row: dict[str, Any] = {"timesteps": steps, "wall_s": round(wall_s, 1)}
+    row: dict[str, Any] = {"timesteps": steps, "wall_s": round(wall_s, 1), "policy_mode": play_mode(learner)}
     for name in result.agents[1:]:
         pair = result.pair("learner", name)
         row[f"win_{name}"] = round(pair.win_rate, 4)
@@ -277,9 +274,16 @@ def evaluate_learner(config: Any, learner: Any, steps: int, wall_s: float) -> tu
     return row, result
 
 
+def play_mode(learner: Any) -> str:
+    """How a learned agent plays: ``deterministic`` (its most likely legal action) or ``sampled``."""
+    return "deterministic" if getattr(learner, "deterministic", True) else "sampled"
+
+
 def evaluation_line(row: dict[str, Any], result: EvalResult, unit: str) -> str:
-    """The one line an evaluation prints: when (``unit``: steps or moves), and the learner's win rate and rank."""
-    return f"[{row['timesteps']} {unit}, {row['wall_s']:.0f} s] " + ", ".join(
+    """The one line an evaluation prints: when (``unit``: steps or moves), how the learner played, and its win
+    rate and rank."""
+    mode = f" {row['policy_mode']}" if "policy_mode" in row else ""
+    return f"[{row['timesteps']} {unit}, {row['wall_s']:.0f} s]{mode} " + ", ".join(
         f"vs {n}: win {100 * row[f'win_{n}']:.0f}% rank {row[f'rank_{n}']:.2f}" for n in result.agents[1:]
     )
 
@@ -302,12 +306,14 @@ def plot_learning_curve(rows: list[dict[str, Any]], path: str | Path | None, tit
         key = f"win_{name}" if two else f"rank_{name}"
         values = np.array([r.get(key, np.nan) for r in rows]) * (100 if two else 1)
         ax.plot(steps, values, marker="o", label=f"vs {name}")
+    modes = sorted({str(r["policy_mode"]) for r in rows if "policy_mode" in r})
+    played = f", {' and '.join(modes)} play" if modes else ""
     if two:
         ax.set_ylim(0, 100)
         ax.axhline(50, color="grey", lw=0.8, ls=":")
-        ax.set_ylabel("learner win rate (%)")
+        ax.set_ylabel(f"learner win rate (%{played})")
     else:
-        ax.set_ylabel("learner mean rank (1 best)")
+        ax.set_ylabel(f"learner mean rank (1 best{played})")
         ax.invert_yaxis()
     ax.set_xlabel("training steps (learner decisions)")
     if len(rows) > 1 and np.all(np.diff(steps) > 0) and np.all(np.diff(minutes) > 0):

@@ -379,11 +379,19 @@ def _field(data: dict[str, Any], key: str, kind: Any, default: Any) -> Any:
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
-    """The rows of a CSV table of numbers (``eval.csv``), as floats; empty when there is no file."""
+    """The rows of a CSV table (``eval.csv``): numbers as floats, words (``policy_mode``) as strings; empty when
+    there is no file."""
     if not path.exists():
         return []
     with path.open() as f:
-        return [{k: float(v) for k, v in row.items() if v not in (None, "")} for row in csv.DictReader(f)]
+        return [{k: _number_or_word(v) for k, v in row.items() if v not in (None, "")} for row in csv.DictReader(f)]
+
+
+def _number_or_word(text: str) -> float | str:
+    try:
+        return float(text)
+    except ValueError:
+        return text
 
 
 def write_rows(path: Path, rows: list[dict[str, Any]]) -> None:

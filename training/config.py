@@ -244,12 +244,20 @@ def resolve_config(
     *,
     seed: int = 0,
     overrides: dict[str, Any] | None = None,
+    backend_settings: dict[str, Any] | None = None,
 ) -> TrainConfig:
-    """The checked settings of a new run: defaults, the game's file (or ``config``), then ``overrides``."""
+    """The checked settings of a new run: defaults, the game's file (or ``config``), then ``overrides``.
+
+    ``backend_settings`` (a backend's measured settings, e.g. the batched backend's) lie over the game's own
+    file and under a dict ``config`` and ``overrides``; a config file given as ``config`` is taken as written.
+    """
     from gameshelf.training.cli_util import check_env_id
 
     check_env_id(env_id)
-    merged = merge(load_config(env_id), config, "") if isinstance(config, dict) else load_config(env_id, config)
+    if isinstance(config, dict) or config is None:
+        merged = merge(merge(load_config(env_id), backend_settings or {}, ""), config or {}, "")
+    else:
+        merged = load_config(env_id, config)
     merged = merge(merged, {k: v for k, v in (overrides or {}).items() if v is not None}, "")
     return from_dict(env_id, seed, merged)
 

@@ -546,13 +546,14 @@ def resumed_window(run: RunDir, start: int, window: int, game: Game) -> dict[int
 
 
 def _ints(row: dict[str, Any]) -> dict[str, Any]:
-    """A row read back from a CSV file (all floats) with its whole numbers as integers again."""
-    return {k: int(v) if float(v).is_integer() else v for k, v in row.items()}
+    """A row read back from a CSV file (numbers as floats) with its whole numbers as integers again."""
+    return {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in row.items()}
 
 
 def _eval_text(row: dict[str, Any]) -> str:
     names = [k.removeprefix("win_") for k in row if k.startswith("win_")]
-    return ", ".join(f"vs {n}: win {100 * row[f'win_{n}']:.0f}% rank {row[f'rank_{n}']:.2f}" for n in names)
+    scores = ", ".join(f"vs {n}: win {100 * row[f'win_{n}']:.0f}% rank {row[f'rank_{n}']:.2f}" for n in names)
+    return f"{row.get('policy_mode', 'deterministic')} {scores}"
 
 
 def _prune(run: RunDir, cfg: TrainConfig, k: int) -> None:

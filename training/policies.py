@@ -1,7 +1,9 @@
-"""Policy pieces for ``MaskablePPO``: a small CNN features extractor for board planes ``(C, H, W)``."""
+"""Policy pieces for ``MaskablePPO``: a small CNN features extractor for board planes ``(C, H, W)``, the fully
+convolutional policy, and ``EagerAdam``, the optimizer every policy is built with."""
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import gymnasium as gym
@@ -32,6 +34,43 @@ class SmallCNN(BaseFeaturesExtractor):
         return self.linear(self.cnn(observations))
 
 
+class EagerAdam(torch.optim.Adam):
+    """``torch.optim.Adam`` with the same arithmetic, without importing ``torch._dynamo``.
+
+    ``torch.optim`` wraps ``step``, ``zero_grad``, ``add_param_group`` and the state-dict methods in
+    ``torch.compile`` guards whose first call imports ``torch._dynamo`` (about a second of CPU, a large share of
+    a short run). Nothing here is compiled, so each method calls torch's own code from under its guard
+    (``inspect.unwrap``); ``step`` keeps the guard's one effect, running without gradients.
+    """
+
+    _step = inspect.unwrap(torch.optim.Adam.step)
+    _zero_grad = inspect.unwrap(torch.optim.Optimizer.zero_grad)
+    _add_param_group = inspect.unwrap(torch.optim.Optimizer.add_param_group)
+    _state_dict = inspect.unwrap(torch.optim.Optimizer.state_dict)
+    _load_state_dict = inspect.unwrap(torch.optim.Optimizer.load_state_dict)
+
+    def step(self, closure: Any = None) -> Any:  # type: ignore[override]
+        with torch.set_grad_enabled(bool(self.defaults["differentiable"])):
+            return EagerAdam._step(self, closure)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        EagerAdam._zero_grad(self, set_to_none)
+
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        EagerAdam._add_param_group(self, param_group)
+
+    def state_dict(self) -> Any:
+        return EagerAdam._state_dict(self)
+
+    def load_state_dict(self, state_dict: Any) -> None:
+        EagerAdam._load_state_dict(self, state_dict)
+
+
+def optimizer_kwargs() -> dict[str, Any]:
+    """The policies' optimizer: SB3's default (Adam with ``eps=1e-5``) as ``EagerAdam``."""
+    return {"optimizer_class": EagerAdam, "optimizer_kwargs": {"eps": 1e-5}}
+
+
 def policy_kwargs(observation: str, net_arch: list[int], features_dim: int = 256) -> dict[str, Any]:
     """``policy_kwargs`` for ``MaskablePPO("MlpPolicy", ...)`` by observation layout (``flat`` or ``planes``)."""
     kwargs: dict[str, Any] = {"net_arch": list(net_arch)}
@@ -50,10 +89,10 @@ def policy_spec(policy: str, observation: str, net_arch: list[int], features_dim
     if policy == "fully_conv":
         from stable_baselines3.common.torch_layers import FlattenExtractor
 
-        return FullyConvPolicy, {"net_arch": {}, "features_extractor_class": FlattenExtractor}
+        return FullyConvPolicy, {"net_arch": {}, "features_extractor_class": FlattenExtractor, **optimizer_kwargs()}
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    return MaskableActorCriticPolicy, policy_kwargs(observation, net_arch, features_dim)
+    return MaskableActorCriticPolicy, {**policy_kwargs(observation, net_arch, features_dim), **optimizer_kwargs()}
 
 
 class _ConvHeads(nn.Module):

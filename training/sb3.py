@@ -92,7 +92,7 @@ def _learn(
     from gameshelf.training.callbacks import (
         CheckpointCallback,
         EvaluationCallback,
-        LearningCurveCallback,
+        LearningCurve,
         ProgressBarCallback,
         Recorder,
         SelfPlayCallback,
@@ -114,8 +114,8 @@ def _learn(
         say = reporter(quiet, progress)
 
         title = f"{cfg.env_id}, {cfg.players} players" + (f" ({label})" if label else "")
-        curve = LearningCurveCallback(rows, run_dir.learning_curve, title)
-        evaluation = EvaluationCallback(cfg, run_dir, clock, rows, say, callback_after_eval=curve)
+        curve = LearningCurve(rows, run_dir.learning_curve, title)
+        evaluation = EvaluationCallback(cfg, run_dir, clock, rows, say)
         jobs: list[Any] = []
         if progress:
             jobs.append(ProgressBarCallback(cfg.timesteps, f"train {cfg.env_id}"))

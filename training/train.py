@@ -49,7 +49,7 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +95,7 @@ class Backend:
     callbacks: bool = True  # takes SB3 callbacks
     decisions: bool = False  # ``timesteps`` caps its decisions, not its iterations
     folders: tuple[str, ...] = RUN_FOLDERS  # the sub-folders of its run folder (``RunDir.create``)
+    settings: Mapping[str, Any] = dataclasses.field(default_factory=dict)  # over the game's file (``resolve_config``)
 
 
 def _check_opponents(plan: Plan) -> Plan:
@@ -164,7 +165,7 @@ def _has_expert_checkpoint(run: RunDir) -> bool:
 
 BACKENDS: dict[str, Backend] = {
     "sb3": Backend(_check_opponents, _learn_sb3),
-    "batched": Backend(_check_batched, _learn_batched, suffix="-batched"),
+    "batched": Backend(_check_batched, _learn_batched, suffix="-batched", settings=batched.SETTINGS),
     "rllib": Backend(
         _check_rllib,
         _learn_rllib,
@@ -285,8 +286,8 @@ def _plan_new(env_id: str, backend: str, config: Any, seed: Any, out: Any, overr
         env_id, seed = config.env_id, config.seed if seed is None else seed
         config = {k: v for k, v in config.to_dict().items() if k not in ("env_id", "seed")}
     seed = 0 if seed is None else seed
-    cfg = resolve_config(env_id, config, seed=seed, overrides=overrides)
     spec = _backend(backend)
+    cfg = resolve_config(env_id, config, seed=seed, overrides=overrides, backend_settings=dict(spec.settings))
     if spec.decisions and overrides.get("timesteps") is not None:
         cfg = _decision_budget(cfg)
     if rllib is not None and not spec.rllib:
@@ -489,9 +490,13 @@ def report(result: TrainResult, saved: str) -> None:
     print(result.message)
     if result.evaluations:
         last = result.evaluations[-1]
-        print("last evaluation: " + ", ".join(f"{k}={v:.3g}" for k, v in last.items() if k != "timesteps"))
+        print("last evaluation: " + ", ".join(f"{k}={_shown(v)}" for k, v in last.items() if k != "timesteps"))
     print(saved)
     print(f"learning curve: {result.run_dir / 'learning_curve.png'}")
+
+
+def _shown(value: Any) -> str:
+    return f"{value:.3g}" if isinstance(value, (int, float)) else str(value)
 
 
 def exit_code(result: TrainResult) -> int:
