@@ -5,8 +5,9 @@
 
 Each round runs the bench once in each checkout, alternating which goes first, so both see the same machine
 load; each checkout imports its own code (the command runs from its folder with the same interpreter). For
-every table row (AEC ``make()`` steps/s, engine steps/s, batched decisions per CPU-second) it prints the median
-over the rounds of each checkout and their ratio (after / before).
+every table row (AEC ``make()`` and engine steps/s, each relative to PettingZoo's ``connect_four_v3`` in the same
+run, and batched decisions per CPU-second) it prints the median over the rounds of each checkout and their ratio
+(after / before).
 """
 
 from __future__ import annotations
@@ -23,13 +24,20 @@ BATCHED = re.compile(r"^([a-z0-9_]+-v\d+)\s{2,}([\d,]+)\s*$")
 
 
 def figures(output: str) -> dict[str, float]:
-    """``{"row (what)": value}`` for every figure of one bench output."""
+    """``{"row (what)": value}`` for every figure of one bench output. Steps per second of the AEC and engine
+    rows are divided by the same run's ``connect_four_v3`` steps per second (measured in the same process
+    moments apart), so a busy machine slows both sides of the ratio alike; batched figures are per CPU-second."""
     found: dict[str, float] = {}
+    reference = None
     for line in output.splitlines():
         if m := ROW.match(line):
-            found[f"{m[1].strip()} AEC steps/s"] = float(m[2].replace(",", ""))
+            name, steps = m[1].strip(), float(m[2].replace(",", ""))
+            if reference is None:
+                reference = steps  # the first row: PettingZoo's connect_four_v3
+                continue
+            found[f"{name} AEC steps / connect_four's"] = steps / reference
             if m[3] != "-":
-                found[f"{m[1].strip()} engine steps/s"] = float(m[3].replace(",", ""))
+                found[f"{name} engine steps / connect_four's"] = float(m[3].replace(",", "")) / reference
         elif m := BATCHED.match(line):
             found[f"{m[1]} batched decisions/CPU-s"] = float(m[2].replace(",", ""))
     return found
@@ -63,7 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     for key in keys:
         before = statistics.median(run[key] for run in runs["before"])
         after = statistics.median(run[key] for run in runs["after"])
-        print(f"| {key:<58} | {before:>12,.0f} | {after:>12,.0f} | {after / before:>12.2f} |")
+        shown = ",.0f" if before > 100 else ".2f"
+        print(f"| {key:<58} | {before:>12{shown}} | {after:>12{shown}} | {after / before:>12.2f} |")
     return 0
 
 
