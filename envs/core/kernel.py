@@ -239,25 +239,6 @@ def below(rngs: np.ndarray, i: int, k: int) -> int:
 
 
 @jit
-def weights_summary(weights: np.ndarray) -> tuple[int, int, bool]:
-    """The total of a row of integer chance weights, how many are non-zero, and whether those are all equal."""
-    total = 0
-    count = 0
-    first = 0
-    equal = True
-    for k in range(weights.shape[0]):
-        w = weights[k]
-        if w:
-            if count == 0:
-                first = w
-            elif w != first:
-                equal = False
-            total += w
-            count += 1
-    return total, count, equal
-
-
-@jit
 def weighted_pick(weights: np.ndarray, u: float) -> int:
     """The first outcome whose cumulative weight exceeds ``u`` (``0 <= u < total``), walking the outcomes in order;
     the last possible outcome if rounding leaves ``u`` at the total."""
@@ -359,7 +340,7 @@ where it changed instead of writing it whole: ``OBS_MEMO``, the entries per row 
 would write there, given that ``out[i]`` still holds what it wrote last, from what ``memo[i]`` records (its own
 record: e.g. the seat and the state row it wrote from), and records what it wrote now."""
 
-DRIVER_NAMES = ("resolve_chance", "random_playout", "batch_reset", "batch_step")
+DRIVER_NAMES = ("resolve_chance", "random_playout", "batch_reset", "batch_step", "chance_summary")
 """The template's drivers, made for each game by ``kernel_drivers``; a kernel module defines none of them."""
 
 K: Any = None
@@ -498,7 +479,30 @@ def batch_step(
     return 0
 
 
-_TEMPLATE = (resolve_chance, random_playout, batch_reset, batch_step)
+def chance_summary(S: np.ndarray, i: int, out: np.ndarray) -> tuple[int, int, bool]:
+    """The kernel's ``chance_weights`` written into row ``i`` of ``out`` (zeroed first), then their total,
+    how many are non-zero and whether those are equal: what ``KernelState.sample_chance`` needs before it draws,
+    in one compiled call."""
+    for k in range(out.shape[1]):
+        out[i, k] = 0
+    K.chance_weights(S, i, out)
+    total = 0
+    count = 0
+    first = 0
+    equal = True
+    for k in range(out.shape[1]):
+        w = out[i, k]
+        if w:
+            if count == 0:
+                first = w
+            elif w != first:
+                equal = False
+            total += w
+            count += 1
+    return total, count, equal
+
+
+_TEMPLATE = (resolve_chance, random_playout, batch_reset, batch_step, chance_summary)
 
 
 class Drivers(NamedTuple):
@@ -508,6 +512,7 @@ class Drivers(NamedTuple):
     random_playout: Callable[[np.ndarray, int, np.ndarray, int, np.ndarray], int]
     batch_reset: Callable[..., None]
     batch_step: Callable[..., int]
+    chance_summary: Callable[[np.ndarray, int, np.ndarray], tuple[int, int, bool]]
 
 
 _DRIVERS: dict[str, tuple[types.ModuleType, Drivers]] = {}
@@ -652,15 +657,20 @@ class KernelState(State):
 
     def sample_chance(self, rng: np.random.Generator) -> int:
         """An outcome drawn with ``rng`` by the kernel's ``chance_weights`` (the way ``CHANCE_DRAW`` says)."""
-        weights = self.chance_weights()
-        total, count, equal = weights_summary(weights)
+        game = self.game
+        weights = np.empty((1, game.kernel.NUM_CHANCE), dtype=np.int64)
+        total = count = 0
+        equal = True
+        if self.current_player() == CHANCE:
+            total, count, equal = kernel_drivers(game.kernel).chance_summary(self.S, 0, weights)
         if not total:
             raise ValueError(f"{self.game.info.name}: not a chance node")
+        row = weights[0]
         if self.CHANCE_DRAW == "integer":
-            return int(weighted_pick(weights, float(rng.integers(total))))
+            return int(weighted_pick(row, float(rng.integers(total))))
         if equal:  # the k-th possible outcome: the first whose cumulative weight passes k times the weight
-            return int(weighted_pick(weights, float(int(rng.integers(count)) * (total // count))))
-        return int(weighted_pick(weights, rng.random() * total))
+            return int(weighted_pick(row, float(int(rng.integers(count)) * (total // count))))
+        return int(weighted_pick(row, rng.random() * total))
 
     # ---- rule steps: the kernels ------------------------------------------------------------------
     def legal_action_mask(self) -> np.ndarray:
