@@ -76,8 +76,9 @@ def _options() -> dict[str, Any]:
     return {"error_model": "numpy", **({"_nrt": False} if hasattr(CPUTargetOptions, "_nrt") else {})}
 
 
-def jit(fn: F) -> F:
-    """Compile ``fn`` as a kernel (numba ``nopython``, cached in ``cache_dir()``); ``fn.py_func`` stays the plain function.
+def jit(fn: F, *, cache: bool = True) -> F:
+    """Compile ``fn`` as a kernel (numba ``nopython``, cached in ``cache_dir()`` unless ``cache`` is False);
+    ``fn.py_func`` stays the plain function.
 
     Kernels run without numba's reference counting runtime: numba would otherwise count references to every
     array a compiled function receives (two atomic operations per array and call) wherever its optimizer cannot
@@ -92,7 +93,7 @@ def jit(fn: F) -> F:
     ``cache_dir()`` cannot be written, the kernel is compiled on every run.
     """
     dispatcher: Any = numba.njit(**_options())(fn)
-    if isinstance(dispatcher, Dispatcher):  # under NUMBA_DISABLE_JIT numba returns fn itself
+    if cache and isinstance(dispatcher, Dispatcher):  # under NUMBA_DISABLE_JIT numba returns fn itself
         with contextlib.suppress(RuntimeError):  # no locator: the cache folder cannot be written
             dispatcher._cache = _KernelCache(fn)  # type: ignore[attr-defined]  # what enable_caching() sets
     return dispatcher  # type: ignore[no-any-return]
@@ -480,11 +481,14 @@ def batch_step(
 
 
 def chance_summary(S: np.ndarray, i: int, out: np.ndarray) -> tuple[int, int, bool]:
-    """The kernel's ``chance_weights`` written into row ``i`` of ``out`` (zeroed first), then their total,
+    """The kernel's ``chance_weights`` written into row ``i`` of ``out`` (zeroed first; all zero unless row ``i`` is at
+    a chance node), then their total,
     how many are non-zero and whether those are equal: what ``KernelState.sample_chance`` needs before it draws,
     in one compiled call."""
     for k in range(out.shape[1]):
         out[i, k] = 0
+    if K.current_player(S, i) != CHANCE:
+        return 0, 0, True
     K.chance_weights(S, i, out)
     total = 0
     count = 0
@@ -549,12 +553,15 @@ def kernel_drivers(kernel: types.ModuleType) -> Drivers:
         "TERMINAL": TERMINAL,
         "below": below,
     }
+    # a kernel module that cannot be imported by its name (one made at run time, as a test's variant of a game)
+    # is compiled afresh in each process: a cached copy names that module and could not be loaded again
+    cache = sys.modules.get(name) is kernel
     for fn in _TEMPLATE:
         copy = types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__)
         copy.__qualname__ = f"{name}.{fn.__name__}"  # numba names the cache files after it: one set per game
         copy.__doc__ = fn.__doc__
         copy.__annotations__ = dict(fn.__annotations__)
-        namespace[fn.__name__] = jit(copy)
+        namespace[fn.__name__] = jit(copy, cache=cache)
     drivers = Drivers(*(namespace[fn.__name__] for fn in _TEMPLATE))
     _DRIVERS[name] = (kernel, drivers)
     return drivers
@@ -657,12 +664,9 @@ class KernelState(State):
 
     def sample_chance(self, rng: np.random.Generator) -> int:
         """An outcome drawn with ``rng`` by the kernel's ``chance_weights`` (the way ``CHANCE_DRAW`` says)."""
-        game = self.game
-        weights = np.empty((1, game.kernel.NUM_CHANCE), dtype=np.int64)
-        total = count = 0
-        equal = True
-        if self.current_player() == CHANCE:
-            total, count, equal = kernel_drivers(game.kernel).chance_summary(self.S, 0, weights)
+        kernel = self.game.kernel
+        weights = np.empty((1, kernel.NUM_CHANCE), dtype=np.int64)
+        total, count, equal = kernel_drivers(kernel).chance_summary(self.S, 0, weights)
         if not total:
             raise ValueError(f"{self.game.info.name}: not a chance node")
         row = weights[0]
