@@ -647,29 +647,29 @@ class KernelState(State):
     every outcome is equally likely and ``rng.random() * total`` elsewhere (dice games: the same distribution,
     kept so that seeded games replay as before)."""
 
+    def _chance(self) -> tuple[np.ndarray, int, int, bool]:
+        """The kernel's weights at this node (all zero unless it is a chance node) and the template's
+        ``chance_summary`` of them: total, how many are non-zero, whether those are equal."""
+        kernel = self.game.kernel
+        weights = np.empty((1, kernel.NUM_CHANCE), dtype=np.int64)
+        total, count, equal = kernel_drivers(kernel).chance_summary(self.S, 0, weights)
+        return weights[0], total, count, equal
+
     def chance_weights(self) -> np.ndarray:
         """The kernel's ``chance_weights``: an integer weight per chance outcome id (``kernel.NUM_CHANCE`` of
         them, zero for an impossible outcome); all zero unless the state is a chance node."""
-        kernel = self.game.kernel
-        out = np.zeros((1, kernel.NUM_CHANCE), dtype=np.int64)
-        if self.current_player() == CHANCE:
-            kernel.chance_weights(self.S, 0, out)
-        return out[0]
+        return self._chance()[0]
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The possible outcomes and their odds, read from the kernel's ``chance_weights``."""
-        weights = self.chance_weights()
-        total = int(weights.sum())
+        weights, total, _, _ = self._chance()
         return [(int(o), int(weights[o]) / total) for o in np.flatnonzero(weights)]
 
     def sample_chance(self, rng: np.random.Generator) -> int:
         """An outcome drawn with ``rng`` by the kernel's ``chance_weights`` (the way ``CHANCE_DRAW`` says)."""
-        kernel = self.game.kernel
-        weights = np.empty((1, kernel.NUM_CHANCE), dtype=np.int64)
-        total, count, equal = kernel_drivers(kernel).chance_summary(self.S, 0, weights)
+        row, total, count, equal = self._chance()
         if not total:
             raise ValueError(f"{self.game.info.name}: not a chance node")
-        row = weights[0]
         if self.CHANCE_DRAW == "integer":
             return int(weighted_pick(row, float(rng.integers(total))))
         if equal:  # the k-th possible outcome: the first whose cumulative weight passes k times the weight
