@@ -497,11 +497,15 @@ def check_kernel_chance(game: Game, seed: int = 29, draws: int = 20000, per_kind
 
 def check_kernel_row(game: Game, seed: int = 31, games: int = 3) -> None:
     """A kernel game's row and its Python reading agree on every node of random games (chance nodes included):
-    the State's ``current_player`` (read from the row in Python, the hottest query) equals the kernel's, and
-    every entry of the row stays within the bounds its ``RowLayout`` declares."""
+    the State's ``current_player`` (read from the row in Python, the hottest query) equals the kernel's, every
+    entry of the row stays within the bounds its ``RowLayout`` declares, and a State's own ``sample_chance``
+    (a faster reading of the kernel's odds) draws exactly what ``KernelState.sample_chance`` draws from the
+    kernel's ``chance_weights``: the same outcomes, ``draws`` times from one generator state, leaving the
+    generator alike."""
     from gameshelf.envs.core.kernel import KernelState
 
     rng = np.random.default_rng(seed)
+    draws = 32
     for g in range(games):
         state = game.new_initial_state()
         if not isinstance(state, KernelState):
@@ -520,6 +524,12 @@ def check_kernel_row(game: Game, seed: int = 31, games: int = 3) -> None:
             if player == TERMINAL or step > 4 * game.info.max_game_length:
                 break
             if player == CHANCE:
+                if type(state).sample_chance is not KernelState.sample_chance:
+                    own, generic = copy.deepcopy(rng), copy.deepcopy(rng)
+                    mine = [state.sample_chance(own) for _ in range(draws)]
+                    kernels = [KernelState.sample_chance(state, generic) for _ in range(draws)]
+                    same = mine == kernels and own.bit_generator.state == generic.bit_generator.state
+                    _require(same, f"kernel row: sample_chance drew {mine}, the kernel's odds {kernels} [{where}]")
                 state.apply_action(state.sample_chance(rng))
             else:
                 legal = state.legal_actions()

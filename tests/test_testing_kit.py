@@ -22,6 +22,7 @@ from gameshelf.envs.testing import (
     check_game,
     check_hidden_information,
     check_kernel_chance,
+    check_kernel_row,
     check_masks,
     check_option_bounds,
     check_position_fuzz,
@@ -679,3 +680,31 @@ def test_chance_mismatch_chi_square_catches_many_small_deviations():
     drawn = [k for k in range(40) for _ in range(250 + (30 if k < 20 else -30))]
     problem = chance_mismatch(outcomes, drawn)
     assert problem is not None and problem.startswith("chi-square")
+
+
+def _level_x_with_state(name: str, methods: dict) -> Game:
+    """Level X (2 players) whose State overrides ``methods``."""
+    from gameshelf.envs.level_x.game import LevelXGame, LevelXState
+
+    state_class = type(name, (LevelXState,), methods)
+    return type(f"{name}Game", (LevelXGame,), {"new_initial_state": lambda self: state_class(self)})()
+
+
+def test_a_python_reading_of_the_row_off_the_kernel_is_caught():
+    from gameshelf.envs.level_x.game import LevelXGame, LevelXState
+
+    check_kernel_row(LevelXGame())
+
+    def late_roll(self, rng):  # the right odds, a draw the kernel's weights would not give
+        roll = LevelXState.sample_chance(self, rng)
+        return roll if self.s[self.game.kernel.FIRST] < 0 else (roll + 1) % self.game.kernel.NUM_ROLLS
+
+    with pytest.raises(ConformanceError, match=r"kernel row: sample_chance drew .*the kernel's odds"):
+        check_kernel_row(_level_x_with_state("LateRollState", {"sample_chance": late_roll}))
+
+    def no_chance(self):
+        player = LevelXState.current_player(self)
+        return 0 if player == CHANCE else player
+
+    with pytest.raises(ConformanceError, match=r"kernel row: current_player\(\) is 0, the kernel's -1"):
+        check_kernel_row(_level_x_with_state("NoChanceState", {"current_player": no_chance}))

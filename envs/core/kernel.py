@@ -32,6 +32,7 @@ import hashlib
 import math
 import os
 import sys
+import threading
 import types
 from collections.abc import Callable
 from pathlib import Path
@@ -519,7 +520,7 @@ class Drivers(NamedTuple):
     chance_summary: Callable[[np.ndarray, int, np.ndarray], tuple[int, int, bool]]
 
 
-_DRIVERS: dict[str, tuple[types.ModuleType, Drivers]] = {}
+_DRIVERS: dict[types.ModuleType, Drivers] = {}
 
 
 def kernel_drivers(kernel: types.ModuleType) -> Drivers:
@@ -534,10 +535,10 @@ def kernel_drivers(kernel: types.ModuleType) -> Drivers:
     calls. Each copy is cached under a name holding the game, stamped like the game's kernels (``jit``), so an
     edit of the game's folder recompiles its drivers (an edit of the core does it for every game).
     """
+    known = _DRIVERS.get(kernel)
+    if known is not None:
+        return known
     name = kernel.__name__
-    known = _DRIVERS.get(name)
-    if known is not None and known[0] is kernel:
-        return known[1]
     missing = [attr for attr in KERNEL_INTERFACE if not hasattr(kernel, attr)]
     if missing:
         raise TypeError(f"{name} is not a kernel module: it lacks {', '.join(missing)} (see KERNEL_INTERFACE)")
@@ -563,7 +564,7 @@ def kernel_drivers(kernel: types.ModuleType) -> Drivers:
         copy.__annotations__ = dict(fn.__annotations__)
         namespace[fn.__name__] = jit(copy, cache=cache)
     drivers = Drivers(*(namespace[fn.__name__] for fn in _TEMPLATE))
-    _DRIVERS[name] = (kernel, drivers)
+    _DRIVERS[kernel] = drivers
     return drivers
 
 
@@ -607,6 +608,19 @@ class KernelGame(Game):
     """The kernel state row of a new game (before the first chance node)."""
 
 
+_SCRATCH = threading.local()
+
+
+def _chance_scratch(width: int) -> np.ndarray:
+    """A ``(1, width)`` int64 row for ``sample_chance``'s weights, kept per thread (no array made per draw; a draw
+    by another thread cannot overwrite it between the weights and the pick)."""
+    rows: dict[int, np.ndarray] = _SCRATCH.__dict__.setdefault("rows", {})
+    row = rows.get(width)
+    if row is None:
+        row = rows[width] = np.empty((1, width), dtype=np.int64)
+    return row
+
+
 class KernelState(State):
     """A position of a ``KernelGame``: a view over one kernel state row, which the game's kernels act on.
 
@@ -647,34 +661,35 @@ class KernelState(State):
     every outcome is equally likely and ``rng.random() * total`` elsewhere (dice games: the same distribution,
     kept so that seeded games replay as before)."""
 
-    def _chance(self) -> tuple[np.ndarray, int, int, bool]:
-        """The kernel's weights at this node (all zero unless it is a chance node) and the template's
-        ``chance_summary`` of them: total, how many are non-zero, whether those are equal."""
-        kernel = self.game.kernel
-        weights = np.empty((1, kernel.NUM_CHANCE), dtype=np.int64)
-        total, count, equal = kernel_drivers(kernel).chance_summary(self.S, 0, weights)
-        return weights[0], total, count, equal
+    def _chance(self, out: np.ndarray) -> tuple[int, int, bool]:
+        """The kernel's weights at this node written into row 0 of ``out`` (all zero unless it is a chance node)
+        and the template's ``chance_summary`` of them: total, how many are non-zero, whether those are equal."""
+        return kernel_drivers(self.game.kernel).chance_summary(self.S, 0, out)  # type: ignore[no-any-return]
 
     def chance_weights(self) -> np.ndarray:
         """The kernel's ``chance_weights``: an integer weight per chance outcome id (``kernel.NUM_CHANCE`` of
         them, zero for an impossible outcome); all zero unless the state is a chance node."""
-        return self._chance()[0]
+        out = np.empty((1, self.game.kernel.NUM_CHANCE), dtype=np.int64)
+        self._chance(out)
+        return out[0]
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The possible outcomes and their odds, read from the kernel's ``chance_weights``."""
-        weights, total, _, _ = self._chance()
-        return [(int(o), int(weights[o]) / total) for o in np.flatnonzero(weights)]
+        out = np.empty((1, self.game.kernel.NUM_CHANCE), dtype=np.int64)
+        total = self._chance(out)[0]
+        return [(int(o), int(out[0, o]) / total) for o in np.flatnonzero(out[0])]
 
     def sample_chance(self, rng: np.random.Generator) -> int:
         """An outcome drawn with ``rng`` by the kernel's ``chance_weights`` (the way ``CHANCE_DRAW`` says)."""
-        row, total, count, equal = self._chance()
+        out = _chance_scratch(self.game.kernel.NUM_CHANCE)
+        total, count, equal = self._chance(out)
         if not total:
             raise ValueError(f"{self.game.info.name}: not a chance node")
         if self.CHANCE_DRAW == "integer":
-            return int(weighted_pick(row, float(rng.integers(total))))
+            return int(weighted_pick(out[0], float(rng.integers(total))))
         if equal:  # the k-th possible outcome: the first whose cumulative weight passes k times the weight
-            return int(weighted_pick(row, float(int(rng.integers(count)) * (total // count))))
-        return int(weighted_pick(row, rng.random() * total))
+            return int(weighted_pick(out[0], float(int(rng.integers(count)) * (total // count))))
+        return int(weighted_pick(out[0], rng.random() * total))
 
     # ---- rule steps: the kernels ------------------------------------------------------------------
     def legal_action_mask(self) -> np.ndarray:

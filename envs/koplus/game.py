@@ -325,6 +325,14 @@ class KoPlusState(KernelState):
     def current_player(self) -> int:
         return int(self.s[K.CUR])
 
+    def sample_chance(self, rng: np.random.Generator) -> int:
+        """``KernelState.sample_chance``, with a laid section's rotation (4 alike: half of a short game's nodes)
+        drawn here without its two compiled calls; the kit's ``check_kernel_row`` checks, node by node, that it
+        draws what the kernel's ``chance_weights`` give."""
+        if self.s[K.PENDING] >= 0 and self.s[K.CUR] == CHANCE:
+            return int(rng.integers(4))
+        return super().sample_chance(rng)
+
     def legal_actions(self) -> list[int]:
         if self.s[K.CUR] < 0:
             return []

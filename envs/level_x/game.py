@@ -6,6 +6,8 @@ and the readings of the spec.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -40,6 +42,8 @@ TOKEN_SCALE = float(max(TOKENS))
 
 MAX_GAME_LENGTH = 2000
 """Safety-net bound on player decisions (see the card: passing makes the game unbounded in principle)."""
+_ROLL_CUMULATIVE = list(itertools.accumulate(float(w) for w in K.ROLL_WEIGHT))
+"""The kernel's roll weights, accumulated (floats, exact): what ``LevelXState.sample_chance`` draws over."""
 
 
 class LevelXGame(KernelGame):
@@ -201,6 +205,18 @@ class LevelXState(KernelState):
         if s[K.FIRST] < 0 or s[K.DICE] < 0:
             return CHANCE
         return int(s[K.CUR])
+
+    def sample_chance(self, rng: np.random.Generator) -> int:
+        """``KernelState.sample_chance`` without its two compiled calls (the roll is Level X's every other node):
+        the same draw from the kernel's own weights, a seat drawn alike or ``rng.random()`` over the rolls'
+        cumulative weights. The kit's ``check_kernel_row`` checks, node by node, that it draws what the kernel's
+        ``chance_weights`` give."""
+        s = self.s
+        if s[K.FIRST] < 0:  # the opening draw (nothing else happens before it)
+            return int(rng.integers(s[K.NP]))
+        if s[K.DICE] >= 0 or s[K.OVER]:
+            raise ValueError(f"{self.game.info.name}: not a chance node")
+        return min(bisect.bisect_right(_ROLL_CUMULATIVE, rng.random() * _ROLL_CUMULATIVE[-1]), K.NUM_ROLLS - 1)
 
     def roll(self) -> tuple[int, ...]:
         """The four dice of the current turn, ascending (empty before the roll)."""
