@@ -424,15 +424,19 @@ def pairing_gain(game_scores: Sequence[Sequence[float]]) -> float | None:
     return math.sqrt(float(a.mean(axis=1).var(ddof=1)) / independent)
 
 
-def _weighted_mean(values: Sequence[float], weights: np.ndarray | None) -> float:
+Weights = dict[int, np.ndarray]
+"""Bootstrap weights of the deals by deal count: a pairing of ``D`` deals counts deal ``k`` ``weights[D][k]`` times."""
+
+
+def _weighted_mean(values: Sequence[float], weights: Weights | None) -> float:
     a = np.asarray(values, dtype=np.float64)
     if weights is None:
         return float(a.mean())
-    w = weights[: a.size]
+    w = weights[a.size]
     return float((w * a).sum() / w.sum()) if w.sum() > 0 else float(a.mean())
 
 
-def pair_means(pairs: dict[tuple[str, str], list[float]], weights: np.ndarray | None = None) -> dict[tuple[str, str], float]:
+def pair_means(pairs: dict[tuple[str, str], list[float]], weights: Weights | None = None) -> dict[tuple[str, str], float]:
     return {pair: _weighted_mean(scores, weights) for pair, scores in pairs.items()}
 
 
@@ -461,14 +465,15 @@ def normalized_scores(agents: Sequence[str], means: dict[tuple[str, str], float]
 
 
 def rating_fit(
-    agents: Sequence[str], pairs: dict[tuple[str, str], list[float]], weights: np.ndarray | None = None
+    agents: Sequence[str], pairs: dict[tuple[str, str], list[float]], weights: Weights | None = None
 ) -> dict[str, float]:
-    """Bradley–Terry ratings (Elo points, random = 0) of per-deal scores, each deal counted ``weights[k]`` times."""
+    """Bradley–Terry ratings (Elo points, random = 0) of per-deal scores, each deal of a pairing of ``D`` deals
+    counted ``weights[D][k]`` times."""
     index = {a: k for k, a in enumerate(agents)}
     duels: list[tuple[int, int, float]] = []
     for (a, b), scores in pairs.items():
         for k, s in enumerate(scores):
-            repeat = 1 if weights is None else int(weights[k])
+            repeat = 1 if weights is None else int(weights[len(scores)][k])
             duels.extend([(index[a], index[b], float(s))] * repeat)
     fitted = elo_ratings(list(agents), duels, anchor="random", anchor_value=0.0)
     return {a: r.value for a, r in fitted.items()}
@@ -526,18 +531,22 @@ class Summary:
 
 def summarize(agents: Sequence[str], num_players: int, pairs: dict[tuple[str, str], list[float]],
               bootstrap: int = DEFAULT_BOOTSTRAP, seed: int = 0) -> Summary:  # fmt: skip
-    """Point estimates on every deal and ``bootstrap`` replicates resampling the deals (seeded by ``seed``)."""
+    """Point estimates on every deal and ``bootstrap`` replicates resampling the deals (seeded by ``seed``).
+
+    The pairings of a run share their deals, and one draw of deals serves them all (keeping the correlation
+    the shared deals give). Merged results can have pairings of fewer deals (``D``) than others: each deal
+    count draws its own resample of its ``D`` deals from a generator seeded by ``seed``, the draw a run of
+    ``D`` deals makes, so a pairing's interval is the one its own result reports."""
     agents = list(agents)
     means = pair_means(pairs)
     ratings = rating_fit(agents, pairs)
     normalized = normalized_scores(agents, means, num_players)
-    deals = max((len(s) for s in pairs.values()), default=0)
-    rng = np.random.default_rng(seed)
+    rngs = {d: np.random.default_rng(seed) for d in sorted({len(s) for s in pairs.values()})}
     boot_r = {a: np.empty(bootstrap) for a in agents}
     boot_n = {a: np.empty(bootstrap) for a in agents}
     boot_m = {p: np.empty(bootstrap) for p in pairs}
     for b in range(bootstrap):
-        weights = rng.multinomial(deals, np.full(deals, 1.0 / deals)) if deals else np.zeros(0)
+        weights = {d: rng.multinomial(d, np.full(d, 1.0 / d)) if d else np.zeros(0) for d, rng in rngs.items()}
         m = pair_means(pairs, weights)
         for p, v in m.items():
             boot_m[p][b] = v
