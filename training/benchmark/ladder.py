@@ -297,10 +297,10 @@ class RunCode:
         first = digests[agents[0]]
         return {"game": first["game"], "core": first["core"], "agents": {a: d["agent"] for a, d in digests.items()}}
 
-    def files(self, env_ids: Iterable[str], agents: Iterable[str]) -> list[Path]:
+    def files(self, env_ids: Sequence[str], agents: Sequence[str]) -> list[Path]:
         """Every file behind the digests (for ``protocol.checkout_commit``)."""
         out = protocol.core_files() + [f for env_id in env_ids for f in protocol.game_files(env_id)]
-        return list(dict.fromkeys(out + [f for a in agents for f in protocol.agent_files(a)]))
+        return list(dict.fromkeys(out + [f for e in env_ids for a in agents for f in protocol.agent_files(a, e)]))
 
 
 def run_games(tasks: Sequence[GameTask], store: GameStore, workers: int = 1, progress: bool = False,
@@ -749,7 +749,7 @@ def benchmark(agent: str, ids: Sequence[str], games: int = protocol.DEFAULT_GAME
         wait = text_play(store.records[t.key] for t in p.tasks)[1]
         if wait:
             waited[p.env_id] = wait
-    versions = protocol.software(code.files(ids, {a for p in plans for a in p.agents}))
+    versions = protocol.software(code.files(ids, list(dict.fromkeys(a for p in plans for a in p.agents))))
 
     result = {
         "protocol": PROTOCOL,
@@ -878,8 +878,7 @@ def result_markdown(result: dict[str, Any]) -> str:
         "",
         *code_lines(result),
         "",
-        "| game | players | games per pairing | rating [95%] | normalized [95%] | vs random | vs heuristic "
-        "| CPU ms/decision |",
+        "| game | players | games per pairing | rating [95%] | normalized [95%] | vs random | vs heuristic | CPU ms/decision |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for env_id, s in result["ids"].items():

@@ -346,21 +346,28 @@ def _module_file(module: str) -> Path | None:
         found = importlib.util.find_spec(module)
     except (ImportError, ValueError):
         return None
-    return Path(found.origin) if found is not None and found.origin and found.has_location else None
+    return Path(found.origin).resolve() if found is not None and found.origin and found.has_location else None
 
 
 def game_files(env_id: str) -> list[Path]:
-    """The sources of ``env_id``'s rules and heuristic: every ``.py`` of the folder of its ``Game`` class
-    (``envs/<game>/``: rules, kernel, heuristic, ...) and the module of a heuristic registered by name."""
+    """The sources of ``env_id``'s rules: every ``.py`` of the folder of its ``Game`` class (``envs/<game>/``:
+    rules, kernel, actions, observation, ...) but its heuristic (``heuristic_files``)."""
+    game_file = _module_file(envs.spec(env_id).entry_point.partition(":")[0])
+    if game_file is None:
+        return []
+    return [p for p in sorted(game_file.parent.glob("*.py")) if p == game_file or p not in heuristic_files(env_id)]
+
+
+def heuristic_files(env_id: str) -> list[Path]:
+    """The source of ``env_id``'s heuristic: the module of a heuristic registered by name, else the
+    ``heuristic.py`` beside its ``Game`` (``envs.core.agent.heuristic_class``)."""
     env_spec = envs.spec(env_id)
-    files: list[Path] = []
-    game_file = _module_file(env_spec.entry_point.partition(":")[0])
-    if game_file is not None:
-        files += sorted(game_file.parent.glob("*.py"))
-    heuristic_file = _module_file(env_spec.heuristic.partition(":")[0]) if env_spec.heuristic else None
-    if heuristic_file is not None and heuristic_file not in files:
-        files.append(heuristic_file)
-    return files
+    if env_spec.heuristic is not None:
+        found = _module_file(env_spec.heuristic.partition(":")[0])
+    else:
+        package = env_spec.entry_point.partition(":")[0].rpartition(".")[0]
+        found = _module_file(f"{package}.heuristic") if package else None
+    return [found] if found is not None else []
 
 
 def core_files() -> list[Path]:
@@ -369,9 +376,10 @@ def core_files() -> list[Path]:
     return [core / name for name in CORE_FILES] + [Path(__file__).resolve()]
 
 
-def agent_files(spec: str) -> list[Path]:
-    """The sources ``spec`` plays through beyond the game and the core: the search for ``mcts:``, the network
-    code for ``reference`` and network files, a custom agent's module (``module:factory``)."""
+def agent_files(spec: str, env_id: str) -> list[Path]:
+    """The sources ``spec`` plays through on ``env_id`` beyond the rules and the core: the game's heuristic
+    (``heuristic``, and ``mcts:...:heuristic`` rollouts), the search for ``mcts:``, the network code for
+    ``reference`` and network files, a custom agent's module (``module:factory``)."""
     head = spec.partition(":")[0]
     kinds: list[str] = []
     if spec == "heuristic":
@@ -385,6 +393,8 @@ def agent_files(spec: str) -> list[Path]:
     elif head in TEXT_PREFIXES:
         kinds = ["text"]
     files = [(_AGENTS / name).resolve() for kind in kinds for name in AGENT_FILES[kind]]
+    if spec == "heuristic" or (head == "mcts" and spec.endswith(":heuristic")):
+        files += heuristic_files(env_id)
     if is_factory_spec(spec):
         module = spec.rpartition(":")[0]
         if module.endswith(".py"):
@@ -397,12 +407,12 @@ def agent_files(spec: str) -> list[Path]:
 
 
 def play_digest(env_id: str, spec: str) -> dict[str, str]:
-    """Short SHA-256 digests of the code that decides how ``spec`` plays ``env_id``: ``game``, its rules and
-    heuristic (``game_files``); ``core``, the shared core and the game loop (``core_files``); ``agent``, the
-    agent's own code (``agent_files``) with its network file's digest (``spec_identity``). Two games with the
-    same digests were played by the same code. Reads the files (cached by size and time): call it once per
-    id and agent of a run, not per game."""
-    game, core, agent = game_files(env_id), core_files(), agent_files(spec)
+    """Short SHA-256 digests of the code that decides how ``spec`` plays ``env_id``: ``game``, its rules
+    (``game_files``); ``core``, the shared core and the game loop (``core_files``); ``agent``, the agent's own
+    code (``agent_files``: the heuristic, the search, the network code, a custom agent's module) with its
+    network file's digest (``spec_identity``). Games with the same digests were played by the same code.
+    Reads the files (cached by size and time): call it once per id and agent of a run, not per game."""
+    game, core, agent = game_files(env_id), core_files(), agent_files(spec, env_id)
     return {
         "game": _digest_files(game, [f"game/{p.name}" for p in game]),
         "core": _digest_files(core, [p.name for p in core]),
@@ -476,8 +486,9 @@ def software(files: Sequence[Path] = ()) -> dict[str, str | None]:
 
 
 @lru_cache(maxsize=64)
-def _shared_agent(spec: str, env_id: str) -> Agent:
-    """One object per process for agents that keep no state between moves (saved policies)."""
+def _shared_agent(spec: str, env_id: str, identity: str) -> Agent:
+    """One object per process for agents that keep no state between moves (saved policies), per file
+    content (``identity``: ``spec_identity``), so a rewritten file is loaded again."""
     return make_agent(spec, env_id)
 
 
@@ -495,7 +506,7 @@ def build_agent(spec: str, env_id: str, seed: int = 0) -> Agent:
     check_spec(spec)
     head = spec.partition(":")[0]
     if head in ("model", "rllib", "reference"):
-        return _shared_agent(spec, env_id)
+        return _shared_agent(spec, env_id, spec_identity(spec, env_id))
     if head == "mcts" or spec in ("random", "heuristic"):
         return make_agent(spec, env_id)
     if head in TEXT_PREFIXES:
