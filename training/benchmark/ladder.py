@@ -10,8 +10,10 @@ heuristic, ``mcts:50/200/1000`` where the engine is fast enough, a ``--model`` w
 robin under the protocol (``training/benchmark/protocol.py``: fixed deals, every seat assignment, paired chance).
 Every game is appended to ``OUT/games.jsonl`` as it ends; an interrupted run (Ctrl-C, SIGTERM, or SIGHUP
 when its terminal closes) keeps them, prints how to resume and exits (128 + the signal), and the
-same command again resumes, playing only the games not yet recorded for this protocol version and these
-agent specs. The result is ``OUT/result.json`` and ``OUT/result.md``:
+same command again resumes, playing only the games not yet recorded for this protocol version, these
+agent specs and this code (a saved game whose code digests, ``protocol.play_digest``, differ from the run's
+is played again, and a line on standard error says so). The result is ``OUT/result.json`` and
+``OUT/result.md``:
 
 * **score** of a pairing: the focal agent's mean score of rank against the other agent (1 win, 1/2 tie, 0
   loss against each other seat), over every game; per deal, the mean over the deal's seat assignments.
@@ -27,9 +29,11 @@ agent specs. The result is ``OUT/result.json`` and ``OUT/result.md``:
   pairing of an id, so the correlation the shared deals create is kept; ``--bootstrap`` replicates, seeded).
 
 Numbers in ``result.json`` depend only on the protocol, the agents, the ids, ``--games`` and
-``--bootstrap``: not on ``--workers``, the order games ran in, or an interruption. CPU times are kept apart
-(``cost``). Every mistake in the command line (unknown id or agent, a time budget, a bad number) is one line
-on standard error and exit status 2, before any game is played.
+``--bootstrap``: not on ``--workers``, the order games ran in, or an interruption. What made them is recorded
+(``software``: versions and git commit; ``code``: the digests of the code that decided play). CPU times,
+each agent's CPU time per decision and the games played and reused are kept apart (``cost``). Every
+mistake in the command line (unknown id or agent, a time budget, a bad number) is one line on standard
+error and exit status 2, before any game is played.
 """
 
 from __future__ import annotations
@@ -626,8 +630,9 @@ def act_cpu(records: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 def cpu_cell(result: dict[str, Any], env_id: str, agent: str) -> str:
     """An agent's CPU milliseconds per decision on ``env_id`` in ``result``; ``-`` when the result has none
     (version 1, or no decision)."""
-    entry = result.get("cost", {}).get("cpu_per_decision", {}).get(env_id, {}).get(agent)
-    ms = entry.get("ms_per_decision") if isinstance(entry, dict) else None
+    ms: Any = result
+    for key in ("cost", "cpu_per_decision", env_id, agent, "ms_per_decision"):
+        ms = ms.get(key) if isinstance(ms, dict) else None
     if not is_finite_number(ms) or ms < 0:
         return "-"
     digits = 0 if ms >= 100 else min(4, 2 - math.floor(math.log10(ms))) if ms > 0 else 0
@@ -950,7 +955,12 @@ def build_parser() -> ArgumentParser:
     parser.add_argument(
         "--bootstrap", type=int, default=DEFAULT_BOOTSTRAP, help=f"bootstrap replicates (default {DEFAULT_BOOTSTRAP})"
     )
-    parser.add_argument("--reuse", nargs="+", default=(), help="games.jsonl files of earlier runs whose games to reuse")
+    parser.add_argument(
+        "--reuse",
+        nargs="+",
+        default=(),
+        help="games.jsonl files of earlier runs whose games to reuse (those made by the same code; others are played again)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar (there is none unless the output is a terminal)")
     return parser
 

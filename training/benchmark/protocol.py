@@ -435,7 +435,7 @@ def code_differences(saved: Any, current: dict[str, Any]) -> list[str]:
     if not isinstance(saved, dict):
         return ["no code digests"]
     out = [part for part in ("game", "core") if saved.get(part) != current[part]]
-    agents = saved.get("agents") if isinstance(saved.get("agents"), dict) else {}
+    agents: dict[str, Any] = saved["agents"] if isinstance(saved.get("agents"), dict) else {}
     return out + [spec for spec, digest in current["agents"].items() if agents.get(spec) != digest]
 
 
