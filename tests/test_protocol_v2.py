@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -213,6 +215,41 @@ def test_a_pairing_of_fewer_deals_keeps_its_own_bootstrap_when_merged():
     alone = bm.summarize(["heuristic", "mcts"], 2, small, bootstrap=200, seed=7)
     together = bm.summarize(["random", "heuristic", "mcts"], 2, merged, bootstrap=200, seed=7)
     assert together.cell("pair", ("heuristic", "mcts")) == alone.cell("pair", ("heuristic", "mcts"))
+
+
+def test_the_commit_is_marked_dirty_when_play_code_changed_and_git_never_stops_a_run(tmp_path, monkeypatch):
+    if shutil.which("git") is None:
+        pytest.skip("no git")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    rules, notes = repo / "rules.py", repo / "notes.md"
+    rules.write_text("RULES = 1\n")
+    notes.write_text("notes\n")
+
+    def git(*args):
+        return subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+                              check=True, capture_output=True, text=True).stdout.strip()  # fmt: skip
+
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-q", "-m", "first")
+    commit = git("rev-parse", "HEAD")
+    assert protocol.checkout_commit([rules], module=rules) == commit
+    notes.write_text("changed\n")  # not code that decides play
+    assert protocol.checkout_commit([rules], module=rules) == commit
+    rules.write_text("RULES = 2\n")
+    assert protocol.checkout_commit([rules], module=rules) == f"{commit}-dirty"
+    git("commit", "-q", "-am", "second")
+    extra = repo / "extra.py"
+    extra.write_text("")  # play code not committed
+    assert protocol.checkout_commit([rules, extra], module=rules) == f"{git('rev-parse', 'HEAD')}-dirty"
+    outside = tmp_path / "outside.py"
+    outside.write_text("")
+    assert protocol.checkout_commit([outside], module=outside) is None  # not a checkout
+    assert protocol.checkout_commit([extra], module=extra) is None  # a file the checkout does not track
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing"))  # git missing
+    assert protocol.checkout_commit([rules], module=rules) is None
+    assert protocol.software(protocol.core_files())["commit"] is None
 
 
 VERSION_1_GAMES = Path(__file__).with_name("protocol_v1_games.json")

@@ -164,11 +164,10 @@ class GameStore:
                 what = ", ".join(sorted(parts, key=lambda p: (p not in ("game", "core"), p)))
                 print(f"{count} saved games of {path} were made by other code ({what}); playing them again", file=sys.stderr)
             for path, keys in self.other_versions.items():
-                versions = {keys[t.key] for t in tasks if t.key in keys and t.key not in self.records}
-                count = sum(t.key in keys and t.key not in self.records for t in tasks)
-                if count:
+                versions = [keys[t.key] for t in tasks if t.key in keys and t.key not in self.records]
+                if versions:
                     print(
-                        f"{count} saved games of {path} are of {', '.join(sorted(versions))}, not {PROTOCOL} "
+                        f"{len(versions)} saved games of {path} are of {', '.join(sorted(set(versions)))}, not {PROTOCOL} "
                         "(no code digests); playing them again",
                         file=sys.stderr,
                     )

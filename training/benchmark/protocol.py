@@ -430,19 +430,17 @@ def game_code(task: GameTask, digests: Callable[[str, str], dict[str, str]] = pl
     }
 
 
-def code_differences(saved: Any, current: dict[str, Any]) -> list[str]:
-    """What differs between a record's ``code`` and the code of the run: ``"game"``, ``"core"``, agent specs."""
-    if not isinstance(saved, dict):
-        return ["no code digests"]
-    out = [part for part in ("game", "core") if saved.get(part) != current[part]]
-    agents: dict[str, Any] = saved["agents"] if isinstance(saved.get("agents"), dict) else {}
-    return out + [spec for spec, digest in current["agents"].items() if agents.get(spec) != digest]
+def code_differences(saved: dict[str, Any], current: dict[str, Any]) -> list[str]:
+    """What differs between a record's ``code`` (checked by ``record_problem``) and the code of the run:
+    ``"game"``, ``"core"``, agent specs."""
+    out = [part for part in ("game", "core") if saved[part] != current[part]]
+    return out + [spec for spec, digest in current["agents"].items() if saved["agents"].get(spec) != digest]
 
 
-def checkout_commit(files: Sequence[Path] = ()) -> str | None:
-    """The git commit of the checkout this package runs from, with ``-dirty`` when one of ``files`` (the
-    code that decides play) differs from it or is not committed; None when it is not a checkout or git
-    cannot say (missing, failing): never an error."""
+def checkout_commit(files: Sequence[Path] = (), module: Path | None = None) -> str | None:
+    """The git commit of the checkout this package runs from (the one holding ``module``, default this
+    module), with ``-dirty`` when one of ``files`` (the code that decides play) differs from it or is not
+    committed; None when it is not a checkout or git cannot say (missing, failing): never an error."""
     import subprocess
 
     def git(*args: str) -> str | None:
@@ -452,11 +450,14 @@ def checkout_commit(files: Sequence[Path] = ()) -> str | None:
             return None
         return done.stdout if done.returncode == 0 else None
 
-    folder = Path(__file__).resolve().parent
+    source = (module or Path(__file__)).resolve()
+    folder = source.parent
     head = git("rev-parse", "--show-toplevel", "HEAD")
     if head is None or len(head.split()) < 2:
         return None
     root, commit = Path(head.split()[0]).resolve(), head.split()[1]
+    if not git("ls-files", "--", str(source)):
+        return None  # a copy inside some other repository (an installed package in a project's tree)
     inside = [str(p.resolve()) for p in files if p.resolve().is_relative_to(root)]
     if not inside:
         return commit
