@@ -64,7 +64,7 @@ def read(out: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
 def untimed(record: dict[str, Any]) -> dict[str, Any]:
     """A game record without what depends on the machine: CPU seconds and seconds waited for replies."""
     stats = [None if s is None else {k: v for k, v in s.items() if k != "latency_s"} for s in record["text_stats"]]
-    return {**{k: v for k, v in record.items() if k != "cpu_s"}, "text_stats": stats}
+    return {**{k: v for k, v in record.items() if k not in ("cpu_s", "act_cpu_s")}, "text_stats": stats}
 
 
 def numbers(result: dict[str, Any]) -> dict[str, Any]:

@@ -42,7 +42,7 @@ from gameshelf.envs.core.episode import observed_state
 from gameshelf.envs.core.game import CHANCE, TERMINAL, State
 from gameshelf.training.agents import Agent
 from gameshelf.training.benchmark import protocol
-from gameshelf.training.benchmark.ladder import GameStore, Progress, collect, fmt, run_folder, run_games, summarize
+from gameshelf.training.benchmark.ladder import GameStore, Progress, RunCode, collect, fmt, run_folder, run_games, summarize
 from gameshelf.training.benchmark.protocol import reproduce_command
 from gameshelf.training.cli_util import ArgumentParser, UserError, check_env_id, check_writable_dir, run, show_progress
 from gameshelf.training.evaluate import Z95, outcome, wilson
@@ -66,11 +66,12 @@ def self_play(env_id: str, spec: str, games: int, num_players: int, bar: Progres
     """``games`` games of ``spec`` in every seat on the protocol's deals 0..games-1, each with the legal-action
     counts of its decisions (``branching``, in order)."""
     out = []
+    code = RunCode()  # the code digests, read once
     for deal in range(games):
         task = protocol.GameTask(env_id, num_players, spec, spec, deal, 0)
         log: list[tuple[int, int]] = []
         agents = [Counting(protocol.build_agent(spec, env_id), log) for _ in range(num_players)]
-        record = protocol.play_game(task, agents=agents)
+        record = protocol.play_game(task, agents=agents, code=code(task))
         record["branching"] = [count for _, count in sorted(log)]
         out.append(record)
         if bar is not None:

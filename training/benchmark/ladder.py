@@ -10,8 +10,10 @@ heuristic, ``mcts:50/200/1000`` where the engine is fast enough, a ``--model`` w
 robin under the protocol (``training/benchmark/protocol.py``: fixed deals, every seat assignment, paired chance).
 Every game is appended to ``OUT/games.jsonl`` as it ends; an interrupted run (Ctrl-C, SIGTERM, or SIGHUP
 when its terminal closes) keeps them, prints how to resume and exits (128 + the signal), and the
-same command again resumes, playing only the games not yet recorded for this protocol version and these
-agent specs. The result is ``OUT/result.json`` and ``OUT/result.md``:
+same command again resumes, playing only the games not yet recorded for this protocol version, these
+agent specs and this code (a saved game whose code digests, ``protocol.play_digest``, differ from the run's
+is played again, and a line on standard error says so). The result is ``OUT/result.json`` and
+``OUT/result.md``:
 
 * **score** of a pairing: the focal agent's mean score of rank against the other agent (1 win, 1/2 tie, 0
   loss against each other seat), over every game; per deal, the mean over the deal's seat assignments.
@@ -27,9 +29,11 @@ agent specs. The result is ``OUT/result.json`` and ``OUT/result.md``:
   pairing of an id, so the correlation the shared deals create is kept; ``--bootstrap`` replicates, seeded).
 
 Numbers in ``result.json`` depend only on the protocol, the agents, the ids, ``--games`` and
-``--bootstrap``: not on ``--workers``, the order games ran in, or an interruption. CPU times are kept apart
-(``cost``). Every mistake in the command line (unknown id or agent, a time budget, a bad number) is one line
-on standard error and exit status 2, before any game is played.
+``--bootstrap``: not on ``--workers``, the order games ran in, or an interruption. What made them is recorded
+(``software``: versions and git commit; ``code``: the digests of the code that decided play). CPU times,
+each agent's CPU time per decision and the games played and reused are kept apart (``cost``). Every
+mistake in the command line (unknown id or agent, a time budget, a bad number) is one line on standard
+error and exit status 2, before any game is played.
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,7 +57,7 @@ import numpy as np
 
 from gameshelf import envs
 from gameshelf.training.benchmark import protocol
-from gameshelf.training.benchmark.protocol import PROTOCOL, GameTask, reproduce_command
+from gameshelf.training.benchmark.protocol import PROTOCOL, GameTask, is_finite_number, reproduce_command
 from gameshelf.training.benchmark.ratings import elo_ratings
 from gameshelf.training.cli_util import ArgumentParser, UserError, check_env_id, check_writable_dir, run, show_progress
 from gameshelf.training.evaluate import outcome
@@ -85,14 +89,19 @@ def parse_record(line: bytes) -> tuple[dict[str, Any] | None, str | None]:
 
 class GameStore:
     """Game records by key: those of ``path`` (a JSONL file, appended to as games end) and of ``reuse``
-    files (read only). Records of another protocol version are ignored. A damaged line (cut short by an
+    files (read only). Records of another protocol version are not loaded. A damaged line (cut short by an
     interruption, not JSON, a record whose fields do not check out) is reported on standard error by file
-    and line and skipped: its game is played again. The files are never rewritten.
+    and line and skipped: its game is played again. The files are never rewritten. ``select`` keeps only
+    the records made by the code of the run.
 
     ``report=False``: skip damaged lines silently."""
 
     def __init__(self, path: str | Path | None = None, reuse: Iterable[str | Path] = (), report: bool = True) -> None:
         self.records: dict[str, dict[str, Any]] = {}
+        self.saved: dict[str, list[tuple[Path, dict[str, Any]]]] = {}
+        """Every loaded record by key, in the order read, with its file."""
+        self.other_versions: dict[Path, dict[str, str]] = {}
+        """Per file, the keys (as this version writes them) of its records of another protocol version."""
         self.path = Path(path) if path is not None else None
         self.report = report
         for extra in reuse:
@@ -122,6 +131,47 @@ class GameStore:
                 continue
             if record is not None:
                 self.records[record["key"]] = record
+                self.saved.setdefault(record["key"], []).append((path, record))
+            else:
+                self._other_version(path, line)
+
+    def _other_version(self, path: Path, line: bytes) -> None:
+        record = json.loads(line)  # parse_record read it: a record of another protocol version
+        key = record.get("key")
+        if isinstance(key, str) and key.startswith(record["protocol"] + "|"):
+            keys = self.other_versions.setdefault(path, {})
+            keys[PROTOCOL + key.removeprefix(record["protocol"])] = record["protocol"]
+
+    def select(self, tasks: Sequence[GameTask], code: Callable[[GameTask], dict[str, Any]]) -> int:
+        """Keep, of the saved games of ``tasks``, those whose record names ``code(task)`` (the last such line),
+        and drop the others: they are played again. Says on standard error, per file, how many saved games
+        were made by other code (and which) or by another protocol version. Returns the games kept."""
+        other: dict[Path, tuple[int, set[str]]] = {}
+        for task in tasks:
+            candidates = self.saved.get(task.key, [])
+            current = code(task)
+            match = [record for _, record in candidates if record["code"] == current]
+            if match:
+                self.records[task.key] = match[-1]
+                continue
+            self.records.pop(task.key, None)
+            if candidates:
+                path, record = candidates[-1]
+                count, parts = other.get(path, (0, set()))
+                other[path] = (count + 1, parts | set(protocol.code_differences(record["code"], current)))
+        if self.report:
+            for path, (count, parts) in other.items():
+                what = ", ".join(sorted(parts, key=lambda p: (p not in ("game", "core"), p)))
+                print(f"{count} saved games of {path} were made by other code ({what}); playing them again", file=sys.stderr)
+            for path, keys in self.other_versions.items():
+                versions = [keys[t.key] for t in tasks if t.key in keys and t.key not in self.records]
+                if versions:
+                    print(
+                        f"{len(versions)} saved games of {path} are of {', '.join(sorted(set(versions)))}, not {PROTOCOL} "
+                        "(no code digests); playing them again",
+                        file=sys.stderr,
+                    )
+        return sum(t.key in self.records for t in tasks)
 
     def __contains__(self, key: str) -> bool:
         return key in self.records
@@ -229,10 +279,41 @@ def stop_on_signals() -> Iterator[None]:
             signal.signal(sig, old)
 
 
-def run_games(tasks: Sequence[GameTask], store: GameStore, workers: int = 1, progress: bool = False) -> int:
+class RunCode:
+    """The code of one run: ``play_digest`` of every id and agent, computed once (files read once per run)."""
+
+    def __init__(self) -> None:
+        self.digests: dict[tuple[str, str], dict[str, str]] = {}
+
+    def digest(self, env_id: str, spec: str) -> dict[str, str]:
+        if (env_id, spec) not in self.digests:
+            self.digests[(env_id, spec)] = protocol.play_digest(env_id, spec)
+        return self.digests[(env_id, spec)]
+
+    def __call__(self, task: GameTask) -> dict[str, Any]:
+        """The ``code`` a record of ``task`` made by this run has."""
+        return protocol.game_code(task, self.digest)
+
+    def of_id(self, env_id: str, agents: Sequence[str]) -> dict[str, Any]:
+        """The digests of an id's game and core, and of each of ``agents`` on it."""
+        digests = {a: self.digest(env_id, a) for a in agents}
+        first = digests[agents[0]]
+        return {"game": first["game"], "core": first["core"], "agents": {a: d["agent"] for a, d in digests.items()}}
+
+    def files(self, env_ids: Sequence[str], agents: Sequence[str]) -> list[Path]:
+        """Every file behind the digests (for ``protocol.checkout_commit``)."""
+        out = protocol.core_files() + [f for env_id in env_ids for f in protocol.game_files(env_id)]
+        return list(dict.fromkeys(out + [f for e in env_ids for a in agents for f in protocol.agent_files(a, e)]))
+
+
+def run_games(tasks: Sequence[GameTask], store: GameStore, workers: int = 1, progress: bool = False,
+              code: RunCode | None = None) -> int:  # fmt: skip
     """Play every task whose game ``store`` does not hold yet, adding each record as its game ends;
-    returns the number of games played. A paired game waits for its deal's first game (whose chance
-    outcomes it replays). ``workers > 1``: games run in that many processes, in any order."""
+    returns the number of games played. Saved games made by other code than ``code`` (default: the code
+    found now) are played again (``GameStore.select``). A paired game waits for its deal's first game
+    (whose chance outcomes it replays). ``workers > 1``: games run in that many processes, in any order."""
+    code = code if code is not None else RunCode()
+    store.select(tasks, code)
     todo = [t for t in tasks if t.key not in store]
     bar = Progress(len(todo), "benchmark", progress)
     played = 0
@@ -240,7 +321,7 @@ def run_games(tasks: Sequence[GameTask], store: GameStore, workers: int = 1, pro
         if workers <= 1:
             for task in todo:  # the plan lists a deal's first game before the others
                 try:
-                    record = protocol.play_task(task, _script(task, store))
+                    record = protocol.play_task(task, _script(task, store), code(task))
                 except RuntimeError as err:
                     raise GameFailed(str(err)) from None
                 store.add(record)
@@ -258,7 +339,7 @@ def run_games(tasks: Sequence[GameTask], store: GameStore, workers: int = 1, pro
             nonlocal pending
             pool.apply_async(
                 protocol.play_task,
-                (task, _script(task, store)),
+                (task, _script(task, store), code(task)),
                 callback=lambda record: results.put((True, record)),
                 error_callback=lambda err: results.put((False, err)),
             )
@@ -346,15 +427,19 @@ def pairing_gain(game_scores: Sequence[Sequence[float]]) -> float | None:
     return math.sqrt(float(a.mean(axis=1).var(ddof=1)) / independent)
 
 
-def _weighted_mean(values: Sequence[float], weights: np.ndarray | None) -> float:
+Weights = dict[int, np.ndarray]
+"""Bootstrap weights of the deals by deal count: a pairing of ``D`` deals counts deal ``k`` ``weights[D][k]`` times."""
+
+
+def _weighted_mean(values: Sequence[float], weights: Weights | None) -> float:
     a = np.asarray(values, dtype=np.float64)
     if weights is None:
         return float(a.mean())
-    w = weights[: a.size]
+    w = weights[a.size]
     return float((w * a).sum() / w.sum()) if w.sum() > 0 else float(a.mean())
 
 
-def pair_means(pairs: dict[tuple[str, str], list[float]], weights: np.ndarray | None = None) -> dict[tuple[str, str], float]:
+def pair_means(pairs: dict[tuple[str, str], list[float]], weights: Weights | None = None) -> dict[tuple[str, str], float]:
     return {pair: _weighted_mean(scores, weights) for pair, scores in pairs.items()}
 
 
@@ -383,14 +468,15 @@ def normalized_scores(agents: Sequence[str], means: dict[tuple[str, str], float]
 
 
 def rating_fit(
-    agents: Sequence[str], pairs: dict[tuple[str, str], list[float]], weights: np.ndarray | None = None
+    agents: Sequence[str], pairs: dict[tuple[str, str], list[float]], weights: Weights | None = None
 ) -> dict[str, float]:
-    """Bradley–Terry ratings (Elo points, random = 0) of per-deal scores, each deal counted ``weights[k]`` times."""
+    """Bradley–Terry ratings (Elo points, random = 0) of per-deal scores, each deal of a pairing of ``D`` deals
+    counted ``weights[D][k]`` times."""
     index = {a: k for k, a in enumerate(agents)}
     duels: list[tuple[int, int, float]] = []
     for (a, b), scores in pairs.items():
         for k, s in enumerate(scores):
-            repeat = 1 if weights is None else int(weights[k])
+            repeat = 1 if weights is None else int(weights[len(scores)][k])
             duels.extend([(index[a], index[b], float(s))] * repeat)
     fitted = elo_ratings(list(agents), duels, anchor="random", anchor_value=0.0)
     return {a: r.value for a, r in fitted.items()}
@@ -448,18 +534,22 @@ class Summary:
 
 def summarize(agents: Sequence[str], num_players: int, pairs: dict[tuple[str, str], list[float]],
               bootstrap: int = DEFAULT_BOOTSTRAP, seed: int = 0) -> Summary:  # fmt: skip
-    """Point estimates on every deal and ``bootstrap`` replicates resampling the deals (seeded by ``seed``)."""
+    """Point estimates on every deal and ``bootstrap`` replicates resampling the deals (seeded by ``seed``).
+
+    The pairings of a run share their deals, and one draw of deals serves them all (keeping the correlation
+    the shared deals give). Merged results can have pairings of fewer deals (``D``) than others: each deal
+    count draws its own resample of its ``D`` deals from a generator seeded by ``seed``, the draw a run of
+    ``D`` deals makes, so a pairing's interval is the one its own result reports."""
     agents = list(agents)
     means = pair_means(pairs)
     ratings = rating_fit(agents, pairs)
     normalized = normalized_scores(agents, means, num_players)
-    deals = max((len(s) for s in pairs.values()), default=0)
-    rng = np.random.default_rng(seed)
+    rngs = {d: np.random.default_rng(seed) for d in sorted({len(s) for s in pairs.values()})}
     boot_r = {a: np.empty(bootstrap) for a in agents}
     boot_n = {a: np.empty(bootstrap) for a in agents}
     boot_m = {p: np.empty(bootstrap) for p in pairs}
     for b in range(bootstrap):
-        weights = rng.multinomial(deals, np.full(deals, 1.0 / deals)) if deals else np.zeros(0)
+        weights = {d: rng.multinomial(d, np.full(d, 1.0 / d)) if d else np.zeros(0) for d, rng in rngs.items()}
         m = pair_means(pairs, weights)
         for p, v in m.items():
             boot_m[p][b] = v
@@ -519,6 +609,33 @@ def text_play(records: Iterable[dict[str, Any]]) -> tuple[dict[str, dict[str, An
         total["invalid_rate"] = total["invalid"] / replies if replies else None
         total["fallback_rate"] = total["fallbacks"] / moves if moves else None
     return sums, {spec: round(s, 2) for spec, s in waited.items()}
+
+
+def act_cpu(records: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per agent, its CPU seconds inside ``act`` and its decisions summed over ``records`` (every seat it
+    sat in), and the milliseconds per decision (None without a decision)."""
+    sums: dict[str, dict[str, Any]] = {}
+    for record in records:
+        for spec, cpu, decisions in zip(record["lineup"], record["act_cpu_s"], record["act_decisions"], strict=True):
+            total = sums.setdefault(spec, {"cpu_s": 0.0, "decisions": 0})
+            total["cpu_s"] += cpu
+            total["decisions"] += decisions
+    for total in sums.values():
+        total["ms_per_decision"] = 1000 * total["cpu_s"] / total["decisions"] if total["decisions"] else None
+        total["cpu_s"] = round(total["cpu_s"], 4)
+    return sums
+
+
+def cpu_cell(result: dict[str, Any], env_id: str, agent: str) -> str:
+    """An agent's CPU milliseconds per decision on ``env_id`` in ``result``; ``-`` when the result has none
+    (version 1, or no decision)."""
+    ms: Any = result
+    for key in ("cost", "cpu_per_decision", env_id, agent, "ms_per_decision"):
+        ms = ms.get(key) if isinstance(ms, dict) else None
+    if not is_finite_number(ms) or ms < 0:
+        return "-"
+    digits = 0 if ms >= 100 else min(4, 2 - math.floor(math.log10(ms))) if ms > 0 else 0
+    return f"{ms:.{digits}f}"
 
 
 def id_result(plan: Plan, store: GameStore, bootstrap: int, agent: str) -> tuple[dict[str, Any], np.ndarray]:
@@ -621,25 +738,31 @@ def benchmark(agent: str, ids: Sequence[str], games: int = protocol.DEFAULT_GAME
     store = GameStore(out_dir / "games.jsonl" if out_dir is not None else None, reuse)
     plans = [make_plan(agent, env_id, games, num_players, ladder, model, paired) for env_id in ids]
     start = time.perf_counter()
-    run_games([t for p in plans for t in p.tasks], store, workers, progress)
+    code = RunCode()
+    tasks = [t for p in plans for t in p.tasks]
+    played = run_games(tasks, store, workers, progress, code)
     sections: dict[str, dict[str, Any]] = {}
     boots: dict[str, np.ndarray] = {}
     cost: dict[str, float] = {}
+    per_decision: dict[str, dict[str, dict[str, Any]]] = {}
     waited: dict[str, dict[str, float]] = {}
     for p in plans:
         sections[p.env_id], boots[p.env_id] = id_result(p, store, bootstrap, agent)
         cost[p.env_id] = round(sum(store.records[t.key]["cpu_s"] for t in p.tasks), 2)
+        per_decision[p.env_id] = act_cpu(store.records[t.key] for t in p.tasks)
         wait = text_play(store.records[t.key] for t in p.tasks)[1]
         if wait:
             waited[p.env_id] = wait
-    from gameshelf import __version__
+    versions = protocol.software(code.files(ids, list(dict.fromkeys(a for p in plans for a in p.agents))))
 
     result = {
         "protocol": PROTOCOL,
         "agent": agent,
         "agent_identity": protocol.spec_identity(agent),
         "command": command,
-        "gameshelf": __version__,
+        "gameshelf": versions["gameshelf"],
+        "software": versions,
+        "code": {p.env_id: code.of_id(p.env_id, p.agents) for p in plans},
         "games_per_pairing": games,
         "paired": paired,
         "bootstrap": bootstrap,
@@ -649,6 +772,9 @@ def benchmark(agent: str, ids: Sequence[str], games: int = protocol.DEFAULT_GAME
         "mean_normalized": mean_normalized(sections, boots, agent),
         "cost": {
             "cpu_s_of_games": cost,
+            "cpu_per_decision": per_decision,
+            "games_played": played,
+            "games_reused": len(tasks) - played,
             "wall_s_this_run": round(time.perf_counter() - start, 1),
             **({"text_wait_s_of_games": waited} if waited else {}),
         },
@@ -668,10 +794,12 @@ def fmt(cell: dict[str, float] | None, digits: int = 2, scale: float = 1.0) -> s
     return f"{v:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
 
 
-def ladder_rows(section: dict[str, Any], highlight: str | None = None) -> list[str]:
+def ladder_rows(section: dict[str, Any], highlight: str | None = None, cpu: dict[str, str] | None = None) -> list[str]:
+    """The table of an id's agents; ``cpu``: each agent's CPU ms per decision (``cpu_cell``)."""
     rows = [
-        "| agent | rating (Elo, random = 0) [95%] | normalized [95%] | score vs random [95%] | score vs heuristic [95%] |",
-        "|---|---:|---:|---:|---:|",
+        "| agent | rating (Elo, random = 0) [95%] | normalized [95%] | score vs random [95%] | score vs heuristic [95%] "
+        "| CPU ms/decision |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
     order = sorted(section["agents"], key=lambda a: -section["ratings"][a]["value"])
     for a in order:
@@ -679,7 +807,7 @@ def ladder_rows(section: dict[str, Any], highlight: str | None = None) -> list[s
         versus = section["versus"].get(a, {})
         rows.append(
             f"| {name} | {rating_cell(section, a)} | {fmt(section['normalized'][a])} | "
-            f"{fmt(versus.get('random'))} | {fmt(versus.get('heuristic'))} |"
+            f"{fmt(versus.get('random'))} | {fmt(versus.get('heuristic'))} | {(cpu or {}).get(a, '-')} |"
         )
     return rows
 
@@ -723,6 +851,21 @@ def chance_line(section: dict[str, Any]) -> str:
     )
 
 
+def code_lines(result: dict[str, Any]) -> list[str]:
+    """What made a result (version 2): the software, and how many games were played and reused."""
+    versions, cost = result.get("software"), result.get("cost", {})
+    if not versions:
+        return ["Made before protocol version 2: no record of the code, no CPU time per decision."]
+    commit = f" at commit `{versions['commit']}`" if versions.get("commit") else ""
+    return [
+        f"Made by gameshelf {versions['gameshelf']}{commit}, Python {versions['python']}, NumPy {versions['numpy']}, "
+        f"Numba {versions['numba'] or '-'}; the digests of the code that decided play are in result.json (`code`). "
+        f"Games: {cost.get('games_played', 0)} played by this run, {cost.get('games_reused', 0)} reused from earlier runs "
+        "made by the same code. CPU ms/decision: CPU time inside the agent's `act` over its decisions "
+        "(the machine's, not part of the numbers).",
+    ]
+
+
 def result_markdown(result: dict[str, Any]) -> str:
     agent = result["agent"]
     mean = result["mean_normalized"]
@@ -737,25 +880,30 @@ def result_markdown(result: dict[str, Any]) -> str:
         "",
         f"**Mean normalized score of `{agent}`** over {len(mean['ids'])} game(s): {fmt(mean)}.",
         "",
-        "| game | players | games per pairing | rating [95%] | normalized [95%] | vs random | vs heuristic |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        *code_lines(result),
+        "",
+        "| game | players | games per pairing | rating [95%] | normalized [95%] | vs random | vs heuristic | CPU ms/decision |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for env_id, s in result["ids"].items():
         v = s["versus"].get(agent, {})
         lines.append(
             f"| `{env_id}` | {s['num_players']} | {s['games_per_pairing']} | {rating_cell(s, agent)} | "
-            f"{fmt(s['normalized'][agent])} | {fmt(v.get('random'))} | {fmt(v.get('heuristic'))} |"
+            f"{fmt(s['normalized'][agent])} | {fmt(v.get('random'))} | {fmt(v.get('heuristic'))} | "
+            f"{cpu_cell(result, env_id, agent)} |"
         )
     for env_id, s in result["ids"].items():
         seeds = s["deal_seeds"]
+        digests = result.get("code", {}).get(env_id)
         lines += [
             "",
             f"## `{env_id}`, {s['num_players']} players",
             "",
             f"{s['deals']} deals (seeds {seeds[0]}, {seeds[1] if len(seeds) > 1 else ''}... in result.json), "
-            f"{s['games_per_pairing']} games per pairing, {s['truncated']} games cut off at the length limit.",
+            f"{s['games_per_pairing']} games per pairing, {s['truncated']} games cut off at the length limit."
+            + (f" Code digests: game `{digests['game']}`, core `{digests['core']}`." if digests else ""),
             "",
-            *ladder_rows(s, agent),
+            *ladder_rows(s, agent, {a: cpu_cell(result, env_id, a) for a in s["agents"]}),
             "",
             chance_line(s),
         ]
@@ -806,7 +954,12 @@ def build_parser() -> ArgumentParser:
     parser.add_argument(
         "--bootstrap", type=int, default=DEFAULT_BOOTSTRAP, help=f"bootstrap replicates (default {DEFAULT_BOOTSTRAP})"
     )
-    parser.add_argument("--reuse", nargs="+", default=(), help="games.jsonl files of earlier runs whose games to reuse")
+    parser.add_argument(
+        "--reuse",
+        nargs="+",
+        default=(),
+        help="games.jsonl files of earlier runs whose games to reuse (those made by the same code; others are played again)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar (there is none unless the output is a terminal)")
     return parser
 

@@ -3,12 +3,14 @@
     gameshelf leaderboard runs/benchmark/*/result.json          # writes runs/leaderboard/<time>/leaderboard.md
     gameshelf leaderboard benchmarks/results/*/result.json --out docs/leaderboard.md   # the shipped one
 
-Result files (``result.json`` of ``gameshelf benchmark``) of the same protocol version, id and player
-count are merged: every pairing they played (the one with the most deals when two files played it), one
-Bradley–Terry fit and one bootstrap over all of them, so every agent of every file lands on one scale per
-game (random = 0). Each row names the command and protocol version that produced it. Results of unpaired
-runs (``--unpaired``) are not ranked: beside a paired run of the same pairings they give the section on
-how much paired deals narrow the intervals.
+Result files (``result.json`` of ``gameshelf benchmark``, of protocol version 1 or 2) of the same protocol
+version, id and player count are merged: every pairing they played (the one with the most deals when two
+files played it), one Bradley–Terry fit and one bootstrap over all of them, so every agent of every file
+lands on one scale per game (random = 0). Each row names the command and protocol version that produced
+it, and the agent's CPU ms per decision in that run (version 2). The headline averages an agent's
+normalized score over the ten games only when it has one on every game. Results of unpaired runs
+(``--unpaired``) are not ranked: beside a paired run of the same pairings they give the section on how much
+paired deals narrow the intervals.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from gameshelf.training.benchmark.ladder import (
     SWEEP_NOTE,
     Summary,
     bootstrap_seed,
+    cpu_cell,
     fmt,
     interval,
     pairing_gain,
@@ -37,7 +40,7 @@ from gameshelf.training.benchmark.ladder import (
     summarize,
     sweeps,
 )
-from gameshelf.training.benchmark.protocol import is_count, is_finite_number
+from gameshelf.training.benchmark.protocol import DEFAULT_PLAYERS, is_count, is_finite_number
 from gameshelf.training.cli_util import ArgumentParser, UserError, check_writable_file, run
 
 
@@ -54,6 +57,8 @@ class Group:
     games: dict[tuple[str, str], int] = field(default_factory=dict)
     game_scores: dict[tuple[str, str], list[list[float]]] = field(default_factory=dict)
     commands: dict[str, str] = field(default_factory=dict)
+    cpu: dict[str, str] = field(default_factory=dict)
+    """Per agent, CPU ms per decision from the file its command names (``ladder.cpu_cell``; ``-`` for version 1)."""
     left_out: dict[str, str] = field(default_factory=dict)
 
 
@@ -135,6 +140,7 @@ def merge(results: Sequence[dict[str, Any]]) -> list[Group]:
                 # the benchmarked agent of a file names its own command; others keep the first that played them
                 if agent == result["agent"] or agent not in g.commands:
                     g.commands[agent] = result["command"]
+                    g.cpu[agent] = cpu_cell(result, env_id, agent)
             g.left_out.update(section.get("left_out", {}))
             for pair in section["pairs"]:
                 k = (pair["focal"], pair["other"])
@@ -181,50 +187,40 @@ def leaderboard_markdown(
         "",
         f"* **Rating**: {RATING_SCALE}; one fit per game over every pairing of every result file.",
         f"* **Normalized score**: {NORMALIZED_SCALE}; 0 = random, 1 = heuristic.",
-        f"* **Brackets**: 95% intervals of a bootstrap over deals ({bootstrap} replicates, seeded).",
+        f"* **Brackets**: 95% intervals of a bootstrap over deals ({bootstrap} replicates, seeded; a pairing of",
+        "  fewer deals than others resamples its own deals, as its own result does).",
         "* **games**: games per pairing. Every row names the protocol version and the command that produced it",
-        "  (rows of ladder rungs name a run that played them).",
+        "  (rows of ladder rungs name a run that played them); results of different protocol versions are",
+        "  rated apart.",
+        "* **CPU ms/decision**: the agent's CPU time inside its `act` over its decisions, in the run its command",
+        "  names (the machine's; `-` for results of gameshelf-protocol/1, which did not record it).",
     ]
     if sources:
         options = ([f"--out {out}"] if out is not None else []) + (
             [f"--bootstrap {bootstrap}"] if bootstrap != DEFAULT_BOOTSTRAP else []
         )
         lines += ["", "Regenerate: `gameshelf leaderboard " + " ".join([*sources, *options]) + "`."]
-    # mean normalized score per agent over the games it was run on
-    per_agent: dict[str, list[tuple[float, np.ndarray]]] = {}
+    lines += headline(ranked, summaries)
+    versions: dict[tuple[str, int], set[str]] = {}
     for g in ranked:
+        versions.setdefault((g.env_id, g.num_players), set()).add(g.protocol)
+    for g in sorted(ranked, key=lambda g: (g.env_id, g.num_players, g.protocol)):
         s = summaries[id(g)]
-        for a in g.agents:
-            v = s.normalized[a]
-            if math.isfinite(v):
-                per_agent.setdefault(a, []).append((v, s.boot_normalized[a]))
-    if per_agent:
+        version = f", {g.protocol}" if len(versions[(g.env_id, g.num_players)]) > 1 else ""
         lines += [
             "",
-            "## Mean normalized score",
+            f"## `{g.env_id}`, {g.num_players} players{version}",
             "",
-            "| agent | games | mean normalized [95%] |",
-            "|---|---:|---:|",
-        ]
-        for a, values in sorted(per_agent.items(), key=lambda kv: -float(np.mean([v for v, _ in kv[1]]))):
-            lo, hi = interval(np.mean([b for _, b in values], axis=0))
-            cell = {"value": float(np.mean([v for v, _ in values])), "lo": lo, "hi": hi}
-            lines.append(f"| {a} | {len(values)} | {fmt(cell)} |")
-    for g in sorted(ranked, key=lambda g: (g.env_id, g.num_players)):
-        s = summaries[id(g)]
-        lines += [
-            "",
-            f"## `{g.env_id}`, {g.num_players} players",
-            "",
-            "| agent | rating [95%] | normalized [95%] | vs random | vs heuristic | games | protocol | command |",
-            "|---|---:|---:|---:|---:|---:|---|---|",
+            "| agent | rating [95%] | normalized [95%] | vs random | vs heuristic | games | CPU ms/decision | protocol "
+            "| command |",
+            "|---|---:|---:|---:|---:|---:|---:|---|---|",
         ]
         swept = {"sweeps": sweeps(g.agents, g.pairs), "ratings": {a: s.cell("rating", a) for a in g.agents}}
         for a in sorted(g.agents, key=lambda a: -s.ratings[a]):
             lines.append(
                 f"| {a} | {rating_cell(swept, a)} | {fmt(s.cell('normalized', a))} | "
-                f"{fmt(_versus(s, a, 'random'))} | {fmt(_versus(s, a, 'heuristic'))} | {_games(g, a)} | {g.protocol} | "
-                f"`{g.commands.get(a, '')}` |"
+                f"{fmt(_versus(s, a, 'random'))} | {fmt(_versus(s, a, 'heuristic'))} | {_games(g, a)} | "
+                f"{g.cpu.get(a, '-')} | {g.protocol} | `{g.commands.get(a, '')}` |"
             )
         if swept["sweeps"]:
             lines += ["", SWEEP_NOTE]
@@ -234,6 +230,53 @@ def leaderboard_markdown(
     if comparison:
         lines += ["", *comparison]
     return "\n".join(lines) + "\n"
+
+
+def headline(ranked: Sequence[Group], summaries: dict[int, Summary]) -> list[str]:
+    """The table of each agent's normalized score averaged over the ten games (each at the protocol's player
+    count, from the newest protocol version that rates the agent there): agents rated on all ten get the mean
+    with its interval, the others ``n/10``, not a mean over fewer games."""
+    per_agent: dict[str, dict[str, tuple[str, float, np.ndarray]]] = {}
+    for g in ranked:
+        if DEFAULT_PLAYERS.get(g.env_id) != g.num_players:
+            continue
+        s = summaries[id(g)]
+        for a in g.agents:
+            v, held = s.normalized[a], per_agent.setdefault(a, {}).get(g.env_id)
+            if math.isfinite(v) and (held is None or _version(g.protocol) > _version(held[0])):
+                per_agent[a][g.env_id] = (g.protocol, v, s.boot_normalized[a])
+    rated = {a: games for a, games in per_agent.items() if games}
+    if not rated:
+        return []
+    total = len(DEFAULT_PLAYERS)
+    full = {a: list(games.values()) for a, games in rated.items() if len(games) == total}
+    rows: list[tuple[tuple[float, ...], str]] = []
+    for a, values in full.items():
+        lo, hi = interval(np.mean([b for _, _, b in values], axis=0))
+        cell = {"value": float(np.mean([v for _, v, _ in values])), "lo": lo, "hi": hi}
+        rows.append(((0, -cell["value"]), f"| {a} | {fmt(cell)} |"))
+    for a, games in rated.items():
+        if a not in full:
+            rows.append(((1, -len(games)), f"| {a} | {len(games)}/{total} |"))
+    return [
+        "",
+        "## Mean normalized score",
+        "",
+        f"The mean of an agent's normalized score over all {total} games, each at the protocol's player count",
+        "(from the newest protocol version that rates the agent there), with a bootstrap interval. Only agents",
+        "with a normalized score on every game get a mean; the others show on how many games they have one",
+        f"(`n/{total}`): a mean over the games an agent happened to be run on would not compare with the others'.",
+        "",
+        f"| agent | mean normalized over the {total} games [95%] |",
+        "|---|---:|",
+        *(row for _, row in sorted(rows, key=lambda r: r[0])),
+    ]
+
+
+def _version(name: str) -> int:
+    """The number of a protocol version's name (``gameshelf-protocol/2``: 2); 0 when it has none."""
+    tail = name.rpartition("/")[2]
+    return int(tail) if tail.isdigit() else 0
 
 
 def _gain(g: Group, pair: tuple[str, str]) -> str:

@@ -4,8 +4,9 @@
     tasks = protocol.plan("level_x-v0", ["heuristic", "random"], games=20)
     record = protocol.play_task(tasks[0])          # one game: returns, ranks, the chance outcomes drawn ...
 
-Every result names ``PROTOCOL`` (``"gameshelf-protocol/1"``); a change to anything below that changes a
-result is a new version. The protocol, version 1 (docs/protocol.md explains it with examples):
+Every result names ``PROTOCOL`` (``"gameshelf-protocol/2"``); a change to anything below that changes a
+result is a new version. The protocol, version 2 (docs/protocol.md explains it with examples; version 1 played
+the same games move for move and recorded neither the code that played them nor the CPU time per decision):
 
 * **Player count.** Each id is played at a fixed default count (``DEFAULT_PLAYERS``; 2 for most games, 4
   for Olenon, Matchstick Tycoon and CATsle Builders); other counts are on request and say so. One player
@@ -35,6 +36,10 @@ result is a new version. The protocol, version 1 (docs/protocol.md explains it w
   return is higher, 1/2 when equal (partners share a return), 0 when lower; its score in a game is the
   mean over the other seats (``(n - rank) / (n - 1)`` with ties averaged, the *score of its rank*). A game
   cut off at ``max_game_length`` has all returns 0: a draw.
+* **Code.** Every game record names the code that decided its play (``play_digest``: the game's sources,
+  the shared core, each agent's own code and network file); a saved game is reused only when that code is
+  the code of the run. Each record also has every seat's CPU seconds in its agent's ``act`` and its
+  decisions, so a result gives each agent's CPU time per decision.
 * **Ladder.** Per id: random, the heuristic, ``mcts:50``, ``mcts:200`` and ``mcts:1000`` (random
   rollouts), and a trained model when one is given. ``SLOW_RUNGS`` leaves out the budgets whose games an
   engine cannot play in reasonable time today, with the measured reason.
@@ -65,8 +70,12 @@ from gameshelf.envs.core.game import CHANCE, Game, IllegalActionError, State
 from gameshelf.training.agents import Agent, make_agent
 from gameshelf.training.agents.llm import TEXT_STATS, seat_stats, stats_grown
 
-PROTOCOL = "gameshelf-protocol/1"
+PROTOCOL = "gameshelf-protocol/2"
 """Name and version of the protocol, written into every record and result."""
+
+PROTOCOL_1 = "gameshelf-protocol/1"
+"""The previous version: the same games, no code digests or CPU time per decision in its records and results
+(its results still load in ``gameshelf leaderboard``; its saved games are not reused)."""
 
 ROOT_SEED = 20_260_601
 """Root of every deal seed of this protocol version."""
@@ -298,9 +307,189 @@ def spec_identity(spec: str, env_id: str | None = None) -> str:
     return f"{spec}#{_file_digest(str(path.resolve()), stat.st_mtime, stat.st_size)}"
 
 
+# ---- the code that decides play ------------------------------------------------------------------------
+CORE_FILES = ("agent.py", "companion.py", "episode.py", "game.py", "kernel.py", "observation.py", "position.py", "row.py")
+"""The modules of ``envs/core`` that every game's play runs through (the rules templates, the kernel-state
+row, the episode driver that resolves chance, the random agent and how a heuristic is found); rendering,
+records and the AEC env do not decide a move."""
+
+_AGENTS = Path(__file__).resolve().parents[1] / "agents"
+AGENT_FILES: dict[str, tuple[str, ...]] = {
+    "heuristic": ("base.py",),
+    "mcts": ("base.py", "mcts.py"),
+    "network": ("base.py", "network_agent.py", "../numpy_net.py"),
+    "model": ("base.py", "learned.py", "../model_io.py"),
+    "rllib": ("../rllib/agent.py",),
+    "text": ("llm.py",),
+}
+"""Files of ``training/agents`` (relative to it) that each kind of agent plays through."""
+
+
+def _digest_files(files: Sequence[Path], names: Sequence[str], extra: str = "") -> str:
+    """One digest of ``files`` (their SHA-256 under ``names``; a missing file counts as such) and ``extra``."""
+    import hashlib
+
+    digest = hashlib.sha256(extra.encode())
+    for path, name in sorted(zip(files, names, strict=True), key=lambda pair: pair[1]):
+        try:
+            stat = path.stat()
+        except OSError:
+            digest.update(f"{name}:missing\n".encode())
+            continue
+        digest.update(f"{name}:{_file_digest(str(path.resolve()), stat.st_mtime_ns, stat.st_size)}\n".encode())
+    return digest.hexdigest()[:12]
+
+
+def _module_file(module: str) -> Path | None:
+    """The source file of ``module`` (without running it), if it has one."""
+    try:
+        found = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    return Path(found.origin).resolve() if found is not None and found.origin and found.has_location else None
+
+
+def game_files(env_id: str) -> list[Path]:
+    """The sources of ``env_id``'s rules: every ``.py`` of the folder of its ``Game`` class (``envs/<game>/``:
+    rules, kernel, actions, observation, ...) but its heuristic (``heuristic_files``)."""
+    game_file = _module_file(envs.spec(env_id).entry_point.partition(":")[0])
+    if game_file is None:
+        return []
+    return [p for p in sorted(game_file.parent.glob("*.py")) if p == game_file or p not in heuristic_files(env_id)]
+
+
+def heuristic_files(env_id: str) -> list[Path]:
+    """The source of ``env_id``'s heuristic: the module of a heuristic registered by name, else the
+    ``heuristic.py`` beside its ``Game`` (``envs.core.agent.heuristic_class``)."""
+    env_spec = envs.spec(env_id)
+    if env_spec.heuristic is not None:
+        found = _module_file(env_spec.heuristic.partition(":")[0])
+    else:
+        package = env_spec.entry_point.partition(":")[0].rpartition(".")[0]
+        found = _module_file(f"{package}.heuristic") if package else None
+    return [found] if found is not None else []
+
+
+def core_files() -> list[Path]:
+    """The shared modules every game's play runs through (``CORE_FILES``) and this module (the game loop)."""
+    core = Path(envs.__file__).resolve().parent / "core"
+    return [core / name for name in CORE_FILES] + [Path(__file__).resolve()]
+
+
+def agent_files(spec: str, env_id: str) -> list[Path]:
+    """The sources ``spec`` plays through on ``env_id`` beyond the rules and the core: the game's heuristic
+    (``heuristic``, and ``mcts:...:heuristic`` rollouts), the search for ``mcts:``, the network code for
+    ``reference`` and network files, a custom agent's module (``module:factory``)."""
+    head = spec.partition(":")[0]
+    kinds: list[str] = []
+    if spec == "heuristic":
+        kinds = ["heuristic"]
+    elif head == "mcts":
+        kinds = ["mcts"] + (["network"] if _model_file(spec) is not None or ":reference" in spec else [])
+    elif spec == "reference" or (head == "model" and spec.endswith(".npz")):
+        kinds = ["network"]
+    elif head in ("model", "rllib"):
+        kinds = [head]
+    elif head in TEXT_PREFIXES:
+        kinds = ["text"]
+    files = [(_AGENTS / name).resolve() for kind in kinds for name in AGENT_FILES[kind]]
+    if spec == "heuristic" or (head == "mcts" and spec.endswith(":heuristic")):
+        files += heuristic_files(env_id)
+    if is_factory_spec(spec):
+        module = spec.rpartition(":")[0]
+        if module.endswith(".py"):
+            files.append(Path(module).resolve())
+        else:
+            _import_current_folder()
+            found = _module_file(module)
+            files += [found] if found is not None else []
+    return list(dict.fromkeys(files))
+
+
+def play_digest(env_id: str, spec: str) -> dict[str, str]:
+    """Short SHA-256 digests of the code that decides how ``spec`` plays ``env_id``: ``game``, its rules
+    (``game_files``); ``core``, the shared core and the game loop (``core_files``); ``agent``, the agent's own
+    code (``agent_files``: the heuristic, the search, the network code, a custom agent's module) with its
+    network file's digest (``spec_identity``). Games with the same digests were played by the same code.
+    Reads the files (cached by size and time): call it once per id and agent of a run, not per game."""
+    game, core, agent = game_files(env_id), core_files(), agent_files(spec, env_id)
+    return {
+        "game": _digest_files(game, [f"game/{p.name}" for p in game]),
+        "core": _digest_files(core, [p.name for p in core]),
+        "agent": _digest_files(agent, [f"agent/{p.name}" for p in agent], spec_identity(spec, env_id)),
+    }
+
+
+def game_code(task: GameTask, digests: Callable[[str, str], dict[str, str]] = play_digest) -> dict[str, Any]:
+    """The ``code`` of a game record: the digests of its game and core, and of every agent of its lineup."""
+    first = digests(task.env_id, task.lineup[0])
+    return {
+        "game": first["game"],
+        "core": first["core"],
+        "agents": {spec: digests(task.env_id, spec)["agent"] for spec in dict.fromkeys(task.lineup)},
+    }
+
+
+def code_differences(saved: dict[str, Any], current: dict[str, Any]) -> list[str]:
+    """What differs between a record's ``code`` (checked by ``record_problem``) and the code of the run:
+    ``"game"``, ``"core"``, agent specs."""
+    out = [part for part in ("game", "core") if saved[part] != current[part]]
+    return out + [spec for spec, digest in current["agents"].items() if saved["agents"].get(spec) != digest]
+
+
+def checkout_commit(files: Sequence[Path] = (), module: Path | None = None) -> str | None:
+    """The git commit of the checkout this package runs from (the one holding ``module``, default this
+    module), with ``-dirty`` when one of ``files`` (the code that decides play) differs from it or is not
+    committed; None when it is not a checkout or git cannot say (missing, failing): never an error."""
+    import subprocess
+
+    def git(*args: str) -> str | None:
+        try:
+            done = subprocess.run(["git", *args], capture_output=True, text=True, timeout=20, cwd=folder)
+        except (OSError, subprocess.SubprocessError, ValueError):
+            return None
+        return done.stdout if done.returncode == 0 else None
+
+    source = (module or Path(__file__)).resolve()
+    folder = source.parent
+    head = git("rev-parse", "--show-toplevel", "HEAD")
+    if head is None or len(head.split()) < 2:
+        return None
+    root, commit = Path(head.split()[0]).resolve(), head.split()[1]
+    if not git("ls-files", "--", str(source)):
+        return None  # a copy inside some other repository (an installed package in a project's tree)
+    inside = [str(p.resolve()) for p in files if p.resolve().is_relative_to(root)]
+    if not inside:
+        return commit
+    status = git("status", "--porcelain", "--", *inside)
+    return commit if status == "" else f"{commit}-dirty"
+
+
+def software(files: Sequence[Path] = ()) -> dict[str, str | None]:
+    """The versions a result was made with: gameshelf, the git commit (``checkout_commit`` of ``files``),
+    Python, NumPy and Numba."""
+    import platform
+    from importlib import metadata
+
+    from gameshelf import __version__
+
+    try:
+        numba_version: str | None = metadata.version("numba")
+    except metadata.PackageNotFoundError:
+        numba_version = None
+    return {
+        "gameshelf": __version__,
+        "commit": checkout_commit(files),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "numba": numba_version,
+    }
+
+
 @lru_cache(maxsize=64)
-def _shared_agent(spec: str, env_id: str) -> Agent:
-    """One object per process for agents that keep no state between moves (saved policies)."""
+def _shared_agent(spec: str, env_id: str, identity: str) -> Agent:
+    """One object per process for agents that keep no state between moves (saved policies), per file
+    content (``identity``: ``spec_identity``), so a rewritten file is loaded again."""
     return make_agent(spec, env_id)
 
 
@@ -318,7 +507,7 @@ def build_agent(spec: str, env_id: str, seed: int = 0) -> Agent:
     check_spec(spec)
     head = spec.partition(":")[0]
     if head in ("model", "rllib", "reference"):
-        return _shared_agent(spec, env_id)
+        return _shared_agent(spec, env_id, spec_identity(spec, env_id))
     if head == "mcts" or spec in ("random", "heuristic"):
         return make_agent(spec, env_id)
     if head in TEXT_PREFIXES:
@@ -479,11 +668,15 @@ def pair_scores(returns: Sequence[float], seat: int) -> float:
     return float(np.mean(np.where(r[seat] > others + 1e-9, 1.0, np.where(np.abs(r[seat] - others) <= 1e-9, 0.5, 0.0))))
 
 
-def play_game(task: GameTask, script: Sequence[int] | None = None, agents: Sequence[Agent] | None = None) -> dict[str, Any]:
+def play_game(task: GameTask, script: Sequence[int] | None = None, agents: Sequence[Agent] | None = None,
+              code: dict[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
     """Play one game of the protocol; returns its record (a JSON-ready dict).
 
     ``script``: the chance outcomes of the deal's first game (required for a paired game whose
-    assignment is not 0). ``agents``: the players at each seat (default: built fresh from the lineup)."""
+    assignment is not 0). ``agents``: the players at each seat (default: built fresh from the lineup).
+    ``code``: the record's ``code`` (``game_code(task)``, computed once per run by the caller; default: here).
+    Every seat's CPU seconds inside its agent's ``act`` and its decisions are recorded (``act_cpu_s``,
+    ``act_decisions``)."""
     if task.paired and task.assignment > 0 and script is None:
         raise ValueError("a paired game after the first of its deal needs the first game's chance outcomes")
     seed = task.seed
@@ -500,6 +693,7 @@ def play_game(task: GameTask, script: Sequence[int] | None = None, agents: Seque
     else:
         episode = PairedEpisode(game, stream(seed, SEED_UNPAIRED, task.assignment), env_id=task.env_id)
     seat_rngs = [stream(seed, SEED_SEAT, s) for s in range(n)]
+    act_cpu, act_decisions = [0.0] * n, [0] * n
     start = time.process_time()
     episode.reset(seat_rngs[0])  # the base class keeps this generator; the chance comes from the streams above
     while not episode.done:
@@ -507,7 +701,11 @@ def play_game(task: GameTask, script: Sequence[int] | None = None, agents: Seque
         seat = state.current_player()
         rng = seat_rngs[seat]
         try:
-            action = players[seat].act(observed_state(state, seat, rng), seat, rng)
+            view = observed_state(state, seat, rng)
+            before_act = time.process_time()
+            action = players[seat].act(view, seat, rng)
+            act_cpu[seat] += time.process_time() - before_act
+            act_decisions[seat] += 1
             episode.step(action)
         except Exception as err:  # an agent's mistake (or an engine's) names the game it happened in
             raise RuntimeError(
@@ -541,6 +739,9 @@ def play_game(task: GameTask, script: Sequence[int] | None = None, agents: Seque
         "diverged_at": episode.diverged_at,
         "divergence": episode.divergence,
         "cpu_s": round(cpu, 4),
+        "act_cpu_s": [round(x, 6) for x in act_cpu],
+        "act_decisions": act_decisions,
+        "code": code if code is not None else game_code(task),
         **({"text_stats": stats} if stats is not None else {}),
     }
 
@@ -600,14 +801,38 @@ def record_problem(record: Any) -> str | None:
     expected = float(np.mean([pair_scores(record["returns"], s) for s in focal_seats]))
     if not is_finite_number(focal_score) or abs(focal_score - expected) > 1e-9:
         return "focal_score does not match the returns"
+    problem = act_problem(record, n)
+    if problem is not None:
+        return problem
     if "text_stats" in record:
         return text_stats_problem(record["text_stats"], n, record["decisions"])
     return None
 
 
-def play_task(task: GameTask, script: Sequence[int] | None = None) -> dict[str, Any]:
+def act_problem(record: dict[str, Any], num_players: int) -> str | None:
+    """What is wrong with a record's ``code``, ``act_cpu_s`` and ``act_decisions``, or None."""
+    code, lineup = record.get("code"), record["lineup"]
+    if (
+        not isinstance(code, dict)
+        or not all(isinstance(code.get(part), str) for part in ("game", "core"))
+        or not isinstance(code.get("agents"), dict)
+        or set(code["agents"]) != set(lineup)
+        or not all(isinstance(d, str) for d in code["agents"].values())
+    ):
+        return "code is not the digests of the game, the core and every agent of the lineup"
+    cpu, decisions = record.get("act_cpu_s"), record.get("act_decisions")
+    if not isinstance(cpu, list) or len(cpu) != num_players or not all(is_finite_number(x) and x >= 0 for x in cpu):
+        return "act_cpu_s is not one number of seconds per seat"
+    if not isinstance(decisions, list) or len(decisions) != num_players or not all(map(is_count, decisions)):
+        return "act_decisions is not one count per seat"
+    if sum(decisions) != record["decisions"]:
+        return "act_decisions do not add up to the game's decisions"
+    return None
+
+
+def play_task(task: GameTask, script: Sequence[int] | None = None, code: dict[str, Any] | None = None) -> dict[str, Any]:
     """``play_game`` with fresh agents: what a worker process runs."""
-    return play_game(task, script)
+    return play_game(task, script, code=code)
 
 
 def play_deal(env_id: str, focal: str, other: str, deal: int, num_players: int | None = None,
