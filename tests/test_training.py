@@ -171,7 +171,10 @@ def test_the_policies_optimizer_is_torch_adam_without_importing_dynamo():
     never imports ``torch._dynamo`` (checked in a fresh interpreter)."""
     import torch
 
-    from gameshelf.training.policies import EagerAdam
+    from gameshelf.training.optim import EagerAdam
+    from gameshelf.training.policies import optimizer_kwargs
+
+    assert optimizer_kwargs()["optimizer_class"] is EagerAdam
 
     def run(optimizer_class, state=None):
         torch.manual_seed(0)
@@ -191,11 +194,12 @@ def test_the_policies_optimizer_is_torch_adam_without_importing_dynamo():
     assert str(run(EagerAdam, torch_state)) == str(run(torch.optim.Adam, eager_state))
     script = (
         "import sys, torch\n"
-        "from gameshelf.training.policies import EagerAdam\n"
+        "from gameshelf.training.optim import EagerAdam\n"
         "net = torch.nn.Linear(3, 1)\n"
         "opt = EagerAdam(net.parameters(), lr=0.1)\n"
         "opt.zero_grad(); net(torch.ones(2, 3)).sum().backward(); opt.step(); opt.load_state_dict(opt.state_dict())\n"
         "assert 'torch._dynamo' not in sys.modules, 'torch._dynamo was imported'\n"
+        "assert 'stable_baselines3' not in sys.modules, 'the optimizer needs torch only'\n"
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr

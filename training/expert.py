@@ -394,6 +394,7 @@ def _learn(plan: Plan, clock: Any, stop: Any, *, progress: bool, quiet: bool) ->
 
     from gameshelf.training import torch_net
     from gameshelf.training.callbacks import evaluate_learner
+    from gameshelf.training.optim import EagerAdam
 
     cfg, run = plan.config, plan.run
     x = cfg.expert
@@ -401,7 +402,7 @@ def _learn(plan: Plan, clock: Any, stop: Any, *, progress: bool, quiet: bool) ->
     game = envs.make_game(cfg.env_id, num_players=cfg.players, **cfg.game_options)
     info = game.info
     model = torch_net.build(info.observation_shape, info.num_actions, x.hidden, x.cell_features, cfg.seed)
-    optimizer = torch.optim.Adam(model.parameters(), lr=x.learning_rate)
+    optimizer = EagerAdam(model.parameters(), lr=x.learning_rate)  # torch's Adam without the torch._dynamo import
     start, decisions, samples = 0, 0, 0
     net: NetPolicy | None = None
     if plan.checkpoint is not None:

@@ -519,8 +519,9 @@ class Run:
         return RLlibAgent.from_modules(info, modules, self.cfg.env_id, name="learner")
 
     def evaluate(self) -> None:
-        """The learner against each of ``eval.opponents`` (every seat); a row in ``eval.csv``, the curve redrawn."""
-        from gameshelf.training.callbacks import evaluate_learner, evaluation_line, plot_learning_curve
+        """The learner against each of ``eval.opponents`` (every seat); a row in ``eval.csv`` (the curve is drawn
+        once, when the run finishes or stops: ``draw_curve``)."""
+        from gameshelf.training.callbacks import evaluate_learner, evaluation_line
 
         cfg = self.cfg
         done = evaluate_learner(cfg, self.learner_agent(), self.steps, self.clock())
@@ -529,17 +530,27 @@ class Run:
         row, result = done
         self.evaluations.append(row)
         self.run.write_evaluations(self.evaluations)
-        plot_learning_curve(self.evaluations, self.run.learning_curve, f"{cfg.env_id}, {cfg.players} players (RLlib)")
         self.say(evaluation_line(row, result, "moves"))
 
+    def draw_curve(self) -> None:
+        """``learning_curve.png`` from every evaluation so far (once per run: drawing costs about a CPU-second)."""
+        from gameshelf.training.callbacks import plot_learning_curve
+
+        if self.evaluations:
+            cfg = self.cfg
+            plot_learning_curve(self.evaluations, self.run.learning_curve, f"{cfg.env_id}, {cfg.players} players (RLlib)")
+
     def finish(self) -> Path:
-        """The last evaluation, then ``final_policy/`` (resumable, to train further) and the run state naming it."""
+        """The last evaluation and the curve, then ``final_policy/`` (resumable, to train further) and the run state
+        naming it."""
         if not self.evaluations or self.evaluations[-1]["timesteps"] != self.steps:
             self.evaluate()
+        self.draw_curve()
         return self.checkpoint(self.run.final_policy, finished=self.steps >= self.cfg.timesteps)
 
     def interrupted(self) -> Path:
-        """A checkpoint of where the run stopped (``checkpoints/iter_N/``), to resume from."""
+        """The curve so far and a checkpoint of where the run stopped (``checkpoints/iter_N/``), to resume from."""
+        self.draw_curve()
         return self.checkpoint(self.run.checkpoints / f"iter_{self.iteration:06d}", finished=False)
 
     def stop(self) -> None:
