@@ -519,7 +519,8 @@ def benchmark_games(out):
 def test_a_benchmark_on_a_two_node_cluster_plays_the_games_of_a_local_run(two_node_cluster, tmp_path, capsys, monkeypatch):
     """``gameshelf benchmark --address``: stopped by SIGTERM after two games it keeps them and says how to resume
     (Ray's own SIGTERM handler does not take over); resumed, it ends with the records of a local run, game for
-    game, and the same result. The driver cannot play a game (its ``play_task`` raises): the cluster's workers did."""
+    game, and the same result. The driver cannot play a game (its ``play_task`` raises): the cluster's workers did.
+    An agent that breaks the rules on a node stops the run with the message a local run gives."""
     import signal
 
     from gameshelf.training.benchmark import ladder, protocol
@@ -557,6 +558,12 @@ def test_a_benchmark_on_a_two_node_cluster_plays_the_games_of_a_local_run(two_no
     }
     assert there["cost"]["games_played"] == 6 and there["cost"]["games_reused"] == 2
     assert there["ids"]["level_x-v0"]["chance"]["replays"] == 4
+    # an agent's mistake on a node stops the run with its own message, as it does here
+    broken = ["tests.toy_agents:illegal", "--ids", "level_x-v0", "--ladder", "random", "--games", "2", "--quiet"]
+    with pytest.raises(SystemExit) as info:
+        ladder.main([*broken, "--out", str(tmp_path / "broken"), "--address", cluster.address])
+    assert info.value.code == 1
+    assert "a game failed: tests.toy_agents:illegal at seat" in capsys.readouterr().err
 
 
 @pytest.fixture
