@@ -60,3 +60,9 @@ def test_workers_beside_address_is_one_line(tmp_path, capsys):
         run(bm.main, [*ARGS, "--out", str(tmp_path / "out"), "--address", "auto", "--workers", "2"])
     assert info.value.code == 2
     assert "--workers is for this machine" in capsys.readouterr().err
+
+
+def test_the_command_that_reproduces_a_result_leaves_the_cluster_out():
+    argv = [*ARGS, "--address", "10.0.0.5:6379", "--out", "x"]
+    assert protocol.reproduce_command("gameshelf benchmark", argv) == protocol.reproduce_command("gameshelf benchmark", ARGS)
+    assert "--address" not in protocol.reproduce_command("gameshelf benchmark", [*ARGS, "--address=auto"])
