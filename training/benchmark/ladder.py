@@ -30,11 +30,11 @@ is played again, and a line on standard error says so). The result is ``OUT/resu
   pairing of an id, so the correlation the shared deals create is kept; ``--bootstrap`` replicates, seeded).
 
 Numbers in ``result.json`` depend only on the protocol, the agents, the ids, ``--games`` and
-``--bootstrap``: not on ``--workers``, ``--address``, the order games ran in, or an interruption. What made them is recorded
-(``software``: versions and git commit; ``code``: the digests of the code that decided play). CPU times,
-each agent's CPU time per decision and the games played and reused are kept apart (``cost``). Every
-mistake in the command line (unknown id or agent, a time budget, a bad number) is one line on standard
-error and exit status 2, before any game is played.
+``--bootstrap``: not on ``--workers``, ``--address``, the order games ran in, or an interruption. What made
+them is recorded (``software``: versions and git commit; ``code``: the digests of the code that decided
+play). CPU times, each agent's CPU time per decision and the games played and reused are kept apart
+(``cost``). Every mistake in the command line (unknown id or agent, a time budget, a bad number) is one
+line on standard error and exit status 2, before any game is played.
 """
 
 from __future__ import annotations
