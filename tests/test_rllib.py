@@ -507,6 +507,64 @@ def test_a_run_on_a_two_node_cluster_samples_on_the_worker_node_and_plays_as_rll
     assert evaluate_main(["level_x-v0", f"rllib:{out}", "random", "--games", "2", "--no-plot", "--quiet"]) == 0
 
 
+BENCHMARK = ["random", "--ids", "level_x-v0", "--ladder", "heuristic", "--games", "8", "--bootstrap", "20", "--quiet"]
+
+
+def benchmark_games(out):
+    """The records of a benchmark's games.jsonl by key, without the machine's timings (CPU seconds)."""
+    records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    return {r["key"]: {k: v for k, v in r.items() if k not in ("cpu_s", "act_cpu_s")} for r in records}
+
+
+def test_a_benchmark_on_a_two_node_cluster_plays_the_games_of_a_local_run(two_node_cluster, tmp_path, capsys, monkeypatch):
+    """``gameshelf benchmark --address``: stopped by SIGTERM after two games it keeps them and says how to resume
+    (Ray's own SIGTERM handler does not take over); resumed, it ends with the records of a local run, game for
+    game, and the same result (its command without ``--address``). The driver cannot play a game (its
+    ``play_task`` raises): the cluster's workers did. An agent that breaks the rules on a node stops the run
+    with the message a local run gives."""
+    import signal
+
+    from gameshelf.training.benchmark import ladder, protocol
+
+    cluster, _ = two_node_cluster
+    assert ladder.main([*BENCHMARK, "--out", str(tmp_path / "local")]) == 0
+    local = benchmark_games(tmp_path / "local")
+    assert len(local) == 8
+
+    def not_here(*args, **kwargs):
+        raise AssertionError("a game was played in the driver")
+
+    monkeypatch.setattr(protocol, "play_task", not_here)
+    update = ladder.Progress.update
+
+    def stop_after_two(self, desc=None):
+        update(self, desc)
+        if self.count == 2:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    monkeypatch.setattr(ladder.Progress, "update", stop_after_two)
+    remote = tmp_path / "remote"
+    argv = [*BENCHMARK, "--out", str(remote), "--address", cluster.address]
+    with pytest.raises(SystemExit) as info:
+        ladder.main(argv)
+    assert info.value.code == 128 + signal.SIGTERM
+    assert "interrupted (SIGTERM): 2 games kept" in capsys.readouterr().err
+    assert len(benchmark_games(remote)) == 2
+    monkeypatch.setattr(ladder.Progress, "update", update)
+    assert ladder.main(argv) == 0
+    assert benchmark_games(remote) == local
+    here, there = (json.loads((out / "result.json").read_text()) for out in (tmp_path / "local", remote))
+    assert {k: v for k, v in here.items() if k != "cost"} == {k: v for k, v in there.items() if k != "cost"}
+    assert there["cost"]["games_played"] == 6 and there["cost"]["games_reused"] == 2
+    assert there["ids"]["level_x-v0"]["chance"]["replays"] == 4
+    # an agent's mistake on a node stops the run with its own message, as it does here
+    broken = ["tests.toy_agents:illegal", "--ids", "level_x-v0", "--ladder", "random", "--games", "2", "--quiet"]
+    with pytest.raises(SystemExit) as info:
+        ladder.main([*broken, "--out", str(tmp_path / "broken"), "--address", cluster.address])
+    assert info.value.code == 1
+    assert "a game failed: tests.toy_agents:illegal at seat" in capsys.readouterr().err
+
+
 @pytest.fixture
 def local_ray():
     """Ray on this machine for one test, shut down after it: tests run in a random order, and the two-node

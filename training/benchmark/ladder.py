@@ -3,6 +3,7 @@
     gameshelf benchmark heuristic --ids level_x-v0 olenon-v0 --games 40
     gameshelf benchmark model:runs/demo/level_x-v0-<time>/final_model.zip --ids level_x-v0 --workers 2
     gameshelf benchmark mypackage.agents:make_agent --out runs/benchmark/mine      # your own agent
+    gameshelf benchmark heuristic --address auto     # the games as Ray tasks on a running Ray cluster (cluster.py)
     gameshelf benchmark llm:qwen2.5-7b-instruct@http://127.0.0.1:8080/v1 --ids koplus-v0   # a language model
 
 For every id (default: all ten games) the agent and the ladder of ``training.benchmark.protocol`` (random, the
@@ -29,11 +30,11 @@ is played again, and a line on standard error says so). The result is ``OUT/resu
   pairing of an id, so the correlation the shared deals create is kept; ``--bootstrap`` replicates, seeded).
 
 Numbers in ``result.json`` depend only on the protocol, the agents, the ids, ``--games`` and
-``--bootstrap``: not on ``--workers``, the order games ran in, or an interruption. What made them is recorded
-(``software``: versions and git commit; ``code``: the digests of the code that decided play). CPU times,
-each agent's CPU time per decision and the games played and reused are kept apart (``cost``). Every
-mistake in the command line (unknown id or agent, a time budget, a bad number) is one line on standard
-error and exit status 2, before any game is played.
+``--bootstrap``: not on ``--workers``, ``--address``, the order games ran in, or an interruption. What made
+them is recorded (``software``: versions and git commit; ``code``: the digests of the code that decided
+play). CPU times, each agent's CPU time per decision and the games played and reused are kept apart
+(``cost``). Every mistake in the command line (unknown id or agent, a time budget, a bad number) is one
+line on standard error and exit status 2, before any game is played.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ import signal
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -307,69 +309,89 @@ class RunCode:
 
 
 def run_games(tasks: Sequence[GameTask], store: GameStore, workers: int = 1, progress: bool = False,
-              code: RunCode | None = None) -> int:  # fmt: skip
+              code: RunCode | None = None, address: str | None = None) -> int:  # fmt: skip
     """Play every task whose game ``store`` does not hold yet, adding each record as its game ends;
     returns the number of games played. Saved games made by other code than ``code`` (default: the code
     found now) are played again (``GameStore.select``). A paired game waits for its deal's first game
-    (whose chance outcomes it replays). ``workers > 1``: games run in that many processes, in any order."""
+    (whose chance outcomes it replays). ``workers > 1``: games run in that many processes, in any order.
+    ``address``: games run as Ray tasks on the cluster there (``cluster.ClusterGames``), in any order."""
     code = code if code is not None else RunCode()
     store.select(tasks, code)
     todo = [t for t in tasks if t.key not in store]
     bar = Progress(len(todo), "benchmark", progress)
-    played = 0
     try:
+        if not todo:
+            return 0
+        if address is not None:
+            from gameshelf.training.benchmark.cluster import ClusterGames
+
+            with ClusterGames(address) as games:
+                return play_all(todo, store, bar, lambda t: games.start(t, _script(t, store), code(t)), games.finish,
+                                games.window)  # fmt: skip
         if workers <= 1:
-            for task in todo:  # the plan lists a deal's first game before the others
+            done: list[tuple[bool, Any]] = []
+
+            def play_here(task: GameTask) -> None:
                 try:
-                    record = protocol.play_task(task, _script(task, store), code(task))
+                    done.append((True, protocol.play_task(task, _script(task, store), code(task))))
                 except RuntimeError as err:
-                    raise GameFailed(str(err)) from None
-                store.add(record)
-                played += 1
-                bar.update(task.env_id)
-            return played
+                    done.append((False, err))
+
+            return play_all(todo, store, bar, play_here, done.pop, 1)  # the plan lists a deal's first game first
         methods = mp.get_all_start_methods()
         ctx = mp.get_context("fork" if "fork" in methods else "spawn")
         results: queue.Queue[tuple[bool, Any]] = queue.Queue()
-        waiting: dict[str, list[GameTask]] = {}
         pool = ctx.Pool(workers, initializer=_worker_signals)
-        pending = 0
 
         def submit(task: GameTask) -> None:
-            nonlocal pending
             pool.apply_async(
                 protocol.play_task,
                 (task, _script(task, store), code(task)),
                 callback=lambda record: results.put((True, record)),
                 error_callback=lambda err: results.put((False, err)),
             )
-            pending += 1
+
+        def next_result() -> tuple[bool, Any]:
+            while True:
+                with contextlib.suppress(queue.Empty):
+                    return results.get(timeout=0.2)
 
         try:
-            for task in todo:
-                if task.paired and task.assignment > 0 and task.first.key not in store:
-                    waiting.setdefault(task.first.key, []).append(task)
-                else:
-                    submit(task)
-            while pending:
-                try:
-                    ok, value = results.get(timeout=0.2)
-                except queue.Empty:
-                    continue
-                pending -= 1
-                if not ok:
-                    raise GameFailed(str(value))
-                store.add(value)
-                played += 1
-                bar.update(value["env_id"])
-                for task in waiting.pop(value["key"], []):
-                    submit(task)
+            return play_all(todo, store, bar, submit, next_result, len(todo))
         finally:
             pool.terminate()
             pool.join()
-        return played
     finally:
         bar.close()
+
+
+def play_all(todo: Sequence[GameTask], store: GameStore, bar: Progress, start: Callable[[GameTask], None],
+             finish: Callable[[], tuple[bool, Any]], window: int) -> int:  # fmt: skip
+    """Play ``todo`` through ``start`` (begin a game) and ``finish`` (the next game to end: ``(True, record)``,
+    or ``(False, error)``, a ``GameFailed``), at most ``window`` games at a time, in the order of ``todo``; a
+    paired game starts once its deal's first game is in ``store`` (before the games not started yet). Each record
+    is added to ``store`` as it comes; returns the games played."""
+    ready: deque[GameTask] = deque()
+    waiting: dict[str, list[GameTask]] = {}
+    for task in todo:
+        if task.paired and task.assignment > 0 and task.first.key not in store:
+            waiting.setdefault(task.first.key, []).append(task)
+        else:
+            ready.append(task)
+    running = played = 0
+    while ready or running:
+        while ready and running < window:
+            start(ready.popleft())
+            running += 1
+        ok, value = finish()
+        running -= 1
+        if not ok:
+            raise GameFailed(str(value))
+        store.add(value)
+        played += 1
+        bar.update(value["env_id"])
+        ready.extendleft(reversed(waiting.pop(value["key"], [])))  # the deal's other games next
+    return played
 
 
 # ---- statistics ----------------------------------------------------------------------------------------
@@ -730,8 +752,10 @@ def mean_normalized(sections: dict[str, dict[str, Any]], boots: dict[str, np.nda
 def benchmark(agent: str, ids: Sequence[str], games: int = protocol.DEFAULT_GAMES, out: str | Path | None = None,
               workers: int = 1, num_players: int | None = None, ladder: Sequence[str] | None = None,
               model: str | None = None, paired: bool = True, bootstrap: int = DEFAULT_BOOTSTRAP,
-              reuse: Sequence[str | Path] = (), progress: bool = False, command: str = "") -> dict[str, Any]:  # fmt: skip
-    """Run (or resume) the protocol for ``agent`` on ``ids``; returns the result (also written under ``out``)."""
+              reuse: Sequence[str | Path] = (), progress: bool = False, command: str = "",
+              address: str | None = None) -> dict[str, Any]:  # fmt: skip
+    """Run (or resume) the protocol for ``agent`` on ``ids``; returns the result (also written under ``out``).
+    ``address``: play the games on the Ray cluster there (``run_games``), with the same result."""
     out_dir = Path(out) if out is not None else None
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -740,7 +764,7 @@ def benchmark(agent: str, ids: Sequence[str], games: int = protocol.DEFAULT_GAME
     start = time.perf_counter()
     code = RunCode()
     tasks = [t for p in plans for t in p.tasks]
-    played = run_games(tasks, store, workers, progress, code)
+    played = run_games(tasks, store, workers, progress, code, address)
     sections: dict[str, dict[str, Any]] = {}
     boots: dict[str, np.ndarray] = {}
     cost: dict[str, float] = {}
@@ -942,7 +966,16 @@ def build_parser() -> ArgumentParser:
         "--games", type=int, default=protocol.DEFAULT_GAMES, help=f"games per pairing (default {protocol.DEFAULT_GAMES})"
     )
     parser.add_argument("--players", type=int, default=None, help="player count (default: the protocol's count of each id)")
-    parser.add_argument("--workers", type=int, default=1, help="games played in parallel processes (default 1)")
+    parser.add_argument(
+        "--workers", type=int, default=None, help="games played in parallel processes on this machine (default 1)"
+    )
+    parser.add_argument(
+        "--address",
+        default=None,
+        help="play the games as Ray tasks on the Ray cluster at ADDRESS (HOST:PORT, ray://HOST:10001, or auto: the "
+        "cluster RAY_ADDRESS names, else this machine's), one CPU each, instead of on this machine; the same games "
+        "and numbers as a local run. Needs the rllib extra (docs/scaling.md)",
+    )
     parser.add_argument("--out", default=None, help="output folder (default runs/benchmark/<agent>)")
     parser.add_argument(
         "--model", default=None, help="a saved model or network file (PATH, PATH.npz) to add to the ladder as model:PATH"
@@ -977,6 +1010,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(args_list)
     if args.agent is None:
         raise UserError("give the agent to benchmark (gameshelf leaderboard RESULT... writes the leaderboard)")
+    if args.address is not None and args.workers is not None:
+        raise UserError("--workers is for this machine; with --address every CPU of the cluster plays games")
+    if args.address is not None:
+        from gameshelf.training.benchmark.cluster import require_ray
+
+        require_ray()
+    args.workers = 1 if args.workers is None else args.workers
     for name in ("games", "workers", "bootstrap"):
         if getattr(args, name) < 1:
             raise UserError(f"--{name} must be at least 1, not {getattr(args, name)}")
@@ -997,7 +1037,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with stop_on_signals():
             result = benchmark(
                 args.agent, ids, args.games, out, args.workers, args.players, args.ladder, model,
-                not args.unpaired, args.bootstrap, args.reuse, show_progress(args.quiet), command,
+                not args.unpaired, args.bootstrap, args.reuse, show_progress(args.quiet), command, args.address,
             )  # fmt: skip
     except KeyboardInterrupt as err:  # Ctrl-C, or Stopped: SIGTERM, SIGHUP
         signum = err.signum if isinstance(err, Stopped) else signal.SIGINT

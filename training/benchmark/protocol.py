@@ -521,7 +521,7 @@ def build_agent(spec: str, env_id: str, seed: int = 0) -> Agent:
 
 def reproduce_command(prog: str, argv: Sequence[str]) -> str:
     """The command line that reproduces a result: ``argv`` without the options that change where, how fast
-    and from which earlier games it is written but not a number of it (``--out``, ``--workers``,
+    and from which earlier games it is written but not a number of it (``--out``, ``--workers``, ``--address``,
     ``--quiet``, ``--reuse FILE...``)."""
     kept: list[str] = []
     skip = 0  # 1: the next argument is the skipped option's value; 2: skip values up to the next option
@@ -531,7 +531,7 @@ def reproduce_command(prog: str, argv: Sequence[str]) -> str:
             continue
         skip = 0
         name = arg.split("=", 1)[0]
-        if name in ("--out", "--workers", "--reuse"):
+        if name in ("--out", "--workers", "--address", "--reuse"):
             skip = 0 if "=" in arg else (2 if name == "--reuse" else 1)
             continue
         if name == "--quiet":
