@@ -145,6 +145,30 @@ def test_every_row_is_warmed_up_before_the_clock(monkeypatch):
     assert played_before[0] == 0 and all(n > 0 for n in played_before[1:])  # one untimed game first
 
 
+def test_cpu_time_measures_the_rows_per_cpu_second(monkeypatch, capsys):
+    """``--cpu-time``: the make() and engine rows are timed by this process's CPU clock, not the wall clock."""
+    from gameshelf.bench import throughput as bench_module
+
+    calls = {"cpu": 0, "wall": 0}
+    real_cpu, real_wall = bench_module.time.process_time, bench_module.time.perf_counter
+
+    def cpu() -> float:
+        calls["cpu"] += 1
+        return real_cpu()
+
+    def wall() -> float:
+        calls["wall"] += 1
+        return real_wall()
+
+    monkeypatch.setattr(bench_module.time, "process_time", cpu)
+    monkeypatch.setattr(bench_module.time, "perf_counter", wall)
+    out, _ = bench([*QUICK, "--no-batched", "--cpu-time"], capsys)
+    assert "per CPU-second" in out.splitlines()[0] and f"{NIM} (2p)" in out
+    assert calls["cpu"] > 0 and calls["wall"] == 0
+    out, _ = bench([*QUICK, "--no-batched"], capsys)
+    assert "per CPU-second" not in out.splitlines()[0] and calls["wall"] > 0
+
+
 def test_rows_are_medians_of_rounds(monkeypatch):
     """A round that ran on a busy (or an idle) moment moves no figure: every table takes the median."""
     from gameshelf.bench import throughput as bench_module

@@ -49,18 +49,22 @@ from gameshelf.envs.core import random_playout
 from gameshelf.training.cli_util import ArgumentParser, UserError, check_env_id, run, show_progress
 
 
-def bench_aec(make_env: Callable[[], Any], seconds: float, seed: int = 0) -> tuple[float, float]:
-    """Agent-steps/s and games/s of random legal play through an AEC environment (after one untimed game)."""
+def bench_aec(
+    make_env: Callable[[], Any], seconds: float, seed: int = 0, clock: Callable[[], float] | None = None
+) -> tuple[float, float]:
+    """Agent-steps/s and games/s of random legal play through an AEC environment (after one untimed game); per
+    second of ``clock`` (wall time unless given; ``time.process_time`` for per CPU-second figures)."""
+    clock = clock or time.perf_counter
     env = make_env()
     rng = np.random.default_rng(seed)
     play_aec(env, rng)  # warm-up: kernels compiled or loaded from the cache, first-call costs paid
     steps = games = 0
-    start = time.perf_counter()
+    start = clock()
     deadline = start + seconds
-    while time.perf_counter() < deadline:
+    while clock() < deadline:
         steps += play_aec(env, rng)
         games += 1
-    elapsed = time.perf_counter() - start
+    elapsed = clock() - start
     return steps / elapsed, games / elapsed
 
 
@@ -79,18 +83,22 @@ def play_aec(env: Any, rng: np.random.Generator) -> int:
     return steps
 
 
-def bench_engine(env_id: str, num_players: int, seconds: float, seed: int = 0) -> tuple[float, float]:
-    """Agent-steps/s and games/s of random legal play on the bare engine (after one untimed game)."""
+def bench_engine(
+    env_id: str, num_players: int, seconds: float, seed: int = 0, clock: Callable[[], float] | None = None
+) -> tuple[float, float]:
+    """Agent-steps/s and games/s of random legal play on the bare engine (after one untimed game), per second of
+    ``clock`` (wall time unless given)."""
+    clock = clock or time.perf_counter
     game = envs.make_game(env_id, num_players=num_players)
     rng = np.random.default_rng(seed)
     random_playout(game.new_initial_state(), rng)  # warm-up
     steps = games = 0
-    start = time.perf_counter()
+    start = clock()
     deadline = start + seconds
-    while time.perf_counter() < deadline:
+    while clock() < deadline:
         steps += random_playout(game.new_initial_state(), rng)
         games += 1
-    elapsed = time.perf_counter() - start
+    elapsed = clock() - start
     return steps / elapsed, games / elapsed
 
 
@@ -326,6 +334,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help=f"games stepped at once in the batched table (default {' '.join(map(str, BATCH_SIZES))})",
     )
     batched.add_argument("--no-batched", action="store_true", help="leave the batched table out")
+    parser.add_argument(
+        "--cpu-time",
+        action="store_true",
+        help="the make() and engine rows per CPU-second of this process instead of per second of wall time "
+        "(steadier on a shared machine; the batched table is always per CPU-second)",
+    )
     args = parser.parse_args(argv)
     if not args.seconds > 0 or not math.isfinite(args.seconds):
         raise UserError(f"--seconds must be a positive number of seconds, not {args.seconds:g}")
@@ -346,22 +360,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     references, missing = pettingzoo_references()
     rows: dict[str, Row] = {name: (fn, None) for name, fn in references.items()}
+    clock = time.process_time if args.cpu_time else None
     for env_id in ids:
         for n in envs.spec(env_id).player_counts:
             rows[f"{env_id} ({n}p)"] = (
                 functools.partial(envs.make, env_id, num_players=n),
-                functools.partial(bench_engine, env_id, n, args.seconds),
+                functools.partial(bench_engine, env_id, n, args.seconds, clock=clock),
             )
     results: dict[str, list[tuple[float, float, float | None, float | None]]] = {name: [] for name in rows}
     # rounds interleave every environment, so load changes on the machine hit all of them alike
     for _ in tqdm_or_plain(range(args.rounds), "rounds", show_progress(args.quiet)):
         for name, (make_env, engine) in rows.items():
-            aec = bench_aec(make_env, args.seconds)
+            aec = bench_aec(make_env, args.seconds, clock=clock)
             eng = engine() if engine else (None, None)
             results[name].append((*aec, *eng))
     print(
         f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}; "
-        f"median of {args.rounds} rounds of {args.seconds:g} s"
+        f"median of {args.rounds} rounds of {args.seconds:g} {'CPU-' if args.cpu_time else ''}s"
+        + ("; steps and games per CPU-second of this process" if args.cpu_time else "")
     )
     for line in format_table(results):
         print(line, flush=True)
