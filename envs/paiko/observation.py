@@ -1,8 +1,10 @@
-"""Paikō's observation: 14x14 board planes (row y, column x) built from named pieces.
+"""Paikō's observations, built from named pieces: ``LAYOUT`` (``paiko-v0``) and ``LAYOUT_V1`` (``paiko-v1``).
 
-Egocentric by channels ("own" = the observing seat); the board itself is not turned. Counts and flags
-that are not about a square fill a whole plane. Imports no Pillow and no torch. The kernel
-``observation`` (``kernel.py``) writes it.
+Both are egocentric by channels and entries ("own" = the observing seat); the board itself is not turned.
+``LAYOUT``: 14x14 board planes (row y, column x) where counts and flags that are not about a square fill a
+whole plane. ``LAYOUT_V1``: one flat vector, the board planes ``BOARD_V1`` (per-square values only, fewer
+channels) followed by the values that are not about a square, once each. Imports no Pillow and no torch. The
+kernels ``observation`` write them (``kernel.py``, ``kernel_v1.py``).
 """
 
 from __future__ import annotations
@@ -46,4 +48,38 @@ LAYOUT.add(
     "observer decides now, observer is the mover, draft picks left / 9, drawn this turn / 3, gifts owed / 8, turn / max_turns",
 )
 
-__all__ = ["LAYOUT"]
+BOARD_V1 = ObservationLayout(planes=(SIZE, SIZE))
+"""``paiko-v1``'s board planes: only what is about one square (zero off the 112 squares of the board)."""
+BOARD_V1.add("own_tiles", NUM_TYPES, "own tile of each type (Sai, Sword, Bow, Lotus, Air, Fire, Earth, Water)")
+BOARD_V1.add("opp_tiles", NUM_TYPES, "opponent's tile of each type")
+BOARD_V1.add("facing", 4, "the facing of the tile on the square (either player's), one-hot N, E, S, W")
+BOARD_V1.add("own_threat", 1, "T_own per square (own non-Fire threats + every Fire's), min(T, 4) / 4")
+BOARD_V1.add("opp_threat", 1, "T_opp per square, min(T, 4) / 4")
+BOARD_V1.add("own_cover", 1, "C_own per square (0/1, homeground included)")
+BOARD_V1.add("opp_cover", 1, "C_opp per square")
+BOARD_V1.add("repeat", 2, "[own, opponent] tile moved on the last own turn: its square holds consecutive moves / 3")
+BOARD_V1.add("selected", 2, "the square chosen (deploy target / tile to move), the destination chosen")
+
+LAYOUT_V1 = ObservationLayout()
+"""``paiko-v1``'s observation: one ``float32`` vector, the board planes then the values about no square."""
+LAYOUT_V1.add("board", BOARD_V1.shape, "the board planes `[y, x, channel]` of `BOARD_V1` (table above), flattened")
+LAYOUT_V1.add("observer", 2, "the observing seat, one-hot (White, Black): which homeground is own")
+LAYOUT_V1.add("own_reserve", NUM_TYPES, "own reserve per type / 3")
+LAYOUT_V1.add("opp_reserve", NUM_TYPES, "opponent's reserve per type / 3")
+LAYOUT_V1.add("own_hand", NUM_TYPES, "own hand per type / 3")
+LAYOUT_V1.add("opp_hand", NUM_TYPES, "opponent's hand per type / 3 (public: every draw is from a public reserve)")
+LAYOUT_V1.add("scores", 2, "[own, opponent] score, min(score, 10) / 10")
+LAYOUT_V1.add("lost", 2, "[own, opponent] tiles lost / 24")
+LAYOUT_V1.add(
+    "phase",
+    NUM_PHASES,
+    "one-hot sub-decision (the position builder's phase names, in order: draft ... gift, over)",
+)
+LAYOUT_V1.add("selected_type", NUM_TYPES, "one-hot type being deployed")
+LAYOUT_V1.add(
+    "counters",
+    6,
+    "observer decides now, observer is the mover, draft picks left / 9, drawn this turn / 3, gifts owed / 8, turn / max_turns",
+)
+
+__all__ = ["BOARD_V1", "LAYOUT", "LAYOUT_V1"]

@@ -1,0 +1,102 @@
+"""``paiko-v1``: Paikō's compact observation (``envs/paiko/kernel_v1.py``) beside ``paiko-v0``'s planes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gameshelf import envs, vector
+from gameshelf.envs.core.kernel import seed_generators
+from gameshelf.envs.paiko import kernel as K0
+from gameshelf.envs.paiko import kernel_v1 as K1
+from gameshelf.envs.paiko.board import IS_BLACK, SQUARES, ZONE
+from gameshelf.envs.paiko.observation import BOARD_V1, LAYOUT, LAYOUT_V1
+from gameshelf.envs.testing import check_batched
+
+WHOLE_PLANES = ("own_reserve", "opp_reserve", "own_hand", "opp_hand", "scores", "lost", "phase", "selected_type", "counters")
+"""``paiko-v0``'s pieces that hold one value on every cell: ``paiko-v1`` gives each value once."""
+SQUARE_PIECES = ("own_threat", "opp_threat", "own_cover", "opp_cover", "repeat", "selected")
+"""Pieces that are per square in both encodings, with the same channels."""
+
+
+def v0_from_v1(obs: np.ndarray) -> np.ndarray:
+    """``paiko-v0``'s observation rebuilt from ``paiko-v1``'s alone (the seat is read from ``observer``)."""
+    seat = int(np.flatnonzero(LAYOUT_V1.view(obs, "observer"))[0])
+    board = LAYOUT_V1.view(obs, "board")
+    out = LAYOUT.zeros()
+    facing = BOARD_V1.view(board, "facing")
+    for side in ("own", "opp"):
+        tiles = BOARD_V1.view(board, f"{side}_tiles")
+        planes = LAYOUT.view(out, f"{side}_tiles")
+        for t in range(tiles.shape[-1]):
+            for f in range(4):
+                planes[..., 4 * t + f] = tiles[..., t] * facing[..., f]
+    for name in SQUARE_PIECES:
+        LAYOUT.view(out, name)[:] = BOARD_V1.view(board, name)
+    for (x, y), black, zone in zip(SQUARES, IS_BLACK, ZONE, strict=True):
+        LAYOUT.view(out, "squares")[y, x] = 0.0 if black else 1.0
+        LAYOUT.view(out, "black")[y, x] = 1.0 if black else 0.0
+        if zone >= 0:
+            LAYOUT.view(out, "own_home" if zone == seat else "opp_home")[y, x] = 1.0
+    for name in WHOLE_PLANES:
+        LAYOUT.view(out, name)[:] = LAYOUT_V1.view(obs, name)
+    return out
+
+
+def test_v1_carries_what_v0_carries_on_every_node_of_random_games():
+    """At every node of random games (the end included) and for both seats, ``paiko-v0``'s observation is rebuilt
+    bit for bit from ``paiko-v1``'s alone; so is v1's from v0's entries it names (the same values, once)."""
+    game = envs.make_game("paiko-v1", max_turns=60)
+    rng = np.random.default_rng(3)
+    v0 = np.empty((1, K0.OBS_SIZE), dtype=np.float32)
+    nodes = 0
+    for _ in range(4):
+        state = game.new_initial_state()
+        while True:
+            for seat in (0, 1):
+                obs = state.observation(seat)
+                assert obs.shape == LAYOUT_V1.shape and obs.dtype == np.float32
+                K0.observation(state.S, 0, seat, v0)
+                assert np.array_equal(v0_from_v1(obs).view(np.uint32), v0[0].reshape(LAYOUT.shape).view(np.uint32))
+                nodes += 1
+            if state.is_terminal():
+                break
+            legal = state.legal_actions()
+            state.apply_action(int(legal[rng.integers(len(legal))]))
+    assert nodes > 400
+
+
+def test_v1_is_a_quarter_of_v0_and_names_the_seat():
+    v1 = envs.make_game("paiko-v1").info
+    v0 = envs.make_game("paiko-v0").info
+    assert v1.observation_shape == (14 * 14 * BOARD_V1.size + 63,) and v0.observation_shape == (14, 14, 137)
+    assert np.prod(v1.observation_shape) * 4 < np.prod(v0.observation_shape)
+    state = envs.make_game("paiko-v1").new_initial_state()
+    assert LAYOUT_V1.view(state.observation(0), "observer").tolist() == [1.0, 0.0]
+    assert LAYOUT_V1.view(state.observation(1), "observer").tolist() == [0.0, 1.0]
+
+
+@pytest.mark.parametrize("options", [{"max_turns": 40}, {"max_turns": 1}])
+def test_batched_games_replay_through_the_aec_env(options):
+    assert check_batched("paiko-v1", num_envs=4, steps=300, seed=0, **options) > 0
+
+
+def test_observations_updated_in_place_are_the_full_rewrite():
+    """On every step of random batched games (resets and auto-resets included), each row's observation, updated
+    where it changed (for the same seat or the other), holds bit for bit what ``observation`` writes whole."""
+    env = vector.make("paiko-v1", num_envs=6, seed=5, max_turns=12)
+    assert env._memo is not None
+    full = np.empty_like(env._flat_obs)
+    rngs = seed_generators(6, 6)
+    ends = swaps = 0
+    before = env.reset().current_player.copy()
+    for t in range(1, 401):
+        out = env.reset() if t == 200 else env.step(env.random_actions(rngs))
+        ends += int(out.terminated.sum() + out.truncated.sum())
+        swaps += int((out.current_player != before).sum())
+        before = out.current_player.copy()
+        full[:] = np.nan  # so that an entry the kernel does not write cannot match
+        for i in range(env.num_envs):
+            K1.observation(env.states, i, int(out.current_player[i]), full)
+        assert np.array_equal(out.observation.view(np.uint32), full.view(np.uint32)), t
+    assert ends >= 6 and swaps >= 200  # auto-resets and changes of seat are checked too
