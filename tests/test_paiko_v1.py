@@ -10,7 +10,7 @@ from gameshelf.envs.core.kernel import seed_generators
 from gameshelf.envs.paiko import kernel as K0
 from gameshelf.envs.paiko import kernel_v1 as K1
 from gameshelf.envs.paiko.board import IS_BLACK, SQUARES, ZONE
-from gameshelf.envs.paiko.observation import BOARD_V1, LAYOUT, LAYOUT_V1
+from gameshelf.envs.paiko.observation import LAYOUT, LAYOUT_V1
 from gameshelf.envs.testing import check_batched
 
 WHOLE_PLANES = ("own_reserve", "opp_reserve", "own_hand", "opp_hand", "scores", "lost", "phase", "selected_type", "counters")
@@ -22,17 +22,20 @@ SQUARE_PIECES = ("own_threat", "opp_threat", "own_cover", "opp_cover", "repeat",
 def v0_from_v1(obs: np.ndarray) -> np.ndarray:
     """``paiko-v0``'s observation rebuilt from ``paiko-v1``'s alone (the seat is read from ``observer``)."""
     seat = int(np.flatnonzero(LAYOUT_V1.view(obs, "observer"))[0])
-    board = LAYOUT_V1.view(obs, "board")
     out = LAYOUT.zeros()
-    facing = BOARD_V1.view(board, "facing")
+
+    def planes(name: str) -> np.ndarray:  # v1's (k, 14, 14) or (14, 14) planes as v0's (14, 14, k)
+        view = LAYOUT_V1.view(obs, name)
+        return np.moveaxis(view, 0, -1) if view.ndim == 3 else view[..., None]
+
+    facing = planes("facing")
     for side in ("own", "opp"):
-        tiles = BOARD_V1.view(board, f"{side}_tiles")
-        planes = LAYOUT.view(out, f"{side}_tiles")
+        tiles = planes(f"{side}_tiles")
         for t in range(tiles.shape[-1]):
             for f in range(4):
-                planes[..., 4 * t + f] = tiles[..., t] * facing[..., f]
+                LAYOUT.view(out, f"{side}_tiles")[..., 4 * t + f] = tiles[..., t] * facing[..., f]
     for name in SQUARE_PIECES:
-        LAYOUT.view(out, name)[:] = BOARD_V1.view(board, name)
+        LAYOUT.view(out, name)[:] = planes(name)
     for (x, y), black, zone in zip(SQUARES, IS_BLACK, ZONE, strict=True):
         LAYOUT.view(out, "squares")[y, x] = 0.0 if black else 1.0
         LAYOUT.view(out, "black")[y, x] = 1.0 if black else 0.0
@@ -69,7 +72,7 @@ def test_v1_carries_what_v0_carries_on_every_node_of_random_games():
 def test_v1_is_a_quarter_of_v0_and_names_the_seat():
     v1 = envs.make_game("paiko-v1").info
     v0 = envs.make_game("paiko-v0").info
-    assert v1.observation_shape == (14 * 14 * BOARD_V1.size + 63,) and v0.observation_shape == (14, 14, 137)
+    assert v1.observation_shape == (14 * 14 * 28 + 63,) and v0.observation_shape == (14, 14, 137)
     assert np.prod(v1.observation_shape) * 4 < np.prod(v0.observation_shape)
     state = envs.make_game("paiko-v1").new_initial_state()
     assert LAYOUT_V1.view(state.observation(0), "observer").tolist() == [1.0, 0.0]

@@ -2,8 +2,8 @@
 
 The rules, the row and every kernel but the observation are ``kernel.py``'s, the same objects (re-exported for
 the template's drivers, ``envs.core.kernel.kernel_drivers``, which are compiled over this module). The
-observation is one ``float32`` vector: the board planes ``BOARD_V1`` (row y, column x, channel; only what is
-about one square), then the values about no square once each (``kernel.public_values``, the same values as
+observation is one ``float32`` vector: 14x14 board planes one after the other (channel, row y, column x; only
+what is about one square), then the values about no square once each (``kernel.public_values``, the same values as
 ``paiko-v0``'s whole planes). ``observation_update`` writes only the entries that change, for either seat.
 """
 
@@ -41,19 +41,21 @@ from gameshelf.envs.paiko.kernel import (
     returns,
     sample_chance,
 )
-from gameshelf.envs.paiko.observation import BOARD_V1, LAYOUT_V1
+from gameshelf.envs.paiko.observation import LAYOUT_V1
 
-CHANNELS = BOARD_V1.size
-"""Board channels per cell."""
+PLANE = BOARD_SIZE * BOARD_SIZE
+"""Entries of one board plane."""
 OBS_SIZE = LAYOUT_V1.size
-O_OWN_TILES = BOARD_V1.offset("own_tiles")
-O_OPP_TILES = BOARD_V1.offset("opp_tiles")
-O_FACING = BOARD_V1.offset("facing")
-O_THREAT = BOARD_V1.offset("own_threat")
-O_COVER = BOARD_V1.offset("own_cover")
-O_REPEAT = BOARD_V1.offset("repeat")
-O_SELECTED = BOARD_V1.offset("selected")
-O_BOARD = LAYOUT_V1.offset("board")
+O_OWN_TILES = LAYOUT_V1.offset("own_tiles")
+O_OPP_TILES = LAYOUT_V1.offset("opp_tiles")
+O_FACING = LAYOUT_V1.offset("facing")
+O_THREAT = LAYOUT_V1.offset("own_threat")
+"""Own then opponent's threat plane (``opp_threat`` follows ``own_threat``); the same for cover, repeat, selected."""
+O_COVER = LAYOUT_V1.offset("own_cover")
+O_REPEAT = LAYOUT_V1.offset("repeat")
+O_SELECTED = LAYOUT_V1.offset("selected")
+POS = np.array([y * BOARD_SIZE + x for x, y in SQUARES], dtype=np.int64)
+"""Each square's entry in a plane."""
 O_OBSERVER = LAYOUT_V1.offset("observer")
 O_RESERVE = LAYOUT_V1.offset("own_reserve")
 O_HAND = LAYOUT_V1.offset("own_hand")
@@ -62,8 +64,6 @@ O_LOST = LAYOUT_V1.offset("lost")
 O_PHASE = LAYOUT_V1.offset("phase")
 O_SEL_TYPE = LAYOUT_V1.offset("selected_type")
 O_COUNTERS = LAYOUT_V1.offset("counters")
-CELL = np.array([O_BOARD + (y * BOARD_SIZE + x) * CHANNELS for x, y in SQUARES], dtype=np.int64)
-"""Flat offset of each square's channel 0."""
 ZONE_OF = np.array(ZONE, dtype=np.int64)
 
 
@@ -76,11 +76,12 @@ def _values(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
 
 
 @jit_helper
-def _tile(out: np.ndarray, i: int, base: int, code: int, seat: int, value: float) -> None:
-    """Write ``value`` into the tile and facing entries of tile ``code`` on the cell at ``base`` (seen by ``seat``)."""
+def _tile(out: np.ndarray, i: int, at: int, code: int, seat: int, value: float) -> None:
+    """Write ``value`` into the tile and facing entries of tile ``code`` on the square at ``at`` (``POS``), as
+    ``seat`` sees it."""
     plane = O_OWN_TILES if code_owner(code) == seat else O_OPP_TILES
-    out[i, base + plane + code_type(code)] = value
-    out[i, base + O_FACING + code_facing(code)] = value
+    out[i, plane + PLANE * code_type(code) + at] = value
+    out[i, O_FACING + PLANE * code_facing(code) + at] = value
 
 
 @jit_helper
@@ -98,11 +99,11 @@ def _marks(S: np.ndarray, i: int, at: int, seat: int, out: np.ndarray, value: fl
         rep = S[i, at + REP_SQ + p]
         if rep >= 0:
             level = REPEAT_LEVEL[min(int(S[i, at + REP_COUNT + p]), 7)]
-            out[i, CELL[rep] + O_REPEAT + k] = level if value else 0.0
+            out[i, O_REPEAT + PLANE * k + POS[rep]] = level if value else 0.0
     if S[i, at + SEL_SQ] >= 0:
-        out[i, CELL[S[i, at + SEL_SQ]] + O_SELECTED] = value
+        out[i, O_SELECTED + POS[S[i, at + SEL_SQ]]] = value
     if S[i, at + SEL_DEST] >= 0:
-        out[i, CELL[S[i, at + SEL_DEST]] + O_SELECTED + 1] = value
+        out[i, O_SELECTED + PLANE + POS[S[i, at + SEL_DEST]]] = value
 
 
 @jit
@@ -112,20 +113,62 @@ def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
         out[i, k] = 0.0
     _values(S, i, seat, out)
     for sq in range(NSQ):
-        base = CELL[sq]
+        at = POS[sq]
         code = S[i, BOARD + sq]
         if code >= 0:
-            _tile(out, i, base, code, seat, 1.0)
+            _tile(out, i, at, code, seat, 1.0)
         for k in range(2):
             p = seat if k == 0 else 1 - seat
-            out[i, base + O_THREAT + k] = THREAT_LEVEL[S[i, THR + NSQ * p + sq]]
-            out[i, base + O_COVER + k] = _cover(S, i, 0, p, sq)
+            out[i, O_THREAT + PLANE * k + at] = THREAT_LEVEL[S[i, THR + NSQ * p + sq]]
+            out[i, O_COVER + PLANE * k + at] = _cover(S, i, 0, p, sq)
     _marks(S, i, 0, seat, out, 1.0)
 
 
 OBS_MEMO = 1 + SIZE
 """``observation_update``'s record per row: the seat of the observation in the buffer (-1: none), then the state
 row it was written from."""
+BLOCK = 16
+"""Squares compared at once by ``observation_update`` (``NSQ`` is 7 blocks)."""
+TRACKED = COV + 2 * NSQ - BOARD
+"""The row's board, threat and cover fields (one run of entries from ``BOARD``): what the board planes show."""
+
+
+@jit_helper
+def _square(S: np.ndarray, i: int, seat: int, out: np.ndarray, memo: np.ndarray, sq: int) -> None:
+    """Write ``seat``'s entries of square ``sq`` that differ from those of the row ``memo`` recorded."""
+    at = POS[sq]
+    was = memo[i, 1 + BOARD + sq]
+    code = S[i, BOARD + sq]
+    if was != code:
+        if was >= 0:
+            _tile(out, i, at, was, seat, 0.0)
+        if code >= 0:
+            _tile(out, i, at, code, seat, 1.0)
+    for k in range(2):
+        p = seat if k == 0 else 1 - seat
+        threat = S[i, THR + NSQ * p + sq]
+        if threat != memo[i, 1 + THR + NSQ * p + sq]:
+            out[i, O_THREAT + PLANE * k + at] = THREAT_LEVEL[threat]
+        if S[i, COV + NSQ * p + sq] != memo[i, 1 + COV + NSQ * p + sq]:
+            out[i, O_COVER + PLANE * k + at] = _cover(S, i, 0, p, sq)
+
+
+@jit_helper
+def _swap_sides(memo: np.ndarray, i: int, old: int, seat: int, out: np.ndarray) -> None:
+    """Turn the board planes of the recorded row seen by ``old`` into the same row seen by ``seat`` (the other
+    seat): the own and opponent's threat and cover planes trade places, and so do the tiles."""
+    for c in range(PLANE):  # constants plus the loop counter: vectorized
+        a = out[i, O_THREAT + c]
+        out[i, O_THREAT + c] = out[i, O_THREAT + PLANE + c]
+        out[i, O_THREAT + PLANE + c] = a
+        a = out[i, O_COVER + c]
+        out[i, O_COVER + c] = out[i, O_COVER + PLANE + c]
+        out[i, O_COVER + PLANE + c] = a
+    for sq in range(NSQ):
+        code = memo[i, 1 + BOARD + sq]
+        if code >= 0:
+            _tile(out, i, POS[sq], code, old, 0.0)
+            _tile(out, i, POS[sq], code, seat, 1.0)
 
 
 @jit
@@ -133,34 +176,37 @@ def observation_update(S: np.ndarray, i: int, seat: int, out: np.ndarray, memo: 
     """What ``observation`` writes, given that ``out[i]`` holds what it wrote from the seat and row recorded in
     ``memo[i]`` (``OPTIONAL_INTERFACE`` of ``envs.core.kernel``).
 
-    The values after the board are written again (63 entries); on the board only the entries that differ from
-    the recorded observation: on each square the tile, threat and cover entries, for the same seat or the other
-    (then the own and opponent's entries trade places where they differ), and the repeat and selection marks
-    cleared where they were and set where they are. Nothing is written whole but the first observation."""
-    old = memo[i, 0]
+    The values after the board are written again (63 entries), the repeat and selection marks cleared where
+    they were and set where they are. For the other seat, the own and opponent's planes trade places first
+    (``_swap_sides``). Then only the tile, threat and cover entries of the squares whose row entries changed are
+    written (found ``BLOCK`` squares at a time; none when the board, threat and cover fields are unchanged, as on
+    most sub-decisions). Nothing is written whole but the first observation."""
+    old = int(memo[i, 0])
     if old < 0:
         observation(S, i, seat, out)
     else:
         _values(S, i, seat, out)
         _marks(memo, i, 1, old, out, 0.0)
-        for sq in range(NSQ):
-            base = CELL[sq]
-            was = memo[i, 1 + BOARD + sq]
-            code = S[i, BOARD + sq]
-            if was != code or (old != seat and code >= 0):
-                if was >= 0:
-                    _tile(out, i, base, was, old, 0.0)
-                if code >= 0:
-                    _tile(out, i, base, code, seat, 1.0)
-            for k in range(2):
-                p_was = old if k == 0 else 1 - old
-                p = seat if k == 0 else 1 - seat
-                threat = min(int(S[i, THR + NSQ * p + sq]), 4)
-                if threat != min(int(memo[i, 1 + THR + NSQ * p_was + sq]), 4):
-                    out[i, base + O_THREAT + k] = THREAT_LEVEL[threat]
-                cover = _cover(S, i, 0, p, sq)
-                if cover != _cover(memo, i, 1, p_was, sq):
-                    out[i, base + O_COVER + k] = cover
+        if old != seat:
+            _swap_sides(memo, i, old, seat, out)
+        # the comparisons are loops without a branch over indices that are constants plus a loop counter: the
+        # compiler vectorizes them (a helper taking the offsets as arguments, or an early exit, stays scalar and
+        # costs twenty times as much)
+        changed = 0
+        for k in range(TRACKED):
+            changed |= S[i, BOARD + k] != memo[i, 1 + BOARD + k]
+        if changed:
+            for b in range(0, NSQ, BLOCK):
+                changed = 0
+                for sq in range(b, b + BLOCK):
+                    changed |= S[i, BOARD + sq] != memo[i, 1 + BOARD + sq]
+                    changed |= S[i, THR + sq] != memo[i, 1 + THR + sq]
+                    changed |= S[i, THR + NSQ + sq] != memo[i, 1 + THR + NSQ + sq]
+                    changed |= S[i, COV + sq] != memo[i, 1 + COV + sq]
+                    changed |= S[i, COV + NSQ + sq] != memo[i, 1 + COV + NSQ + sq]
+                if changed:
+                    for sq in range(b, b + BLOCK):
+                        _square(S, i, seat, out, memo, sq)
         _marks(S, i, 0, seat, out, 1.0)
     memo[i, 0] = seat
     for k in range(SIZE):

@@ -1,9 +1,9 @@
 """Paikō's observations, built from named pieces: ``LAYOUT`` (``paiko-v0``) and ``LAYOUT_V1`` (``paiko-v1``).
 
 Both are egocentric by channels and entries ("own" = the observing seat); the board itself is not turned.
-``LAYOUT``: 14x14 board planes (row y, column x) where counts and flags that are not about a square fill a
-whole plane. ``LAYOUT_V1``: one flat vector, the board planes ``BOARD_V1`` (per-square values only, fewer
-channels) followed by the values that are not about a square, once each. Imports no Pillow and no torch. The
+``LAYOUT``: 14x14 board planes (row y, column x, channel) where counts and flags that are not about a square
+fill a whole plane. ``LAYOUT_V1``: one flat vector, 14x14 planes one after the other (channel, row y, column x:
+per-square values only, fewer channels) followed by the values that are not about a square, once each. Imports no Pillow and no torch. The
 kernels ``observation`` write them (``kernel.py``, ``kernel_v1.py``).
 """
 
@@ -48,21 +48,19 @@ LAYOUT.add(
     "observer decides now, observer is the mover, draft picks left / 9, drawn this turn / 3, gifts owed / 8, turn / max_turns",
 )
 
-BOARD_V1 = ObservationLayout(planes=(SIZE, SIZE))
-"""``paiko-v1``'s board planes: only what is about one square (zero off the 112 squares of the board)."""
-BOARD_V1.add("own_tiles", NUM_TYPES, "own tile of each type (Sai, Sword, Bow, Lotus, Air, Fire, Earth, Water)")
-BOARD_V1.add("opp_tiles", NUM_TYPES, "opponent's tile of each type")
-BOARD_V1.add("facing", 4, "the facing of the tile on the square (either player's), one-hot N, E, S, W")
-BOARD_V1.add("own_threat", 1, "T_own per square (own non-Fire threats + every Fire's), min(T, 4) / 4")
-BOARD_V1.add("opp_threat", 1, "T_opp per square, min(T, 4) / 4")
-BOARD_V1.add("own_cover", 1, "C_own per square (0/1, homeground included)")
-BOARD_V1.add("opp_cover", 1, "C_opp per square")
-BOARD_V1.add("repeat", 2, "[own, opponent] tile moved on the last own turn: its square holds consecutive moves / 3")
-BOARD_V1.add("selected", 2, "the square chosen (deploy target / tile to move), the destination chosen")
-
+PLANE = (SIZE, SIZE)
 LAYOUT_V1 = ObservationLayout()
-"""``paiko-v1``'s observation: one ``float32`` vector, the board planes then the values about no square."""
-LAYOUT_V1.add("board", BOARD_V1.shape, "the board planes `[y, x, channel]` of `BOARD_V1` (table above), flattened")
+"""``paiko-v1``'s observation: one ``float32`` vector, the board planes (channel, row y, column x; only what is
+about one square, zero off the 112 squares of the board), then the values about no square, once each."""
+LAYOUT_V1.add("own_tiles", (NUM_TYPES, *PLANE), "own tile of each type (Sai, Sword, Bow, Lotus, Air, Fire, Earth, Water)")
+LAYOUT_V1.add("opp_tiles", (NUM_TYPES, *PLANE), "opponent's tile of each type")
+LAYOUT_V1.add("facing", (4, *PLANE), "the facing of the tile on the square (either player's), one-hot N, E, S, W")
+LAYOUT_V1.add("own_threat", PLANE, "T_own per square (own non-Fire threats + every Fire's), min(T, 4) / 4")
+LAYOUT_V1.add("opp_threat", PLANE, "T_opp per square, min(T, 4) / 4")
+LAYOUT_V1.add("own_cover", PLANE, "C_own per square (0/1, homeground included)")
+LAYOUT_V1.add("opp_cover", PLANE, "C_opp per square")
+LAYOUT_V1.add("repeat", (2, *PLANE), "[own, opponent] tile moved on the last own turn: its square holds consecutive moves / 3")
+LAYOUT_V1.add("selected", (2, *PLANE), "the square chosen (deploy target / tile to move), the destination chosen")
 LAYOUT_V1.add("observer", 2, "the observing seat, one-hot (White, Black): which homeground is own")
 LAYOUT_V1.add("own_reserve", NUM_TYPES, "own reserve per type / 3")
 LAYOUT_V1.add("opp_reserve", NUM_TYPES, "opponent's reserve per type / 3")
@@ -82,4 +80,4 @@ LAYOUT_V1.add(
     "observer decides now, observer is the mover, draft picks left / 9, drawn this turn / 3, gifts owed / 8, turn / max_turns",
 )
 
-__all__ = ["BOARD_V1", "LAYOUT", "LAYOUT_V1"]
+__all__ = ["LAYOUT", "LAYOUT_V1"]
