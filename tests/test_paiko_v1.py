@@ -103,3 +103,31 @@ def test_observations_updated_in_place_are_the_full_rewrite():
             K1.observation(env.states, i, int(out.current_player[i]), full)
         assert np.array_equal(out.observation.view(np.uint32), full.view(np.uint32)), t
     assert ends >= 6 and swaps >= 200  # auto-resets and changes of seat are checked too
+
+
+TINY = {
+    "n_envs": 2,
+    "timesteps": 256,
+    "observation": "flat",
+    "opponent": "random",
+    "reward": "outcome",
+    "reward_scale": 1.0,
+    "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
+    "eval": {"every": 256, "games": 2, "opponents": ["random"]},
+    "checkpoint_every": 256,
+}
+
+
+@pytest.mark.parametrize("backend", ["sb3", "batched"])
+def test_training_takes_the_new_id_and_its_model_plays_it(backend, tmp_path):
+    """A tiny run of each SB3 backend on ``paiko-v1`` (the game's config, made small), then its model plays."""
+    from gameshelf.training.agents import make_agent
+    from gameshelf.training.train import train
+
+    result = train("paiko-v1", backend=backend, config=TINY, out=tmp_path / "run", progress=False)
+    assert result.timesteps >= 256 and result.model_path.is_file()
+    agent = make_agent(f"model:{result.model_path}", "paiko-v1")
+    state = envs.make_game("paiko-v1").new_initial_state()
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        state.apply_action(agent.act(state, state.current_player(), rng))
