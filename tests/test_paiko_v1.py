@@ -28,12 +28,11 @@ def v0_from_v1(obs: np.ndarray) -> np.ndarray:
         view = LAYOUT_V1.view(obs, name)
         return np.moveaxis(view, 0, -1) if view.ndim == 3 else view[..., None]
 
-    facing = planes("facing")
-    for side in ("own", "opp"):
-        tiles = planes(f"{side}_tiles")
+    tiles, owner, facing = planes("tiles"), planes("owner"), planes("facing")
+    for k, side in enumerate(("own", "opp")):
         for t in range(tiles.shape[-1]):
             for f in range(4):
-                LAYOUT.view(out, f"{side}_tiles")[..., 4 * t + f] = tiles[..., t] * facing[..., f]
+                LAYOUT.view(out, f"{side}_tiles")[..., 4 * t + f] = tiles[..., t] * owner[..., k] * facing[..., f]
     for name in SQUARE_PIECES:
         LAYOUT.view(out, name)[:] = planes(name)
     for (x, y), black, zone in zip(SQUARES, IS_BLACK, ZONE, strict=True):
@@ -72,7 +71,7 @@ def test_v1_carries_what_v0_carries_on_every_node_of_random_games():
 def test_v1_is_a_quarter_of_v0_and_names_the_seat():
     v1 = envs.make_game("paiko-v1").info
     v0 = envs.make_game("paiko-v0").info
-    assert v1.observation_shape == (14 * 14 * 28 + 63,) and v0.observation_shape == (14, 14, 137)
+    assert v1.observation_shape == (14 * 14 * 22 + 63,) and v0.observation_shape == (14, 14, 137)
     assert np.prod(v1.observation_shape) * 4 < np.prod(v0.observation_shape)
     state = envs.make_game("paiko-v1").new_initial_state()
     assert LAYOUT_V1.view(state.observation(0), "observer").tolist() == [1.0, 0.0]

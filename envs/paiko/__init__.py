@@ -100,15 +100,16 @@ ids observe the same values, float32 in [0, 1], "own" being the observing seat (
 turned); they differ in the layout only (`tests/test_paiko_v1.py` rebuilds v0's observation from v1's on
 every node of random games).
 
-**`paiko-v1`**: one vector of 5,551 entries (22 KB): 14x14 planes one after the other, each indexed
-`[y, x]` (so the first 5,488 entries are `(28, 14, 14)` planes, channels first), holding only what is about
+**`paiko-v1`**: one vector of 4,375 entries (17.5 KB): 14x14 planes one after the other, each indexed
+`[y, x]` (so the first 4,312 entries are `(22, 14, 14)` planes, channels first), holding only what is about
 one square (zero off the 112 squares), then the 63 values that are about no square, once each. A tile is
-its type's plane of its owner's side and a facing plane. Beside v0 it leaves out the four planes that never
+three ones on its square: its type, its owner (own or opponent) and its facing (v0's own tile channel
+`type*4 + facing` is `tiles[type] * owner[0] * facing[facing]`). Beside v0 it leaves out the four planes that never
 change (the squares, the black squares, the two homegrounds: see "Rules as implemented"; `observer` says
 which homeground is own) and gives the other whole-plane values once instead of on all 196 cells. The
 batched environments update it where it changed (`kernel_v1.observation_update`), the own and opponent's
 planes trading places when the seat to move changes. A convolutional policy reads
-`obs[:5488].reshape(28, 14, 14)` (PyTorch's layout) beside `obs[5488:]`. It is one `Box`, not a `Dict` of
+`obs[:4312].reshape(22, 14, 14)` (PyTorch's layout) beside `obs[4312:]`. It is one `Box`, not a `Dict` of
 board and vector, because every id's observation is one `Box` (`GameInfo` has one shape and dtype, which the
 AEC environment, `gameshelf.vector`'s buffer, the single-seat and SB3 wrappers and saved models read); and
 `float32` in [0, 1] because some values are fractions (turn / max_turns) and v0's entries are kept exactly.

@@ -46,11 +46,11 @@ from gameshelf.envs.paiko.observation import LAYOUT_V1
 PLANE = BOARD_SIZE * BOARD_SIZE
 """Entries of one board plane."""
 OBS_SIZE = LAYOUT_V1.size
-O_OWN_TILES = LAYOUT_V1.offset("own_tiles")
-O_OPP_TILES = LAYOUT_V1.offset("opp_tiles")
+O_TILES = LAYOUT_V1.offset("tiles")
+O_OWNER = LAYOUT_V1.offset("owner")
 O_FACING = LAYOUT_V1.offset("facing")
 O_THREAT = LAYOUT_V1.offset("own_threat")
-"""Own then opponent's threat plane (``opp_threat`` follows ``own_threat``); the same for cover, repeat, selected."""
+"""Own then opponent's threat plane (``opp_threat`` follows ``own_threat``); the same for cover."""
 O_COVER = LAYOUT_V1.offset("own_cover")
 O_REPEAT = LAYOUT_V1.offset("repeat")
 O_SELECTED = LAYOUT_V1.offset("selected")
@@ -79,8 +79,8 @@ def _values(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
 def _tile(out: np.ndarray, i: int, at: int, code: int, seat: int, value: float) -> None:
     """Write ``value`` into the tile and facing entries of tile ``code`` on the square at ``at`` (``POS``), as
     ``seat`` sees it."""
-    plane = O_OWN_TILES if code_owner(code) == seat else O_OPP_TILES
-    out[i, plane + PLANE * code_type(code) + at] = value
+    out[i, O_TILES + PLANE * code_type(code) + at] = value
+    out[i, O_OWNER + (0 if code_owner(code) == seat else PLANE) + at] = value
     out[i, O_FACING + PLANE * code_facing(code) + at] = value
 
 
@@ -124,11 +124,11 @@ def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
     _marks(S, i, 0, seat, out, 1.0)
 
 
-OBS_MEMO = 1 + SIZE
-"""``observation_update``'s record per row: the seat of the observation in the buffer (-1: none), then the state
-row it was written from."""
-BLOCK = 16
-"""Squares compared at once by ``observation_update`` (``NSQ`` is 7 blocks)."""
+OBS_MEMO = 1 + SIZE + NSQ
+"""``observation_update``'s record per row: the seat of the observation in the buffer (-1: none), the state row it
+was written from, then room to mark the squares that changed."""
+CHANGED = 1 + SIZE
+"""Where the marks of the changed squares start in a memo row."""
 TRACKED = COV + 2 * NSQ - BOARD
 """The row's board, threat and cover fields (one run of entries from ``BOARD``): what the board planes show."""
 
@@ -154,21 +154,19 @@ def _square(S: np.ndarray, i: int, seat: int, out: np.ndarray, memo: np.ndarray,
 
 
 @jit_helper
-def _swap_sides(memo: np.ndarray, i: int, old: int, seat: int, out: np.ndarray) -> None:
-    """Turn the board planes of the recorded row seen by ``old`` into the same row seen by ``seat`` (the other
-    seat): the own and opponent's threat and cover planes trade places, and so do the tiles."""
+def _swap_sides(out: np.ndarray, i: int) -> None:
+    """Turn the board planes of a row seen by one seat into the same row seen by the other: the own and opponent's
+    owner, threat and cover planes trade places (three runs of entries, no other entry changes)."""
     for c in range(PLANE):  # constants plus the loop counter: vectorized
+        a = out[i, O_OWNER + c]
+        out[i, O_OWNER + c] = out[i, O_OWNER + PLANE + c]
+        out[i, O_OWNER + PLANE + c] = a
         a = out[i, O_THREAT + c]
         out[i, O_THREAT + c] = out[i, O_THREAT + PLANE + c]
         out[i, O_THREAT + PLANE + c] = a
         a = out[i, O_COVER + c]
         out[i, O_COVER + c] = out[i, O_COVER + PLANE + c]
         out[i, O_COVER + PLANE + c] = a
-    for sq in range(NSQ):
-        code = memo[i, 1 + BOARD + sq]
-        if code >= 0:
-            _tile(out, i, POS[sq], code, old, 0.0)
-            _tile(out, i, POS[sq], code, seat, 1.0)
 
 
 @jit
@@ -179,8 +177,7 @@ def observation_update(S: np.ndarray, i: int, seat: int, out: np.ndarray, memo: 
     The values after the board are written again (63 entries), the repeat and selection marks cleared where
     they were and set where they are. For the other seat, the own and opponent's planes trade places first
     (``_swap_sides``). Then only the tile, threat and cover entries of the squares whose row entries changed are
-    written (found ``BLOCK`` squares at a time; none when the board, threat and cover fields are unchanged, as on
-    most sub-decisions). Nothing is written whole but the first observation."""
+    written (none when the board, threat and cover fields are unchanged, as on most sub-decisions). Nothing is written whole but the first observation."""
     old = int(memo[i, 0])
     if old < 0:
         observation(S, i, seat, out)
@@ -188,7 +185,7 @@ def observation_update(S: np.ndarray, i: int, seat: int, out: np.ndarray, memo: 
         _values(S, i, seat, out)
         _marks(memo, i, 1, old, out, 0.0)
         if old != seat:
-            _swap_sides(memo, i, old, seat, out)
+            _swap_sides(out, i)
         # the comparisons are loops without a branch over indices that are constants plus a loop counter: the
         # compiler vectorizes them (a helper taking the offsets as arguments, or an early exit, stays scalar and
         # costs twenty times as much)
@@ -196,17 +193,17 @@ def observation_update(S: np.ndarray, i: int, seat: int, out: np.ndarray, memo: 
         for k in range(TRACKED):
             changed |= S[i, BOARD + k] != memo[i, 1 + BOARD + k]
         if changed:
-            for b in range(0, NSQ, BLOCK):
-                changed = 0
-                for sq in range(b, b + BLOCK):
-                    changed |= S[i, BOARD + sq] != memo[i, 1 + BOARD + sq]
-                    changed |= S[i, THR + sq] != memo[i, 1 + THR + sq]
-                    changed |= S[i, THR + NSQ + sq] != memo[i, 1 + THR + NSQ + sq]
-                    changed |= S[i, COV + sq] != memo[i, 1 + COV + sq]
-                    changed |= S[i, COV + NSQ + sq] != memo[i, 1 + COV + NSQ + sq]
-                if changed:
-                    for sq in range(b, b + BLOCK):
-                        _square(S, i, seat, out, memo, sq)
+            for sq in range(NSQ):
+                memo[i, CHANGED + sq] = (
+                    (S[i, BOARD + sq] != memo[i, 1 + BOARD + sq])
+                    | (S[i, THR + sq] != memo[i, 1 + THR + sq])
+                    | (S[i, THR + NSQ + sq] != memo[i, 1 + THR + NSQ + sq])
+                    | (S[i, COV + sq] != memo[i, 1 + COV + sq])
+                    | (S[i, COV + NSQ + sq] != memo[i, 1 + COV + NSQ + sq])
+                )
+            for sq in range(NSQ):
+                if memo[i, CHANGED + sq]:
+                    _square(S, i, seat, out, memo, sq)
         _marks(S, i, 0, seat, out, 1.0)
     memo[i, 0] = seat
     for k in range(SIZE):

@@ -52,9 +52,9 @@ PLANE = (SIZE, SIZE)
 LAYOUT_V1 = ObservationLayout()
 """``paiko-v1``'s observation: one ``float32`` vector, the board planes (channel, row y, column x; only what is
 about one square, zero off the 112 squares of the board), then the values about no square, once each."""
-LAYOUT_V1.add("own_tiles", (NUM_TYPES, *PLANE), "own tile of each type (Sai, Sword, Bow, Lotus, Air, Fire, Earth, Water)")
-LAYOUT_V1.add("opp_tiles", (NUM_TYPES, *PLANE), "opponent's tile of each type")
-LAYOUT_V1.add("facing", (4, *PLANE), "the facing of the tile on the square (either player's), one-hot N, E, S, W")
+LAYOUT_V1.add("tiles", (NUM_TYPES, *PLANE), "the type of the tile on the square (either player's), one-hot Sai, Sword, Bow, Lotus, Air, Fire, Earth, Water")
+LAYOUT_V1.add("owner", (2, *PLANE), "[own, opponent] tile on the square")
+LAYOUT_V1.add("facing", (4, *PLANE), "the facing of the tile on the square, one-hot N, E, S, W")
 LAYOUT_V1.add("own_threat", PLANE, "T_own per square (own non-Fire threats + every Fire's), min(T, 4) / 4")
 LAYOUT_V1.add("opp_threat", PLANE, "T_opp per square, min(T, 4) / 4")
 LAYOUT_V1.add("own_cover", PLANE, "C_own per square (0/1, homeground included)")
