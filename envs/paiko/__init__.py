@@ -5,9 +5,9 @@
 | id | `paiko-v1` (compact observation), `paiko-v0` (the same game, planes of 137 channels) |
 | agents | `player_0` (White, drafts first and takes the first turn), `player_1` (Black) |
 | action space | `Discrete(143)` |
-| observation | v1: `Dict(observation=Box(0, 1, (4375,), float32), action_mask=Box(0, 1, (143,), int8))`; v0: `Dict(observation=Box(0, 1, (14, 14, 137), float32), action_mask=...)` |
+| observation | `Dict(observation=Box(0, 1, (4375,), float32), action_mask=Box(0, 1, (143,), int8))` (v0: `(14, 14, 137)`) |
 | import | `gameshelf.make("paiko-v1")`; engine `gameshelf.envs.paiko.game.PaikoGameV1` (v0: `PaikoGame`) |
-| compiled rules | `envs/paiko/kernel.py` (v1's observation: `kernel_v1.py`); batched: `gameshelf.vector.make("paiko-v1", num_envs=N)` |
+| compiled rules | `envs/paiko/kernel.py` (v1: `kernel_v1.py`); batched: `gameshelf.vector.make("paiko-v1", num_envs=N)` |
 | rules | `docs/rules/paiko.md` |
 
 The rules are compiled kernels (numba) over one `int16` state row (`envs/paiko/kernel.py`, its layout under

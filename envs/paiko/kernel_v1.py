@@ -177,7 +177,8 @@ def observation_update(S: np.ndarray, i: int, seat: int, out: np.ndarray, memo: 
     The values after the board are written again (63 entries), the repeat and selection marks cleared where
     they were and set where they are. For the other seat, the own and opponent's planes trade places first
     (``_swap_sides``). Then only the tile, threat and cover entries of the squares whose row entries changed are
-    written (none when the board, threat and cover fields are unchanged, as on most sub-decisions). Nothing is written whole but the first observation."""
+    written (none when the board, threat and cover fields are unchanged, as on most sub-decisions). Nothing is
+    written whole but the first observation."""
     old = int(memo[i, 0])
     if old < 0:
         observation(S, i, seat, out)

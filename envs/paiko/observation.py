@@ -2,9 +2,9 @@
 
 Both are egocentric by channels and entries ("own" = the observing seat); the board itself is not turned.
 ``LAYOUT``: 14x14 board planes (row y, column x, channel) where counts and flags that are not about a square
-fill a whole plane. ``LAYOUT_V1``: one flat vector, 14x14 planes one after the other (channel, row y, column x:
-per-square values only, fewer channels) followed by the values that are not about a square, once each. Imports no Pillow and no torch. The
-kernels ``observation`` write them (``kernel.py``, ``kernel_v1.py``).
+fill a whole plane. ``LAYOUT_V1``: one flat vector, 14x14 planes one after the other (channel, row y, column
+x: per-square values only, fewer channels) followed by the values that are not about a square, once each.
+Imports no Pillow and no torch. The kernels ``observation`` write them (``kernel.py``, ``kernel_v1.py``).
 """
 
 from __future__ import annotations
@@ -52,7 +52,11 @@ PLANE = (SIZE, SIZE)
 LAYOUT_V1 = ObservationLayout()
 """``paiko-v1``'s observation: one ``float32`` vector, the board planes (channel, row y, column x; only what is
 about one square, zero off the 112 squares of the board), then the values about no square, once each."""
-LAYOUT_V1.add("tiles", (NUM_TYPES, *PLANE), "the type of the tile on the square (either player's), one-hot Sai, Sword, Bow, Lotus, Air, Fire, Earth, Water")
+LAYOUT_V1.add(
+    "tiles",
+    (NUM_TYPES, *PLANE),
+    "the type of the tile on the square (either player's), one-hot Sai, Sword, Bow, Lotus, Air, Fire, Earth, Water",
+)
 LAYOUT_V1.add("owner", (2, *PLANE), "[own, opponent] tile on the square")
 LAYOUT_V1.add("facing", (4, *PLANE), "the facing of the tile on the square, one-hot N, E, S, W")
 LAYOUT_V1.add("own_threat", PLANE, "T_own per square (own non-Fire threats + every Fire's), min(T, 4) / 4")
