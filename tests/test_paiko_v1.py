@@ -104,6 +104,13 @@ def test_observations_updated_in_place_are_the_full_rewrite():
     assert ends >= 6 and swaps >= 200  # auto-resets and changes of seat are checked too
 
 
+def test_the_same_kernels_run_as_plain_python():
+    """``NUMBA_DISABLE_JIT=1``: v1's observation kernels, run uncompiled, give the compiled batch's results."""
+    from tests.test_vector import test_the_same_kernels_run_as_plain_python as compare
+
+    compare("paiko-v1", {"max_turns": 12})
+
+
 TINY = {
     "n_envs": 2,
     "timesteps": 256,
