@@ -13,7 +13,7 @@ import numpy as np
 
 from gameshelf.envs.core.kernel import jit, jit_helper
 from gameshelf.envs.paiko.board import SIZE as BOARD_SIZE
-from gameshelf.envs.paiko.board import SQUARES, ZONE, code_facing, code_owner, code_type
+from gameshelf.envs.paiko.board import SQUARES, code_facing, code_owner, code_type
 from gameshelf.envs.paiko.kernel import (
     BOARD,
     COV,
@@ -32,6 +32,7 @@ from gameshelf.envs.paiko.kernel import (
     THREAT_LEVEL,
     apply,
     chance_weights,
+    covered,
     current_player,
     initial_state,
     is_chance_outcome,
@@ -64,7 +65,6 @@ O_LOST = LAYOUT_V1.offset("lost")
 O_PHASE = LAYOUT_V1.offset("phase")
 O_SEL_TYPE = LAYOUT_V1.offset("selected_type")
 O_COUNTERS = LAYOUT_V1.offset("counters")
-ZONE_OF = np.array(ZONE, dtype=np.int64)
 
 
 @jit_helper
@@ -82,12 +82,6 @@ def _tile(out: np.ndarray, i: int, at: int, code: int, seat: int, value: float) 
     out[i, O_TILES + PLANE * code_type(code) + at] = value
     out[i, O_OWNER + (0 if code_owner(code) == seat else PLANE) + at] = value
     out[i, O_FACING + PLANE * code_facing(code) + at] = value
-
-
-@jit_helper
-def _cover(S: np.ndarray, i: int, at: int, p: int, sq: int) -> float:
-    """C_p(sq) of the row ``S[i, at:]`` as an observation entry."""
-    return 1.0 if S[i, at + COV + NSQ * p + sq] > 0 or ZONE_OF[sq] == p else 0.0
 
 
 @jit_helper
@@ -120,7 +114,7 @@ def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
         for k in range(2):
             p = seat if k == 0 else 1 - seat
             out[i, O_THREAT + PLANE * k + at] = THREAT_LEVEL[S[i, THR + NSQ * p + sq]]
-            out[i, O_COVER + PLANE * k + at] = _cover(S, i, 0, p, sq)
+            out[i, O_COVER + PLANE * k + at] = covered(S, i, p, sq)
     _marks(S, i, 0, seat, out, 1.0)
 
 
@@ -150,7 +144,7 @@ def _square(S: np.ndarray, i: int, seat: int, out: np.ndarray, memo: np.ndarray,
         if threat != memo[i, 1 + THR + NSQ * p + sq]:
             out[i, O_THREAT + PLANE * k + at] = THREAT_LEVEL[threat]
         if S[i, COV + NSQ * p + sq] != memo[i, 1 + COV + NSQ * p + sq]:
-            out[i, O_COVER + PLANE * k + at] = _cover(S, i, 0, p, sq)
+            out[i, O_COVER + PLANE * k + at] = covered(S, i, p, sq)
 
 
 @jit_helper
