@@ -24,6 +24,7 @@ GAMES = (
     ("range_ta_ludotheque-v0", "range_ta_ludotheque.game:RangeTaLudothequeGame", "Range Ta Ludothèque: roll and write, boxes in a Kallax shelf"),
     ("tsukuru_ten_ten-v0", "tsukuru_ten_ten.game:TsukuruTenTenGame", "Tsukuru 10 Ten: make a hand worth exactly 10"),
     ("paiko-v0", "paiko.game:PaikoGame", "Paikō: deploy and shift tiles, capture by threat, race to 10 points"),
+    ("paiko-v1", "paiko.game:PaikoGameV1", "Paikō with a compact observation: board planes and a vector of the rest"),
     ("catsle_builders-v0", "catsle_builders.game:CatsleGame", "CATsle Builders: trick taking to fill castle columns up to their limits"),
 )  # fmt: skip
 for _id, _engine, _description in GAMES:

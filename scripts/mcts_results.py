@@ -44,6 +44,7 @@ PLAN: dict[str, tuple[tuple[str, ...], int]] = {
     "amoriax-v0": (("mcts:0.02s", "mcts:0.1s"), 4),
     "tsukuru_ten_ten-v0": (("mcts:0.02s", "mcts:0.1s"), 4),
     "paiko-v0": (("mcts:0.02s", "mcts:0.1s"), 4),
+    "paiko-v1": (("mcts:0.02s", "mcts:0.1s"), 4),
     "catsle_builders-v0": (("mcts:0.02s", "mcts:0.1s"), 4),
 }
 

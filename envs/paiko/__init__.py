@@ -2,12 +2,12 @@
 
 | | |
 |---|---|
-| id | `paiko-v0` |
+| id | `paiko-v1` (compact observation), `paiko-v0` (the same game, planes of 137 channels) |
 | agents | `player_0` (White, drafts first and takes the first turn), `player_1` (Black) |
 | action space | `Discrete(143)` |
-| observation | `Dict(observation=Box(0, 1, (14, 14, 137), float32), action_mask=Box(0, 1, (143,), int8))` |
-| import | `gameshelf.make("paiko-v0")`; engine `gameshelf.envs.paiko.game.PaikoGame` |
-| compiled rules | `envs/paiko/kernel.py`; batched: `gameshelf.vector.make("paiko-v0", num_envs=N)` |
+| observation | `Dict(observation=Box(0, 1, (4375,), float32), action_mask=Box(0, 1, (143,), int8))` (v0: `(14, 14, 137)`) |
+| import | `gameshelf.make("paiko-v1")`; engine `gameshelf.envs.paiko.game.PaikoGameV1` (v0: `PaikoGame`) |
+| compiled rules | `envs/paiko/kernel.py` (v1: `kernel_v1.py`); batched: `gameshelf.vector.make("paiko-v1", num_envs=N)` |
 | rules | `docs/rules/paiko.md` |
 
 The rules are compiled kernels (numba) over one `int16` state row (`envs/paiko/kernel.py`, its layout under
@@ -95,9 +95,29 @@ middle of the capturer's turn: `current_player()` and the AEC `agent_selection` 
 
 ## Observation
 
-`state.observation(seat)`: 14x14 planes indexed `[y, x, channel]`, float32 in [0, 1]; "own" is the
-observing seat (the board itself is not turned). Everything in Paikō is public (the hands too: every draw
-is made from a public reserve and announced).
+Everything in Paikō is public (the hands too: every draw is made from a public reserve and announced). Both
+ids observe the same values, float32 in [0, 1], "own" being the observing seat (the board itself is not
+turned); they differ in the layout only (`tests/test_paiko_v1.py` rebuilds v0's observation from v1's on
+every node of random games).
+
+**`paiko-v1`**: one vector of 4,375 entries (17.5 KB): 14x14 planes one after the other, each indexed
+`[y, x]` (so the first 4,312 entries are `(22, 14, 14)` planes, channels first), holding only what is about
+one square (zero off the 112 squares), then the 63 values that are about no square, once each. A tile is
+three ones on its square: its type, its owner (own or opponent) and its facing (v0's own tile channel
+`type*4 + facing` is `tiles[type] * owner[0] * facing[facing]`). Beside v0 it leaves out the four planes that never
+change (the squares, the black squares, the two homegrounds: see "Rules as implemented"; `observer` says
+which homeground is own) and gives the other whole-plane values once instead of on all 196 cells. The
+batched environments update it where it changed (`kernel_v1.observation_update`), the own and opponent's
+planes trading places when the seat to move changes. A convolutional policy reads
+`obs[:4312].reshape(22, 14, 14)` (PyTorch's layout) beside `obs[4312:]`. It is one `Box`, not a `Dict` of
+board and vector, because every id's observation is one `Box` (`GameInfo` has one shape and dtype, which the
+AEC environment, `gameshelf.vector`'s buffer, the single-seat and SB3 wrappers and saved models read); and
+`float32` in [0, 1] because some values are fractions (turn / max_turns) and v0's entries are kept exactly.
+
+{observation_table_v1}
+
+**`paiko-v0`**: 14x14 planes indexed `[y, x, channel]` (107 KB); the values that are not about a square
+fill a whole plane.
 
 {observation_table}
 
@@ -172,10 +192,16 @@ views. Positions that do not fit a field's range are refused by the field's name
 
 ## Version history
 
+* v1: the compact observation above (the same rules, actions and rewards).
 * v0: first version.
 """
 
 from gameshelf.envs.paiko.kernel import ROW
-from gameshelf.envs.paiko.observation import LAYOUT
+from gameshelf.envs.paiko.observation import LAYOUT, LAYOUT_V1
 
-__doc__ = (__doc__ or "").replace("{observation_table}", LAYOUT.table()).replace("{row_table}", ROW.table())
+__doc__ = (
+    (__doc__ or "")
+    .replace("{observation_table_v1}", LAYOUT_V1.table())
+    .replace("{observation_table}", LAYOUT.table())
+    .replace("{row_table}", ROW.table())
+)

@@ -15,6 +15,7 @@ import numpy as np
 from gameshelf.envs.core.game import TERMINAL, GameFacts, Option, int_option
 from gameshelf.envs.core.kernel import KernelGame, KernelState
 from gameshelf.envs.paiko import kernel as K
+from gameshelf.envs.paiko import kernel_v1
 from gameshelf.envs.paiko.actions import (
     DEPLOY,
     DEPLOY_SQUARE,
@@ -54,7 +55,7 @@ from gameshelf.envs.paiko.board import (
     code_type,
 )
 from gameshelf.envs.paiko.kernel import DRAFT_SCHEDULE, DRAW_LOST, DRAW_POINTS, END_CODES, MAX_REPEAT, WIN_POINTS
-from gameshelf.envs.paiko.observation import LAYOUT
+from gameshelf.envs.paiko.observation import LAYOUT, LAYOUT_V1
 
 END_REASONS = {
     "points": "reached 10 points",
@@ -93,6 +94,13 @@ class PaikoGame(KernelGame):
 
     def new_initial_state(self) -> PaikoState:
         return PaikoState(self)
+
+
+class PaikoGameV1(PaikoGame):
+    """``paiko-v1``: the same rules and states, the compact observation ``LAYOUT_V1`` (``kernel_v1.py``)."""
+
+    kernel = kernel_v1
+    LAYOUT = LAYOUT_V1
 
 
 class PaikoState(KernelState):

@@ -896,30 +896,54 @@ def returns(S: np.ndarray, i: int, out: np.ndarray) -> None:
 
 # ---- observation ---------------------------------------------------------------------------------------------
 @jit_helper
-def _whole_plane_values(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
-    """Write cell (0, 0) of ``seat``'s observation (off the board: the whole-plane values, zeros elsewhere)."""
+def public_values(
+    S: np.ndarray,
+    i: int,
+    seat: int,
+    out: np.ndarray,
+    reserve: int,
+    hand: int,
+    scores: int,
+    lost: int,
+    phase_at: int,
+    sel_type: int,
+    counters: int,
+) -> None:
+    """Write ``seat``'s values that are about no square into row ``i`` of ``out``, each piece at the entry given
+    (own then opponent's reserve and hand, scores, lost tiles, the phase and the type being deployed one-hot, the
+    counters): the one statement of these values, for both encodings (``paiko-v0`` writes them into cell (0, 0),
+    ``paiko-v1`` once, after the board)."""
     opp = 1 - seat
     phase = S[i, PHASE]
+    for k in range(NT):
+        out[i, reserve + k] = S[i, RESERVE + NT * seat + k] * THIRD
+        out[i, reserve + NT + k] = S[i, RESERVE + NT * opp + k] * THIRD
+        out[i, hand + k] = S[i, HAND + NT * seat + k] * THIRD
+        out[i, hand + NT + k] = S[i, HAND + NT * opp + k] * THIRD
+        out[i, sel_type + k] = 0.0
+    out[i, scores] = min(max(int(S[i, SCORE + seat]), 0), 10) / 10.0
+    out[i, scores + 1] = min(max(int(S[i, SCORE + opp]), 0), 10) / 10.0
+    out[i, lost] = S[i, LOST + seat] / 24.0
+    out[i, lost + 1] = S[i, LOST + opp] / 24.0
+    for k in range(NUM_PHASES):
+        out[i, phase_at + k] = 0.0
+    out[i, phase_at + phase] = 1.0
+    if S[i, SEL_TYPE] >= 0:
+        out[i, sel_type + S[i, SEL_TYPE]] = 1.0
+    out[i, counters] = 1.0 if current_player(S, i) == seat else 0.0
+    out[i, counters + 1] = 1.0 if S[i, MOVER] == seat and phase != NUM_PHASES - 1 else 0.0
+    out[i, counters + 2] = S[i, DRAFT_LEFT] / 9.0
+    out[i, counters + 3] = S[i, PICKS] / 3.0
+    out[i, counters + 4] = min(int(S[i, GIFTS]), 8) / 8.0
+    out[i, counters + 5] = min(turns(S, i) / max_turns(S, i), 1.0)
+
+
+@jit_helper
+def _whole_plane_values(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
+    """Write cell (0, 0) of ``seat``'s observation (off the board: the whole-plane values, zeros elsewhere)."""
     for c in range(CHANNELS):
         out[i, c] = 0.0
-    for k in range(NT):
-        out[i, O_RESERVE + k] = S[i, RESERVE + NT * seat + k] * THIRD
-        out[i, O_RESERVE + NT + k] = S[i, RESERVE + NT * opp + k] * THIRD
-        out[i, O_HAND + k] = S[i, HAND + NT * seat + k] * THIRD
-        out[i, O_HAND + NT + k] = S[i, HAND + NT * opp + k] * THIRD
-    out[i, O_SCORES] = min(max(int(S[i, SCORE + seat]), 0), 10) / 10.0
-    out[i, O_SCORES + 1] = min(max(int(S[i, SCORE + opp]), 0), 10) / 10.0
-    out[i, O_LOST] = S[i, LOST + seat] / 24.0
-    out[i, O_LOST + 1] = S[i, LOST + opp] / 24.0
-    out[i, O_PHASE + phase] = 1.0
-    if S[i, SEL_TYPE] >= 0:
-        out[i, O_SEL_TYPE + S[i, SEL_TYPE]] = 1.0
-    out[i, O_COUNTERS] = 1.0 if current_player(S, i) == seat else 0.0
-    out[i, O_COUNTERS + 1] = 1.0 if S[i, MOVER] == seat and phase != NUM_PHASES - 1 else 0.0
-    out[i, O_COUNTERS + 2] = S[i, DRAFT_LEFT] / 9.0
-    out[i, O_COUNTERS + 3] = S[i, PICKS] / 3.0
-    out[i, O_COUNTERS + 4] = min(int(S[i, GIFTS]), 8) / 8.0
-    out[i, O_COUNTERS + 5] = min(turns(S, i) / max_turns(S, i), 1.0)
+    public_values(S, i, seat, out, O_RESERVE, O_HAND, O_SCORES, O_LOST, O_PHASE, O_SEL_TYPE, O_COUNTERS)
 
 
 @jit_helper
