@@ -100,8 +100,9 @@ def test_reference_networks_are_package_data():
     assert netagent.REFERENCE_DIR == ROOT / "training" / "reference"
     assert reference_path("tsukuru_ten_ten-v0").name == "tsukuru_ten_ten.npz"
     assert {p.name for p in (ROOT / "training" / "configs").glob("*.yaml")} >= {
-        reference_path(i).with_suffix(".yaml").name for i in envs.registered_ids()
+        f"{envs.spec(i).game_name}.yaml" for i in envs.registered_ids()
     }
+    assert reference_path("paiko-v1").name == "paiko-v1.npz"  # a later version's own network
 
 
 @pytest.mark.parametrize("env_id", ["level_x-v0", "amoriax-v0", "olenon-v0"])

@@ -67,6 +67,8 @@ CASES = [
     ("paiko-v0", {"max_turns": 40}),
     ("paiko-v0", {"num_players": 2, "max_turns": 1}),
     ("paiko-v0", {"max_turns": 12}),
+    ("paiko-v1", {"max_turns": 12}),
+    ("paiko-v1", {"max_turns": 40}),
     ("catsle_builders-v0", {}),
     ("catsle_builders-v0", {"num_players": 3}),
     ("catsle_builders-v0", {"num_players": 3, "column_limits": (2, 2, 3, 3)}),

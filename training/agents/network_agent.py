@@ -6,7 +6,8 @@
     action = agent.act(state, seat, rng)
 
 ``reference`` is the network shipped in the package for the game: ``training/reference/<game>.npz``
-(``<game>`` is the id without its version, as in ``training/configs/<game>.yaml``), a small policy-and-value
+(``<game>`` is the id without its version, as in ``training/configs/<game>.yaml``; a later version of an id,
+with another observation, has its own ``<game>-vN.npz``), a small policy-and-value
 network (the architecture is in ``training.numpy_net``) trained by ``gameshelf train ID --backend expert``. A game
 without a shipped file is refused with a message listing the games that have one.
 
@@ -61,10 +62,13 @@ def load_net(path: str | os.PathLike[str]) -> NetPolicy:
 
 
 def reference_path(env_id: str) -> Path:
-    """Where the shipped network of ``env_id`` is (whether or not it is there)."""
+    """Where the shipped network of ``env_id`` is (whether or not it is there): ``<game>.npz`` for an id's first
+    version (``-v0``), ``<game>-vN.npz`` for a later one (another observation encoding needs its own network)."""
     from gameshelf import envs
 
-    return REFERENCE_DIR / f"{envs.spec(env_id).game_name}.npz"
+    spec = envs.spec(env_id)
+    version = spec.id.rpartition("-")[2]
+    return REFERENCE_DIR / (f"{spec.game_name}.npz" if version == "v0" else f"{spec.game_name}-{version}.npz")
 
 
 def reference_ids() -> list[str]:
