@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from gameshelf import vector
+from gameshelf.envs.core.kernel import seed_generators
 from gameshelf.envs.koplus.board import KO, PLUS
 from gameshelf.envs.koplus.game import KoPlusGame
 from gameshelf.envs.koplus.observation import LAYOUT
@@ -54,3 +56,26 @@ def test_every_observation_value_is_the_states_fact(num_players, board_mode):
             if state.is_terminal():
                 break
             state.apply_action(int(rng.choice(state.legal_actions())))
+
+
+@pytest.mark.parametrize(("num_players", "board_mode"), BOARDS)
+def test_batched_observations_are_updated_in_place_as_the_full_rewrite(num_players, board_mode):
+    """The kernel's ``observation_update`` leaves, on every step of random batched games (resets, auto-resets and
+    bonus turns included), bit for bit what ``observation`` writes whole for the player to move."""
+    env = vector.make("koplus-v0", num_envs=6, seed=num_players, num_players=num_players, board_mode=board_mode)
+    assert env._memo is not None  # the batched steps update the observations in place
+    full = np.empty_like(env._flat_obs)
+    rngs = seed_generators(7, 6)
+    ends = same_seat = 0
+    players = np.full(6, -1)
+    for t in range(241):
+        out = env.reset() if t in (0, 120) else env.step(env.random_actions(rngs))
+        ended = out.terminated | out.truncated
+        ends += int(ended.sum())
+        same_seat += int(((out.current_player == players) & ~ended).sum()) if t not in (0, 120) else 0
+        players = out.current_player.copy()
+        full[:] = np.nan  # an entry the kernel does not write cannot match
+        for i in range(env.num_envs):
+            env.kernel.observation(env.states, i, int(out.current_player[i]), full)
+        assert np.array_equal(out.observation.reshape(env.num_envs, -1).view(np.uint32), full.view(np.uint32)), t
+    assert ends >= 6 and same_seat >= 1  # auto-resets and steps where the seat to move stays are both checked

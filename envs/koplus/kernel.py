@@ -650,4 +650,40 @@ def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
                 words[i, at + w] = words[i, w]
 
 
+M_SEAT, M_PLAYERS, M_CELLS = 0, 1, 2
+"""``observation_update``'s record per row: the seat of the observation in the buffer (-1: none yet), the number
+of players, then the ``cells`` entries of the row it was written from."""
+OBS_MEMO = M_CELLS + NUM_CELLS
+
+
+@jit
+def observation_update(S: np.ndarray, i: int, seat: int, out: np.ndarray, memo: np.ndarray) -> None:
+    """What ``observation`` writes, given that ``out[i]`` holds what it wrote from the seat and row recorded in
+    ``memo[i]`` (``OPTIONAL_INTERFACE`` of ``envs.core.kernel``).
+
+    A cell's own planes are written again only where its ``cells`` entry changed (a tile placed, a new board) or,
+    for another seat, where a tile covers it (the slots turn). The per-seat planes are copied onto every cell as
+    ``observation`` does: they change on almost every step (the seat to move turns), and copying them whole
+    costs less than finding the words that changed."""
+    n = S[i, NP]
+    old = memo[i, M_SEAT]
+    if old < 0 or memo[i, M_PLAYERS] != n:
+        observation(S, i, seat, out)
+    else:
+        seat_planes(S, i, seat, out)
+        words = out.view(np.uint64)
+        for cell in range(NUM_CELLS):
+            code = S[i, CELL + cell]
+            if code != memo[i, M_CELLS + cell] or (old != seat and (code >> OWNER_SHIFT) & 7):
+                cell_planes(S, i, seat, cell, words)
+            if cell:
+                at = cell * W_CELL
+                for w in range(W_SEAT, W_CELL):
+                    words[i, at + w] = words[i, w]
+    memo[i, M_SEAT] = seat
+    memo[i, M_PLAYERS] = n
+    for cell in range(NUM_CELLS):
+        memo[i, M_CELLS + cell] = S[i, CELL + cell]
+
+
 __doc__ = __doc__.replace("{row_table}", ROW.table())
