@@ -79,3 +79,25 @@ def test_batched_observations_are_updated_in_place_as_the_full_rewrite(num_playe
             env.kernel.observation(env.states, i, int(out.current_player[i]), full)
         assert np.array_equal(out.observation.reshape(env.num_envs, -1).view(np.uint32), full.view(np.uint32)), t
     assert ends >= 6 and same_seat >= 1  # auto-resets and steps where the seat to move stays are both checked
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_observation_update_for_any_seat_is_the_full_rewrite(num_players):
+    """Called directly with seats that are not the one to move (so the ``to_move`` planes and the slots change
+    between calls, or stay), the update still leaves what ``observation`` writes whole."""
+    env = vector.make("koplus-v0", num_envs=4, seed=3, num_players=num_players)
+    kernel = env.kernel
+    out = np.empty_like(env._flat_obs)
+    full = np.empty_like(out)
+    memo = np.full((env.num_envs, kernel.OBS_MEMO), -1, dtype=env.states.dtype)
+    pick = np.random.default_rng(num_players)
+    env.reset()
+    rngs = seed_generators(1, 4)
+    for t in range(120):
+        if t % 3 == 0:
+            env.step(env.random_actions(rngs))
+        for i in range(env.num_envs):
+            seat = int(pick.integers(num_players))
+            kernel.observation_update(env.states, i, seat, out, memo)
+            kernel.observation(env.states, i, seat, full)
+            assert np.array_equal(out[i].view(np.uint32), full[i].view(np.uint32)), (t, i, seat)

@@ -572,7 +572,11 @@ W_CELL = NUM_PLANES // 2
 ``uint64`` view of the observation (the same bits, half the stores)."""
 W_SEAT = O_TOP_KO // 2
 """The cell's first word of those planes (``top_ko`` to ``seated``)."""
-assert NUM_PLANES % 2 == 0 and O_TOP_KO % 2 == 0, "the per-seat planes are whole 64-bit words of each cell"
+W_TO_MOVE = O_TO_MOVE // 2
+"""The cell's first word of the ``to_move`` and ``seated`` planes (the last ones), which stay the same from step to
+step while the seat observing is the seat to move."""
+assert NUM_PLANES % 2 == 0 and O_TOP_KO % 2 == 0 and O_TO_MOVE % 2 == 0, "the per-seat pieces are whole 64-bit words"
+assert O_SEATED == O_TO_MOVE + P and O_SEATED + P == NUM_PLANES, "to_move and seated are the last planes"
 WHERE = ON_BOARD + 2 * INTERIOR
 """Per player count and cell: on the board (1), in the interior too (3), or neither (0)."""
 _cell_planes = np.zeros((ALIEN_BITS + 1, P + 1, 4, O_TOP_KO), dtype=np.float32)
@@ -662,9 +666,10 @@ def observation_update(S: np.ndarray, i: int, seat: int, out: np.ndarray, memo: 
     ``memo[i]`` (``OPTIONAL_INTERFACE`` of ``envs.core.kernel``).
 
     A cell's own planes are written again only where its ``cells`` entry changed (a tile placed, a new board) or,
-    for another seat, where a tile covers it (the slots turn). The per-seat planes are copied onto every cell as
-    ``observation`` does: they change on almost every step (the seat to move turns), and copying them whole
-    costs less than finding the words that changed."""
+    for another seat, where a tile covers it (the slots turn). The per-seat planes change on almost every step
+    (the seat to move turns) and are copied onto every cell as ``observation`` does (copying only the words that
+    changed costs more: scattered stores into the same cache lines), except ``to_move`` and ``seated`` where
+    they did not change."""
     n = S[i, NP]
     old = memo[i, M_SEAT]
     if old < 0 or memo[i, M_PLAYERS] != n:
@@ -672,14 +677,21 @@ def observation_update(S: np.ndarray, i: int, seat: int, out: np.ndarray, memo: 
     else:
         seat_planes(S, i, seat, out)
         words = out.view(np.uint64)
+        last = (NUM_CELLS - 1) * W_CELL  # the last cell still holds the per-seat words written before
+        seating = False  # the to_move and seated words changed
+        for w in range(W_TO_MOVE, W_CELL):
+            seating |= words[i, w] != words[i, last + w]
         for cell in range(NUM_CELLS):
             code = S[i, CELL + cell]
             if code != memo[i, M_CELLS + cell] or (old != seat and (code >> OWNER_SHIFT) & 7):
                 cell_planes(S, i, seat, cell, words)
             if cell:
                 at = cell * W_CELL
-                for w in range(W_SEAT, W_CELL):
+                for w in range(W_SEAT, W_TO_MOVE):
                     words[i, at + w] = words[i, w]
+                if seating:
+                    for w in range(W_TO_MOVE, W_CELL):
+                        words[i, at + w] = words[i, w]
     memo[i, M_SEAT] = seat
     memo[i, M_PLAYERS] = n
     for cell in range(NUM_CELLS):
