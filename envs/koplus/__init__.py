@@ -65,6 +65,9 @@ computed once per board, the interior placements once per player count.
 
 Planes `(16, 16, 36)`, float32 in [0, 1]. "Slot k" is seat `(observer + k) % N`; slots ≥ N are zero
 (except where noted). Per-player scalars are broadcast over the whole plane.
+In `gameshelf.vector` a step updates each game's observation in place (the kernel's `observation_update`):
+the per-seat planes on every cell, and a cell's own planes only where they changed; the values are those
+of a full write, bit for bit.
 
 {observation_table}
 

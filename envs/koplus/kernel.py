@@ -567,12 +567,45 @@ def returns(S: np.ndarray, i: int, out: np.ndarray) -> None:
     rank_outcomes(out, n)
 
 
-@jit
-def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
-    """Write ``seat``'s observation (float32, (16, 16, 36) flattened: planes innermost) into row ``i`` of ``out``."""
+W_CELL = NUM_PLANES // 2
+"""64-bit words per cell: the planes that are the same on every cell are copied two at a time through a
+``uint64`` view of the observation (the same bits, half the stores)."""
+W_SEAT = O_TOP_KO // 2
+"""The cell's first word of those planes (``top_ko`` to ``seated``)."""
+W_TO_MOVE = O_TO_MOVE // 2
+"""The cell's first word of the ``to_move`` and ``seated`` planes (the last ones), which stay the same from step to
+step while the seat observing is the seat to move."""
+assert NUM_PLANES % 2 == 0 and O_TOP_KO % 2 == 0 and O_TO_MOVE % 2 == 0, "the per-seat pieces are whole 64-bit words"
+assert O_SEATED == O_TO_MOVE + P and O_SEATED + P == NUM_PLANES, "to_move and seated are the last planes"
+WHERE = ON_BOARD + 2 * INTERIOR
+"""Per player count and cell: on the board (1), in the interior too (3), or neither (0)."""
+_cell_planes = np.zeros((ALIEN_BITS + 1, P + 1, 4, O_TOP_KO), dtype=np.float32)
+for _slot in range(P + 1):
+    for _where in range(4):
+        _planes = _cell_planes[:, _slot, _where]
+        _planes[:, O_ALIENS] = ALIEN_FRACTION
+        if _slot:
+            _planes[:, O_TILES + _slot - 1] = 1.0
+        _planes[:, O_EMPTY] = float(_slot == 0 and _where & 1)
+        _planes[:, O_ON_BOARD] = _where & 1
+        _planes[:, O_INTERIOR] = _where >> 1
+CELL_WORDS = _cell_planes.view(np.uint64)
+"""A cell's own planes (``aliens`` to ``interior``) as the ``W_SEAT`` 64-bit words ``observation`` writes, by the
+cell's alien value, the slot of its tile + 1 (0: none) and ``WHERE``."""
+
+
+@jit_helper
+def slot_of(other: int, seat: int, n: int) -> int:
+    """The slot of seat ``other`` in ``seat``'s observation (``n`` players)."""
+    slot = other - seat
+    return slot + n if slot < 0 else slot
+
+
+@jit_helper
+def seat_planes(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
+    """Write the planes of per-seat facts (``top_ko`` to ``seated``, the same on every cell) for cell 0."""
     n = S[i, NP]
     player = S[i, CUR]
-    # the planes of per-seat facts are the same on every cell: written for cell 0, then copied
     for k in range(O_TOP_KO, NUM_PLANES):
         out[i, k] = 0.0
     for slot in range(n):
@@ -589,24 +622,80 @@ def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
         out[i, O_SCORE + slot] = (total(S, i, other) + SCORE_OFFSET) / SCORE_RANGE
         out[i, O_TO_MOVE + slot] = 1.0 if player == other else 0.0
         out[i, O_SEATED + slot] = 1.0
-    for cell in range(NUM_CELLS):
-        at = cell * NUM_PLANES
-        code = S[i, CELL + cell]
-        out[i, at + O_ALIENS] = ALIEN_FRACTION[code & ALIEN_BITS]
-        owner = ((code >> OWNER_SHIFT) & 7) - 1
-        for slot in range(P):
-            out[i, at + O_TILES + slot] = 0.0
-        if owner >= 0:
-            slot = owner - seat
-            if slot < 0:
-                slot += n
-            out[i, at + O_TILES + slot] = 1.0
-        out[i, at + O_EMPTY] = 1.0 if owner < 0 and ON_BOARD[n, cell] else 0.0
-        out[i, at + O_ON_BOARD] = ON_BOARD[n, cell]
-        out[i, at + O_INTERIOR] = INTERIOR[n, cell]
+
+
+@jit_helper
+def cell_planes(S: np.ndarray, i: int, seat: int, cell: int, words: np.ndarray) -> None:
+    """Write the planes of one cell's own facts (``aliens`` to ``interior``) into ``words``, the ``uint64`` view of
+    the observation: ``CELL_WORDS`` of its alien value, the slot of its tile and where it lies."""
+    n = S[i, NP]
+    code = S[i, CELL + cell]
+    owner = (code >> OWNER_SHIFT) & 7
+    slot = slot_of(owner - 1, seat, n) + 1 if owner else 0
+    where = WHERE[n, cell]
+    at = cell * W_CELL
+    for w in range(W_SEAT):
+        words[i, at + w] = CELL_WORDS[code & ALIEN_BITS, slot, where, w]
+
+
+@jit
+def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
+    """Write ``seat``'s observation (float32, (16, 16, 36) flattened: planes innermost) into row ``i`` of ``out``.
+
+    Each cell's own planes are ``CELL_WORDS``; the per-seat planes are written for cell 0, then copied onto the
+    other cells two planes (one 64-bit word) at a time."""
+    seat_planes(S, i, seat, out)
+    words = out.view(np.uint64)
+    for cell in range(NUM_CELLS):  # cell by cell: each cache line is visited once
+        cell_planes(S, i, seat, cell, words)
         if cell:
-            for k in range(O_TOP_KO, NUM_PLANES):
-                out[i, at + k] = out[i, k]
+            at = cell * W_CELL
+            for w in range(W_SEAT, W_CELL):
+                words[i, at + w] = words[i, w]
+
+
+M_SEAT, M_PLAYERS, M_CELLS = 0, 1, 2
+"""``observation_update``'s record per row: the seat of the observation in the buffer (-1: none yet), the number
+of players, then the ``cells`` entries of the row it was written from."""
+OBS_MEMO = M_CELLS + NUM_CELLS
+
+
+@jit
+def observation_update(S: np.ndarray, i: int, seat: int, out: np.ndarray, memo: np.ndarray) -> None:
+    """What ``observation`` writes, given that ``out[i]`` holds what it wrote from the seat and row recorded in
+    ``memo[i]`` (``OPTIONAL_INTERFACE`` of ``envs.core.kernel``).
+
+    A cell's own planes are written again only where its ``cells`` entry changed (a tile placed, a new board) or,
+    for another seat, where a tile covers it (the slots turn). The per-seat planes change on almost every step
+    (the seat to move turns) and are copied onto every cell as ``observation`` does (copying only the words that
+    changed costs more: scattered stores into the same cache lines), except ``to_move`` and ``seated`` where
+    they did not change."""
+    n = S[i, NP]
+    old = memo[i, M_SEAT]
+    if old < 0 or memo[i, M_PLAYERS] != n:
+        observation(S, i, seat, out)
+    else:
+        seat_planes(S, i, seat, out)
+        words = out.view(np.uint64)
+        last = (NUM_CELLS - 1) * W_CELL  # the last cell still holds the per-seat words written before
+        seating = False  # the to_move and seated words changed
+        for w in range(W_TO_MOVE, W_CELL):
+            seating |= words[i, w] != words[i, last + w]
+        for cell in range(NUM_CELLS):
+            code = S[i, CELL + cell]
+            if code != memo[i, M_CELLS + cell] or (old != seat and (code >> OWNER_SHIFT) & 7):
+                cell_planes(S, i, seat, cell, words)
+            if cell:
+                at = cell * W_CELL
+                for w in range(W_SEAT, W_TO_MOVE):
+                    words[i, at + w] = words[i, w]
+                if seating:
+                    for w in range(W_TO_MOVE, W_CELL):
+                        words[i, at + w] = words[i, w]
+    memo[i, M_SEAT] = seat
+    memo[i, M_PLAYERS] = n
+    for cell in range(NUM_CELLS):
+        memo[i, M_CELLS + cell] = S[i, CELL + cell]
 
 
 __doc__ = __doc__.replace("{row_table}", ROW.table())
