@@ -20,7 +20,8 @@ import sys
 from pathlib import Path
 
 ROW = re.compile(r"^(\S.*?)\s{2,}([\d,]+)\s+[\d.]+x\s+[\d,.]+\s+([\d,]+|-)(\s|$)")
-BATCHED = re.compile(r"^([a-z0-9_]+-v\d+)\s{2,}([\d,]+)\s*$")
+BATCHED = re.compile(r"^([a-z0-9_]+-v\d+)((?:\s{2,}[\d,]+)+)\s*$")
+SIZES = re.compile(r"N=(\d+)")
 
 
 def figures(output: str) -> dict[str, float]:
@@ -29,7 +30,10 @@ def figures(output: str) -> dict[str, float]:
     moments apart), so a busy machine slows both sides of the ratio alike; batched figures are per CPU-second."""
     found: dict[str, float] = {}
     reference = None
+    sizes: list[str] = []
     for line in output.splitlines():
+        if line.startswith("batched:"):
+            sizes = SIZES.findall(line)  # the batched table's columns, N = ...
         if m := ROW.match(line):
             name, steps = m[1].strip(), float(m[2].replace(",", ""))
             if reference is None:
@@ -39,7 +43,8 @@ def figures(output: str) -> dict[str, float]:
             if m[3] != "-":
                 found[f"{name} engine steps / connect_four's"] = float(m[3].replace(",", "")) / reference
         elif m := BATCHED.match(line):
-            found[f"{m[1]} batched decisions/CPU-s"] = float(m[2].replace(",", ""))
+            for n, value in zip(sizes, m[2].split(), strict=True):
+                found[f"{m[1]} batched N={n} decisions/CPU-s"] = float(value.replace(",", ""))
     return found
 
 

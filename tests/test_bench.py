@@ -216,3 +216,36 @@ def test_without_pgx_a_note(monkeypatch):
     monkeypatch.setitem(sys.modules, "pgx", None)
     rows, missing = pgx_references()
     assert rows == {} and missing is not None and 'pip install "gameshelf[pgx]"' in missing
+
+
+def test_compare_revisions_reads_every_row_and_every_batch_size():
+    """``benchmarks/compare_revisions.py`` parses a bench output: the make() and engine rows relative to
+    connect_four, and one batched figure per id and N (a table of several sizes included)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "compare_revisions.py"
+    spec = importlib.util.spec_from_file_location("compare_revisions", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    output = "\n".join(
+        [
+            "python 3.11.7, numpy 2.4.6, x86_64; median of 3 rounds of 1 s",
+            "environment                     make() steps/s  vs c4   games/s  engine steps/s   games/s",
+            "pettingzoo connect_four_v3              10,000  1.00x     500.0               -         -",
+            "level_x-v0 (2p)                         40,000  4.00x     700.0         150,000   2,000.0",
+            "batched: decisions per CPU-s (mask + obs.)            N=64        N=1024",
+            "----------------------------------------------------------------------",
+            "level_x-v0                                     3,000,000     6,400,000",
+            "koplus-v0                                        412,000       293,000",
+        ]
+    )
+    assert module.figures(output) == {
+        "level_x-v0 (2p) AEC steps / connect_four's": 4.0,
+        "level_x-v0 (2p) engine steps / connect_four's": 15.0,
+        "level_x-v0 batched N=64 decisions/CPU-s": 3_000_000.0,
+        "level_x-v0 batched N=1024 decisions/CPU-s": 6_400_000.0,
+        "koplus-v0 batched N=64 decisions/CPU-s": 412_000.0,
+        "koplus-v0 batched N=1024 decisions/CPU-s": 293_000.0,
+    }
