@@ -705,24 +705,19 @@ def visible_moves(S: np.ndarray, i: int, seat: int, viewer: int) -> int:
     return k
 
 
-@jit
-def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
-    """Write ``seat``'s observation (float32 planes ``(rows, cols, channels)``, layout in ``observation.py``)
-    into row ``i`` of ``out``: its own sheet, the finished rounds of the others, the public facts."""
+@jit_helper
+def _whole_plane_values(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
+    """Write the channels that hold one value on every square (``dice`` to ``options``, the last ones of a
+    square) of ``seat``'s observation on square 0 of row ``i`` of ``out``."""
+    for k in range(O_DICE, OBS_C):
+        out[i, k] = 0.0
     n = int(S[i, NP])
-    rows, cols, ch, cw = int(S[i, ROWS]), int(S[i, COLS]), int(S[i, CH]), int(S[i, CW])
     roll = int(S[i, ROLL])
-    done = np.float32(S[i, ROUND] / ROUNDS)
     cur = int(S[i, CUR])
-    # square 0 gets every channel (the sheets' zeros and the facts of the whole sheet), the others a copy of it
-    for k in range(O_SUPPORTED):
-        out[i, k] = 0.0
-    for k in range(O_SUPPORTED, OBS_C):
-        out[i, k] = 0.0
     if roll >= 0:
         for d in range(3):
             out[i, O_DICE + 6 * d + ROLLS_A[roll, d] - 1] = 1.0
-    out[i, O_ROUND] = done
+    out[i, O_ROUND] = np.float32(S[i, ROUND] / ROUNDS)
     for slot in range(n):
         out[i, O_PRESENT + slot] = 1.0
         other = seat + slot
@@ -736,44 +731,161 @@ def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
         out[i, O_OPTIONS + 1] = 1.0
     if S[i, MAT_ONLY]:
         out[i, O_OPTIONS + 2] = 1.0
-    for q in range(1, rows * cols):
-        at = q * OBS_C
-        for k in range(OBS_C):
-            out[i, at + k] = out[i, k]
-    for r in range(rows):  # then what differs from square to square
+
+
+@jit_helper
+def _marks(A: np.ndarray, i: int, base: int, first: int, stop: int, cols: int, plane: int, out: np.ndarray, value: float) -> None:
+    """Write ``value`` into the entries of the sheet channels at ``plane`` that moves ``first`` to ``stop - 1``
+    of the list at ``A[i, base:]`` mark in row ``i`` of ``out`` (1.0 draws them, 0.0 rubs them out)."""
+    for m in range(first, stop):
+        at = base + MOVE_WIDTH * m
+        kind, sq = int(A[i, at]), int(A[i, at + 4])
+        if kind == MAT:
+            out[i, sq * OBS_C + plane + OCC_CHANNEL] = value
+            out[i, sq * OBS_C + plane + MAT_CHANNEL] = value
+        elif kind == BOX:
+            face = int(A[i, at + 1])
+            w, h = WIDTH[face], HEIGHT[face]
+            cat = plane + CAT0 + int(A[i, at + 2]) - 1
+            mech = plane + MECH0 + int(A[i, at + 3]) - 1
+            for dr in range(h):
+                for dc in range(w):
+                    o = (sq + dr * cols + dc) * OBS_C
+                    out[i, o + plane + OCC_CHANNEL] = value
+                    out[i, o + cat] = value
+                    out[i, o + mech] = value
+                    if dc < w - 1:
+                        out[i, o + plane + JOIN_RIGHT] = value
+                    if dr < h - 1:
+                        out[i, o + plane + JOIN_DOWN] = value
+
+
+@jit
+def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
+    """Write ``seat``'s observation (float32 planes ``(rows, cols, channels)``, layout in ``observation.py``)
+    into row ``i`` of ``out``: its own sheet, the finished rounds of the others, the public facts.
+
+    Every entry is written once, the marks of the moves twice (zero, then one): square by square the sheet
+    channels are zeroed, the square's own facts set and the whole-plane values copied from square 0."""
+    n = int(S[i, NP])
+    rows, cols, ch, cw = int(S[i, ROWS]), int(S[i, COLS]), int(S[i, CH]), int(S[i, CW])
+    _whole_plane_values(S, i, seat, out)
+    for r in range(rows):
         supported = _mat_row(S, i, seat, r)
         floor = 1.0 if r % ch == ch - 1 else 0.0
         for c in range(cols):
             at = (r * cols + c) * OBS_C
+            for k in range(O_SUPPORTED):
+                out[i, at + k] = 0.0
             out[i, at + O_SUPPORTED] = 1.0 if (supported >> c) & 1 else 0.0
             out[i, at + O_FLOOR] = floor
             out[i, at + O_WALL] = 1.0 if c + 1 < cols and (c + 1) % cw == 0 else 0.0
+            if at:
+                for k in range(O_DICE, OBS_C):
+                    out[i, at + k] = out[i, k]
     for slot in range(n):
         other = seat + slot
         if other >= n:
             other -= n
-        plane = O_SHEETS + SHEET_CHANNELS * slot
-        for m in range(visible_moves(S, i, other, seat)):
-            at = MOVES + SEAT_MOVES * other + MOVE_WIDTH * m
-            kind, sq = int(S[i, at]), int(S[i, at + 4])
-            if kind == MAT:
-                out[i, sq * OBS_C + plane + OCC_CHANNEL] = 1.0
-                out[i, sq * OBS_C + plane + MAT_CHANNEL] = 1.0
-            elif kind == BOX:
-                face = int(S[i, at + 1])
-                w, h = WIDTH[face], HEIGHT[face]
-                cat = plane + CAT0 + int(S[i, at + 2]) - 1
-                mech = plane + MECH0 + int(S[i, at + 3]) - 1
-                for dr in range(h):
-                    for dc in range(w):
-                        o = (sq + dr * cols + dc) * OBS_C
-                        out[i, o + plane + OCC_CHANNEL] = 1.0
-                        out[i, o + cat] = 1.0
-                        out[i, o + mech] = 1.0
-                        if dc < w - 1:
-                            out[i, o + plane + JOIN_RIGHT] = 1.0
-                        if dr < h - 1:
-                            out[i, o + plane + JOIN_DOWN] = 1.0
+        base = MOVES + SEAT_MOVES * other
+        _marks(S, i, base, 0, visible_moves(S, i, other, seat), cols, O_SHEETS + SHEET_CHANNELS * slot, out, 1.0)
+
+
+M_SEAT = 0
+"""``observation_update``'s record per row (``OBS_MEMO`` entries): the seat of the observation in the buffer
+(-1: none yet) at ``M_SEAT``; the geometry and player count it was written for (``NP``, ``ROWS``, ``COLS``,
+``CH``, ``CW``) at ``M_GEOMETRY``; per seat, the moves it shows (``M_SHOWN``) and a copy of them (``M_MOVES``, as in
+``MOVES``); per sheet row, the ``supported`` squares (``M_SUPPORTED``, two 12-column entries as in ``BITS``);
+then room for the list of the whole-plane channels that change (``M_CHANGED``)."""
+GEOMETRY = np.array([NP, ROWS, COLS, CH, CW], dtype=np.int64)
+M_GEOMETRY = M_SEAT + 1
+M_SHOWN = M_GEOMETRY + len(GEOMETRY)
+M_MOVES = M_SHOWN + P
+M_SUPPORTED = M_MOVES + P * SEAT_MOVES
+M_CHANGED = M_SUPPORTED + 2 * MAX_SIDE
+OBS_MEMO = M_CHANGED + OBS_C - O_DICE
+
+
+@jit_helper
+def _shown_kept(S: np.ndarray, i: int, seat: int, shown: int, memo: np.ndarray) -> bool:
+    """Are the moves of ``seat`` recorded in ``memo[i]`` still its first moves in ``S[i]``, with ``shown`` of
+    them visible now (false after a new game)?"""
+    kept = int(memo[i, M_SHOWN + seat])
+    if kept > shown:
+        return False
+    differ = 0
+    at, m_at = MOVES + SEAT_MOVES * seat, M_MOVES + SEAT_MOVES * seat
+    for k in range(MOVE_WIDTH * kept):
+        differ |= S[i, at + k] ^ memo[i, m_at + k]
+    return differ == 0
+
+
+@jit
+def observation_update(S: np.ndarray, i: int, seat: int, out: np.ndarray, memo: np.ndarray) -> None:
+    """What ``observation`` writes, given that ``out[i]`` holds what it wrote for the seat recorded in
+    ``memo[i]`` (``OPTIONAL_INTERFACE`` of ``envs.core.kernel``; the record is described at ``M_SEAT``).
+
+    Only what changed is written: the whole-plane channels whose value changed, on every square; the
+    ``supported`` squares that changed; in each seat slot, the marks of the moves drawn since, or, where the
+    slot shows another seat now (the seat to observe moves on at every decision) or a new game began, the
+    marks it showed rubbed out and those of its seat drawn. The whole observation is written the first time
+    (or for another geometry)."""
+    n = int(S[i, NP])
+    rows, cols = int(S[i, ROWS]), int(S[i, COLS])
+    same = memo[i, M_SEAT] >= 0
+    for k in range(len(GEOMETRY)):
+        same = same and memo[i, M_GEOMETRY + k] == S[i, GEOMETRY[k]]
+    if not same:
+        observation(S, i, seat, out)
+        for k in range(len(GEOMETRY)):
+            memo[i, M_GEOMETRY + k] = S[i, GEOMETRY[k]]
+    else:
+        top = (rows * cols - 1) * OBS_C  # the last square: it holds the whole-plane values written last
+        _whole_plane_values(S, i, seat, out)
+        changed = 0
+        for c in range(O_DICE, OBS_C):
+            if out[i, c] != out[i, top + c]:
+                memo[i, M_CHANGED + changed] = c
+                changed += 1
+        if changed:
+            for at in range(OBS_C, top + 1, OBS_C):
+                for k in range(changed):
+                    out[i, at + memo[i, M_CHANGED + k]] = out[i, memo[i, M_CHANGED + k]]
+        old = int(memo[i, M_SEAT])
+        for slot in range(n):
+            before = old + slot
+            if before >= n:
+                before -= n
+            other = seat + slot
+            if other >= n:
+                other -= n
+            plane = O_SHEETS + SHEET_CHANNELS * slot
+            shown = visible_moves(S, i, other, seat)
+            first = 0
+            if before == other and _shown_kept(S, i, other, shown, memo):
+                first = int(memo[i, M_SHOWN + other])
+            else:
+                m_base = M_MOVES + SEAT_MOVES * before
+                _marks(memo, i, m_base, 0, int(memo[i, M_SHOWN + before]), cols, plane, out, 0.0)
+            _marks(S, i, MOVES + SEAT_MOVES * other, first, shown, cols, plane, out, 1.0)
+    for r in range(rows):
+        supported = _mat_row(S, i, seat, r)
+        if same:
+            flips = supported ^ (int(memo[i, M_SUPPORTED + 2 * r]) | (int(memo[i, M_SUPPORTED + 2 * r + 1]) << HALF))
+            c = 0
+            while flips >> c:
+                if (flips >> c) & 1:
+                    out[i, (r * cols + c) * OBS_C + O_SUPPORTED] = 1.0 if (supported >> c) & 1 else 0.0
+                c += 1
+        memo[i, M_SUPPORTED + 2 * r] = supported & HALF_MASK
+        memo[i, M_SUPPORTED + 2 * r + 1] = supported >> HALF
+    memo[i, M_SEAT] = seat
+    for other in range(n):
+        at, m_at = MOVES + SEAT_MOVES * other, M_MOVES + SEAT_MOVES * other
+        shown = visible_moves(S, i, other, seat)
+        for k in range(MOVE_WIDTH * shown):
+            memo[i, m_at + k] = S[i, at + k]
+        memo[i, M_SHOWN + other] = shown
 
 
 __doc__ = __doc__.replace("{row_table}", ROW.table())
