@@ -760,26 +760,26 @@ def _marks(A: np.ndarray, i: int, base: int, first: int, stop: int, cols: int, p
                         out[i, o + plane + JOIN_DOWN] = value
 
 
-@jit_helper
-def _write(S: np.ndarray, i: int, seat: int, out: np.ndarray, fresh: bool) -> None:
-    """``observation``; unless ``fresh``, row ``i`` of ``out`` holds an observation of the same player count and
-    geometry, and what is the same in all of them (the padded seat slots' zeros, the floor, the walls) is
-    left as it is."""
+@jit
+def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
+    """Write ``seat``'s observation (float32 planes ``(rows, cols, channels)``, layout in ``observation.py``)
+    into row ``i`` of ``out``: its own sheet, the finished rounds of the others, the public facts.
+
+    Every entry is written once in order, the marks of the moves twice (zero, then one): square by square the
+    sheet channels are zeroed, the square's own facts set and the whole-plane values copied from square 0."""
     n = int(S[i, NP])
     rows, cols, ch, cw = int(S[i, ROWS]), int(S[i, COLS]), int(S[i, CH]), int(S[i, CW])
-    zeroed = O_SUPPORTED if fresh else SHEET_CHANNELS * n
     _whole_plane_values(S, i, seat, out)
     for r in range(rows):
         supported = _mat_row(S, i, seat, r)
         floor = 1.0 if r % ch == ch - 1 else 0.0
         for c in range(cols):
             at = (r * cols + c) * OBS_C
-            for k in range(zeroed):
+            for k in range(O_SUPPORTED):
                 out[i, at + k] = 0.0
             out[i, at + O_SUPPORTED] = 1.0 if (supported >> c) & 1 else 0.0
-            if fresh:
-                out[i, at + O_FLOOR] = floor
-                out[i, at + O_WALL] = 1.0 if c + 1 < cols and (c + 1) % cw == 0 else 0.0
+            out[i, at + O_FLOOR] = floor
+            out[i, at + O_WALL] = 1.0 if c + 1 < cols and (c + 1) % cw == 0 else 0.0
             if at:
                 for k in range(O_DICE, OBS_C):
                     out[i, at + k] = out[i, k]
@@ -791,20 +791,6 @@ def _write(S: np.ndarray, i: int, seat: int, out: np.ndarray, fresh: bool) -> No
         _marks(S, i, base, 0, visible_moves(S, i, other, seat), cols, O_SHEETS + SHEET_CHANNELS * slot, out, 1.0)
 
 
-@jit
-def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
-    """Write ``seat``'s observation (float32 planes ``(rows, cols, channels)``, layout in ``observation.py``)
-    into row ``i`` of ``out``: its own sheet, the finished rounds of the others, the public facts.
-
-    Every entry is written once, the marks of the moves twice (zero, then one): square by square the sheet
-    channels are zeroed, the square's own facts set and the whole-plane values copied from square 0."""
-    _write(S, i, seat, out, True)
-
-
-MOST_MOVES = 24
-"""``observation_update`` writes the observation again (but for what is the same in every observation of the
-game) when the seat changed and the moves to rub out and draw are more than this: their scattered writes then
-cost more than the rewrite in order (measured at N = 64 and 1024, 2-8 players)."""
 M_SEAT = 0
 """``observation_update``'s record per row (``OBS_MEMO`` entries): the seat of the observation in the buffer
 (-1: none yet) at ``M_SEAT``; the geometry and player count it was written for (``NP``, ``ROWS``, ``COLS``,
@@ -839,28 +825,20 @@ def observation_update(S: np.ndarray, i: int, seat: int, out: np.ndarray, memo: 
     """What ``observation`` writes, given that ``out[i]`` holds what it wrote for the seat recorded in
     ``memo[i]`` (``OPTIONAL_INTERFACE`` of ``envs.core.kernel``; the record is described at ``M_SEAT``).
 
-    Only what changed is written: the whole-plane channels whose value changed, on every square; the
-    ``supported`` squares that changed; in each seat slot, the marks of the moves drawn since, or, where the
-    slot shows another seat now (the seat to observe moves on at every decision) or a new game began, the
-    marks it showed rubbed out and those of its seat drawn. Where the seat changed and that is more than
-    ``MOST_MOVES`` moves, the observation is written again in order, but for the padded slots, the floor and
-    the walls; it is written whole the first time (or for another player count or geometry).
-    """
+    For the same seat, only what changed is written: the whole-plane channels whose value changed, on every
+    square; the ``supported`` squares that changed; in each seat slot, the marks of the moves drawn since (or,
+    in a new game, the marks it showed rubbed out). For another seat (with 2+ players, every decision: each
+    slot then shows another sheet) the observation is written whole, as the first time: in order, every
+    entry, it costs less than rubbing out and drawing the marks of every slot, scattered (measured at N = 64
+    and 1024, 2-8 players)."""
     n = int(S[i, NP])
     rows, cols = int(S[i, ROWS]), int(S[i, COLS])
-    fresh = memo[i, M_SEAT] < 0
+    rewrite = memo[i, M_SEAT] != seat  # also -1: nothing written yet
     for k in range(len(GEOMETRY)):
-        fresh = fresh or memo[i, M_GEOMETRY + k] != S[i, GEOMETRY[k]]
-    rewrite = fresh
-    if not fresh and memo[i, M_SEAT] != seat:  # every slot shows another seat: its marks rubbed out, the new drawn
-        moves = 0
-        for other in range(n):
-            moves += memo[i, M_SHOWN + other] + visible_moves(S, i, other, seat)
-        rewrite = moves > MOST_MOVES
+        rewrite = rewrite or memo[i, M_GEOMETRY + k] != S[i, GEOMETRY[k]]
+        memo[i, M_GEOMETRY + k] = S[i, GEOMETRY[k]]
     if rewrite:
-        _write(S, i, seat, out, fresh)
-        for k in range(len(GEOMETRY)):
-            memo[i, M_GEOMETRY + k] = S[i, GEOMETRY[k]]
+        observation(S, i, seat, out)
     else:
         top = (rows * cols - 1) * OBS_C  # the last square: it holds the whole-plane values written last
         _whole_plane_values(S, i, seat, out)
@@ -873,22 +851,16 @@ def observation_update(S: np.ndarray, i: int, seat: int, out: np.ndarray, memo: 
             for at in range(OBS_C, top + 1, OBS_C):
                 for k in range(changed):
                     out[i, at + memo[i, M_CHANGED + k]] = out[i, memo[i, M_CHANGED + k]]
-        old = int(memo[i, M_SEAT])
         for slot in range(n):
-            before = old + slot
-            if before >= n:
-                before -= n
             other = seat + slot
             if other >= n:
                 other -= n
             plane = O_SHEETS + SHEET_CHANNELS * slot
             shown = visible_moves(S, i, other, seat)
-            first = 0
-            if before == other and _shown_kept(S, i, other, shown, memo):
-                first = int(memo[i, M_SHOWN + other])
-            else:
-                m_base = M_MOVES + SEAT_MOVES * before
-                _marks(memo, i, m_base, 0, int(memo[i, M_SHOWN + before]), cols, plane, out, 0.0)
+            first = int(memo[i, M_SHOWN + other])
+            if not _shown_kept(S, i, other, shown, memo):
+                _marks(memo, i, M_MOVES + SEAT_MOVES * other, 0, first, cols, plane, out, 0.0)
+                first = 0
             _marks(S, i, MOVES + SEAT_MOVES * other, first, shown, cols, plane, out, 1.0)
     for r in range(rows):
         supported = _mat_row(S, i, seat, r)
