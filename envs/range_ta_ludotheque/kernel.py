@@ -765,24 +765,26 @@ def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
     """Write ``seat``'s observation (float32 planes ``(rows, cols, channels)``, layout in ``observation.py``)
     into row ``i`` of ``out``: its own sheet, the finished rounds of the others, the public facts.
 
-    Every entry is written once in order, the marks of the moves twice (zero, then one): square by square the
-    sheet channels are zeroed, the square's own facts set and the whole-plane values copied from square 0."""
+    Square 0 gets every channel (the sheets' zeros and the whole-plane values), the others a copy of it (in
+    order, whole squares: measured cheaper than writing each square's pieces), then what differs from square
+    to square and the marks of the moves."""
     n = int(S[i, NP])
     rows, cols, ch, cw = int(S[i, ROWS]), int(S[i, COLS]), int(S[i, CH]), int(S[i, CW])
+    for k in range(O_DICE):
+        out[i, k] = 0.0
     _whole_plane_values(S, i, seat, out)
+    for q in range(1, rows * cols):
+        at = q * OBS_C
+        for k in range(OBS_C):
+            out[i, at + k] = out[i, k]
     for r in range(rows):
         supported = _mat_row(S, i, seat, r)
         floor = 1.0 if r % ch == ch - 1 else 0.0
         for c in range(cols):
             at = (r * cols + c) * OBS_C
-            for k in range(O_SUPPORTED):
-                out[i, at + k] = 0.0
             out[i, at + O_SUPPORTED] = 1.0 if (supported >> c) & 1 else 0.0
             out[i, at + O_FLOOR] = floor
             out[i, at + O_WALL] = 1.0 if c + 1 < cols and (c + 1) % cw == 0 else 0.0
-            if at:
-                for k in range(O_DICE, OBS_C):
-                    out[i, at + k] = out[i, k]
     for slot in range(n):
         other = seat + slot
         if other >= n:
@@ -825,12 +827,16 @@ def observation_update(S: np.ndarray, i: int, seat: int, out: np.ndarray, memo: 
     """What ``observation`` writes, given that ``out[i]`` holds what it wrote for the seat recorded in
     ``memo[i]`` (``OPTIONAL_INTERFACE`` of ``envs.core.kernel``; the record is described at ``M_SEAT``).
 
-    For the same seat, only what changed is written: the whole-plane channels whose value changed, on every
-    square; the ``supported`` squares that changed; in each seat slot, the marks of the moves drawn since (or,
-    in a new game, the marks it showed rubbed out). For another seat (with 2+ players, every decision: each
-    slot then shows another sheet) the observation is written whole, as the first time: in order, every
-    entry, it costs less than rubbing out and drawing the marks of every slot, scattered (measured at N = 64
-    and 1024, 2-8 players)."""
+    With 2+ players the seat to observe moves on at every decision, so each slot shows another sheet: the
+    observation is written whole (in order, every entry once), which measured cheaper than rubbing out and
+    drawing every slot's marks, and the record is left unused (``M_SEAT`` -1). In a solo game only what
+    changed is written: the whole-plane channels whose value changed, on every square; the ``supported``
+    squares that changed; the marks of the moves drawn since (in a new game, the marks shown rubbed out
+    first). The whole observation is written the first time (or for another geometry)."""
+    if S[i, NP] > 1:
+        observation(S, i, seat, out)
+        memo[i, M_SEAT] = -1
+        return
     n = int(S[i, NP])
     rows, cols = int(S[i, ROWS]), int(S[i, COLS])
     rewrite = memo[i, M_SEAT] != seat  # also -1: nothing written yet
