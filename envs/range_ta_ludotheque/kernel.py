@@ -794,31 +794,31 @@ def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
 
 
 M_SEAT = 0
-"""``observation_update``'s record per row (``OBS_MEMO`` entries): the seat of the observation in the buffer
-(-1: none yet) at ``M_SEAT``; the geometry and player count it was written for (``NP``, ``ROWS``, ``COLS``,
-``CH``, ``CW``) at ``M_GEOMETRY``; per seat, the moves it shows (``M_SHOWN``) and a copy of them (``M_MOVES``, as in
+"""``observation_update``'s record per row (``OBS_MEMO`` entries), kept in solo games: the seat of the observation
+in the buffer (-1: none, or not recorded) at ``M_SEAT``; the player count and geometry it was written for
+(``GEOMETRY``) at ``M_GEOMETRY``; how many moves it shows (``M_SHOWN``) and a copy of them (``M_MOVES``, as in
 ``MOVES``); per sheet row, the ``supported`` squares (``M_SUPPORTED``, two 12-column entries as in ``BITS``);
 then room for the list of the whole-plane channels that change (``M_CHANGED``)."""
 GEOMETRY = np.array([NP, ROWS, COLS, CH, CW], dtype=np.int64)
 M_GEOMETRY = M_SEAT + 1
 M_SHOWN = M_GEOMETRY + len(GEOMETRY)
-M_MOVES = M_SHOWN + P
-M_SUPPORTED = M_MOVES + P * SEAT_MOVES
+M_MOVES = M_SHOWN + 1
+M_SUPPORTED = M_MOVES + SEAT_MOVES
 M_CHANGED = M_SUPPORTED + 2 * MAX_SIDE
 OBS_MEMO = M_CHANGED + OBS_C - O_DICE
 
 
 @jit_helper
-def _shown_kept(S: np.ndarray, i: int, seat: int, shown: int, memo: np.ndarray) -> bool:
-    """Are the moves of ``seat`` recorded in ``memo[i]`` still its first moves in ``S[i]``, with ``shown`` of
-    them visible now (false after a new game)?"""
-    kept = int(memo[i, M_SHOWN + seat])
+def _moves_kept(S: np.ndarray, i: int, seat: int, shown: int, memo: np.ndarray) -> bool:
+    """Are the moves recorded in ``memo[i]`` still the first of ``seat``'s moves in ``S[i]``, with ``shown`` of
+    them visible now (false in a new game)?"""
+    kept = int(memo[i, M_SHOWN])
     if not 0 <= kept <= shown:
         return False
     differ = 0
-    at, m_at = MOVES + SEAT_MOVES * seat, M_MOVES + SEAT_MOVES * seat
+    at = MOVES + SEAT_MOVES * seat
     for k in range(MOVE_WIDTH * kept):
-        differ |= S[i, at + k] ^ memo[i, m_at + k]
+        differ |= S[i, at + k] ^ memo[i, M_MOVES + k]
     return differ == 0
 
 
@@ -827,22 +827,24 @@ def observation_update(S: np.ndarray, i: int, seat: int, out: np.ndarray, memo: 
     """What ``observation`` writes, given that ``out[i]`` holds what it wrote for the seat recorded in
     ``memo[i]`` (``OPTIONAL_INTERFACE`` of ``envs.core.kernel``; the record is described at ``M_SEAT``).
 
-    With 2+ players the seat to observe moves on at every decision, so each slot shows another sheet: the
-    observation is written whole (in order, every entry once), which measured cheaper than rubbing out and
-    drawing every slot's marks, and the record is left unused (``M_SEAT`` -1). In a solo game only what
-    changed is written: the whole-plane channels whose value changed, on every square; the ``supported``
-    squares that changed; the marks of the moves drawn since (in a new game, the marks shown rubbed out
-    first). The whole observation is written the first time (or for another geometry)."""
+    In a solo game only what changed is written: the whole-plane channels whose value changed (the round and
+    the dice, every decision), on every square; the ``supported`` squares that changed; the marks of the
+    moves drawn since (in a new game, the marks shown rubbed out first). The whole observation is written the
+    first time (or for another seat or geometry). With 2+ players the seat to observe moves on at every
+    decision, so every slot shows another sheet: the observation is written whole, which measured cheaper
+    than rubbing out and drawing every slot's marks (scattered writes into cache lines that are not cached,
+    at N = 1024), and nothing is recorded."""
     if S[i, NP] > 1:
         observation(S, i, seat, out)
         memo[i, M_SEAT] = -1
         return
-    n = int(S[i, NP])
     rows, cols = int(S[i, ROWS]), int(S[i, COLS])
-    rewrite = memo[i, M_SEAT] != seat  # also -1: nothing written yet
+    shown = visible_moves(S, i, seat, seat)
+    rewrite = memo[i, M_SEAT] != seat  # also -1: nothing recorded
     for k in range(len(GEOMETRY)):
         rewrite = rewrite or memo[i, M_GEOMETRY + k] != S[i, GEOMETRY[k]]
         memo[i, M_GEOMETRY + k] = S[i, GEOMETRY[k]]
+    first = 0
     if rewrite:
         observation(S, i, seat, out)
     else:
@@ -857,17 +859,11 @@ def observation_update(S: np.ndarray, i: int, seat: int, out: np.ndarray, memo: 
             for at in range(OBS_C, top + 1, OBS_C):
                 for k in range(changed):
                     out[i, at + memo[i, M_CHANGED + k]] = out[i, memo[i, M_CHANGED + k]]
-        for slot in range(n):
-            other = seat + slot
-            if other >= n:
-                other -= n
-            plane = O_SHEETS + SHEET_CHANNELS * slot
-            shown = visible_moves(S, i, other, seat)
-            first = int(memo[i, M_SHOWN + other])
-            if not _shown_kept(S, i, other, shown, memo):
-                _marks(memo, i, M_MOVES + SEAT_MOVES * other, 0, first, cols, plane, out, 0.0)
-                first = 0
-            _marks(S, i, MOVES + SEAT_MOVES * other, first, shown, cols, plane, out, 1.0)
+        if _moves_kept(S, i, seat, shown, memo):
+            first = int(memo[i, M_SHOWN])
+        else:
+            _marks(memo, i, M_MOVES, 0, int(memo[i, M_SHOWN]), cols, O_SHEETS, out, 0.0)
+        _marks(S, i, MOVES + SEAT_MOVES * seat, first, shown, cols, O_SHEETS, out, 1.0)
     for r in range(rows):
         supported = _mat_row(S, i, seat, r)
         if not rewrite:
@@ -880,12 +876,10 @@ def observation_update(S: np.ndarray, i: int, seat: int, out: np.ndarray, memo: 
         memo[i, M_SUPPORTED + 2 * r] = supported & HALF_MASK
         memo[i, M_SUPPORTED + 2 * r + 1] = supported >> HALF
     memo[i, M_SEAT] = seat
-    for other in range(n):
-        at, m_at = MOVES + SEAT_MOVES * other, M_MOVES + SEAT_MOVES * other
-        shown = visible_moves(S, i, other, seat)
-        for k in range(MOVE_WIDTH * shown):
-            memo[i, m_at + k] = S[i, at + k]
-        memo[i, M_SHOWN + other] = shown
+    memo[i, M_SHOWN] = shown
+    at = MOVES + SEAT_MOVES * seat
+    for k in range(MOVE_WIDTH * first, MOVE_WIDTH * shown):
+        memo[i, M_MOVES + k] = S[i, at + k]
 
 
 __doc__ = __doc__.replace("{row_table}", ROW.table())
