@@ -26,6 +26,8 @@ caches them on disk (`gameshelf.envs.core.kernel.cache_dir()`), so later process
 second (0.8 s).
 Every player count (1 to 8) and every option runs on the same compiled kernels: the options and the sheet
 geometry are in the row.
+Batched, a solo game's observation is updated in place where it changes (`kernel.observation_update`); with
+2+ players each decision observes another seat, and the observation is written whole.
 
 ## Rules as implemented
 

@@ -705,24 +705,19 @@ def visible_moves(S: np.ndarray, i: int, seat: int, viewer: int) -> int:
     return k
 
 
-@jit
-def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
-    """Write ``seat``'s observation (float32 planes ``(rows, cols, channels)``, layout in ``observation.py``)
-    into row ``i`` of ``out``: its own sheet, the finished rounds of the others, the public facts."""
+@jit_helper
+def _whole_plane_values(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
+    """Write the channels that hold one value on every square (``dice`` to ``options``, the last ones of a
+    square) of ``seat``'s observation on square 0 of row ``i`` of ``out``."""
+    for k in range(O_DICE, OBS_C):
+        out[i, k] = 0.0
     n = int(S[i, NP])
-    rows, cols, ch, cw = int(S[i, ROWS]), int(S[i, COLS]), int(S[i, CH]), int(S[i, CW])
     roll = int(S[i, ROLL])
-    done = np.float32(S[i, ROUND] / ROUNDS)
     cur = int(S[i, CUR])
-    # square 0 gets every channel (the sheets' zeros and the facts of the whole sheet), the others a copy of it
-    for k in range(O_SUPPORTED):
-        out[i, k] = 0.0
-    for k in range(O_SUPPORTED, OBS_C):
-        out[i, k] = 0.0
     if roll >= 0:
         for d in range(3):
             out[i, O_DICE + 6 * d + ROLLS_A[roll, d] - 1] = 1.0
-    out[i, O_ROUND] = done
+    out[i, O_ROUND] = np.float32(S[i, ROUND] / ROUNDS)
     for slot in range(n):
         out[i, O_PRESENT + slot] = 1.0
         other = seat + slot
@@ -736,11 +731,53 @@ def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
         out[i, O_OPTIONS + 1] = 1.0
     if S[i, MAT_ONLY]:
         out[i, O_OPTIONS + 2] = 1.0
+
+
+@jit_helper
+def _marks(A: np.ndarray, i: int, base: int, first: int, stop: int, cols: int, plane: int, out: np.ndarray, value: float) -> None:
+    """Write ``value`` into the entries of the sheet channels at ``plane`` that moves ``first`` to ``stop - 1``
+    of the list at ``A[i, base:]`` mark in row ``i`` of ``out`` (1.0 draws them, 0.0 rubs them out)."""
+    for m in range(first, stop):
+        at = base + MOVE_WIDTH * m
+        kind, sq = int(A[i, at]), int(A[i, at + 4])
+        if kind == MAT:
+            out[i, sq * OBS_C + plane + OCC_CHANNEL] = value
+            out[i, sq * OBS_C + plane + MAT_CHANNEL] = value
+        elif kind == BOX:
+            face = int(A[i, at + 1])
+            w, h = WIDTH[face], HEIGHT[face]
+            cat = plane + CAT0 + int(A[i, at + 2]) - 1
+            mech = plane + MECH0 + int(A[i, at + 3]) - 1
+            for dr in range(h):
+                for dc in range(w):
+                    o = (sq + dr * cols + dc) * OBS_C
+                    out[i, o + plane + OCC_CHANNEL] = value
+                    out[i, o + cat] = value
+                    out[i, o + mech] = value
+                    if dc < w - 1:
+                        out[i, o + plane + JOIN_RIGHT] = value
+                    if dr < h - 1:
+                        out[i, o + plane + JOIN_DOWN] = value
+
+
+@jit
+def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
+    """Write ``seat``'s observation (float32 planes ``(rows, cols, channels)``, layout in ``observation.py``)
+    into row ``i`` of ``out``: its own sheet, the finished rounds of the others, the public facts.
+
+    Square 0 gets every channel (the sheets' zeros and the whole-plane values), the others a copy of it (in
+    order, whole squares: measured cheaper than writing each square's pieces), then what differs from square
+    to square and the marks of the moves."""
+    n = int(S[i, NP])
+    rows, cols, ch, cw = int(S[i, ROWS]), int(S[i, COLS]), int(S[i, CH]), int(S[i, CW])
+    for k in range(O_DICE):
+        out[i, k] = 0.0
+    _whole_plane_values(S, i, seat, out)
     for q in range(1, rows * cols):
         at = q * OBS_C
         for k in range(OBS_C):
             out[i, at + k] = out[i, k]
-    for r in range(rows):  # then what differs from square to square
+    for r in range(rows):
         supported = _mat_row(S, i, seat, r)
         floor = 1.0 if r % ch == ch - 1 else 0.0
         for c in range(cols):
@@ -752,28 +789,97 @@ def observation(S: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
         other = seat + slot
         if other >= n:
             other -= n
-        plane = O_SHEETS + SHEET_CHANNELS * slot
-        for m in range(visible_moves(S, i, other, seat)):
-            at = MOVES + SEAT_MOVES * other + MOVE_WIDTH * m
-            kind, sq = int(S[i, at]), int(S[i, at + 4])
-            if kind == MAT:
-                out[i, sq * OBS_C + plane + OCC_CHANNEL] = 1.0
-                out[i, sq * OBS_C + plane + MAT_CHANNEL] = 1.0
-            elif kind == BOX:
-                face = int(S[i, at + 1])
-                w, h = WIDTH[face], HEIGHT[face]
-                cat = plane + CAT0 + int(S[i, at + 2]) - 1
-                mech = plane + MECH0 + int(S[i, at + 3]) - 1
-                for dr in range(h):
-                    for dc in range(w):
-                        o = (sq + dr * cols + dc) * OBS_C
-                        out[i, o + plane + OCC_CHANNEL] = 1.0
-                        out[i, o + cat] = 1.0
-                        out[i, o + mech] = 1.0
-                        if dc < w - 1:
-                            out[i, o + plane + JOIN_RIGHT] = 1.0
-                        if dr < h - 1:
-                            out[i, o + plane + JOIN_DOWN] = 1.0
+        base = MOVES + SEAT_MOVES * other
+        _marks(S, i, base, 0, visible_moves(S, i, other, seat), cols, O_SHEETS + SHEET_CHANNELS * slot, out, 1.0)
+
+
+M_SEAT = 0
+"""``observation_update``'s record per row (``OBS_MEMO`` entries), kept in solo games: the seat of the observation
+in the buffer (-1: none, or not recorded) at ``M_SEAT``; the player count and geometry it was written for
+(``GEOMETRY``) at ``M_GEOMETRY``; how many moves it shows (``M_SHOWN``) and a copy of them (``M_MOVES``, as in
+``MOVES``); per sheet row, the ``supported`` squares (``M_SUPPORTED``, two 12-column entries as in ``BITS``);
+then room for the list of the whole-plane channels that change (``M_CHANGED``)."""
+GEOMETRY = np.array([NP, ROWS, COLS, CH, CW], dtype=np.int64)
+M_GEOMETRY = M_SEAT + 1
+M_SHOWN = M_GEOMETRY + len(GEOMETRY)
+M_MOVES = M_SHOWN + 1
+M_SUPPORTED = M_MOVES + SEAT_MOVES
+M_CHANGED = M_SUPPORTED + 2 * MAX_SIDE
+OBS_MEMO = M_CHANGED + OBS_C - O_DICE
+
+
+@jit_helper
+def _moves_kept(S: np.ndarray, i: int, seat: int, shown: int, memo: np.ndarray) -> bool:
+    """Are the moves recorded in ``memo[i]`` still the first of ``seat``'s moves in ``S[i]``, with ``shown`` of
+    them visible now (false in a new game)?"""
+    kept = int(memo[i, M_SHOWN])
+    if not 0 <= kept <= shown:
+        return False
+    differ = 0
+    at = MOVES + SEAT_MOVES * seat
+    for k in range(MOVE_WIDTH * kept):
+        differ |= S[i, at + k] ^ memo[i, M_MOVES + k]
+    return differ == 0
+
+
+@jit
+def observation_update(S: np.ndarray, i: int, seat: int, out: np.ndarray, memo: np.ndarray) -> None:
+    """What ``observation`` writes, given that ``out[i]`` holds what it wrote for the seat recorded in
+    ``memo[i]`` (``OPTIONAL_INTERFACE`` of ``envs.core.kernel``; the record is described at ``M_SEAT``).
+
+    In a solo game only what changed is written: the whole-plane channels whose value changed (the round and
+    the dice, every decision), on every square; the ``supported`` squares that changed; the marks of the
+    moves drawn since (in a new game, the marks shown rubbed out first). The whole observation is written the
+    first time (or for another seat or geometry). With 2+ players the seat to observe moves on at every
+    decision, so every slot shows another sheet: the observation is written whole, which measured cheaper
+    than rubbing out and drawing every slot's marks (scattered writes into cache lines that are not cached,
+    at N = 1024), and nothing is recorded."""
+    if S[i, NP] > 1:
+        observation(S, i, seat, out)
+        memo[i, M_SEAT] = -1
+        return
+    rows, cols = int(S[i, ROWS]), int(S[i, COLS])
+    shown = visible_moves(S, i, seat, seat)
+    rewrite = memo[i, M_SEAT] != seat  # also -1: nothing recorded
+    for k in range(len(GEOMETRY)):
+        rewrite = rewrite or memo[i, M_GEOMETRY + k] != S[i, GEOMETRY[k]]
+        memo[i, M_GEOMETRY + k] = S[i, GEOMETRY[k]]
+    first = 0
+    if rewrite:
+        observation(S, i, seat, out)
+    else:
+        top = (rows * cols - 1) * OBS_C  # the last square: it holds the whole-plane values written last
+        _whole_plane_values(S, i, seat, out)
+        changed = 0
+        for c in range(O_DICE, OBS_C):
+            if out[i, c] != out[i, top + c]:
+                memo[i, M_CHANGED + changed] = c
+                changed += 1
+        if changed:
+            for at in range(OBS_C, top + 1, OBS_C):
+                for k in range(changed):
+                    out[i, at + memo[i, M_CHANGED + k]] = out[i, memo[i, M_CHANGED + k]]
+        if _moves_kept(S, i, seat, shown, memo):
+            first = int(memo[i, M_SHOWN])
+        else:
+            _marks(memo, i, M_MOVES, 0, int(memo[i, M_SHOWN]), cols, O_SHEETS, out, 0.0)
+        _marks(S, i, MOVES + SEAT_MOVES * seat, first, shown, cols, O_SHEETS, out, 1.0)
+    for r in range(rows):
+        supported = _mat_row(S, i, seat, r)
+        if not rewrite:
+            flips = supported ^ (int(memo[i, M_SUPPORTED + 2 * r]) | (int(memo[i, M_SUPPORTED + 2 * r + 1]) << HALF))
+            c = 0
+            while flips >> c:
+                if (flips >> c) & 1:
+                    out[i, (r * cols + c) * OBS_C + O_SUPPORTED] = 1.0 if (supported >> c) & 1 else 0.0
+                c += 1
+        memo[i, M_SUPPORTED + 2 * r] = supported & HALF_MASK
+        memo[i, M_SUPPORTED + 2 * r + 1] = supported >> HALF
+    memo[i, M_SEAT] = seat
+    memo[i, M_SHOWN] = shown
+    at = MOVES + SEAT_MOVES * seat
+    for k in range(MOVE_WIDTH * first, MOVE_WIDTH * shown):
+        memo[i, M_MOVES + k] = S[i, at + k]
 
 
 __doc__ = __doc__.replace("{row_table}", ROW.table())
