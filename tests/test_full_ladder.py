@@ -119,6 +119,7 @@ def test_slow_pairings_play_fewer_deals_only_when_asked_and_say_so(nim, tmp_path
     rungs = ["random", "heuristic", SLOW]
     plain = bm.full_ladder([NIM], 4, tmp_path, rungs=rungs, bootstrap=10)
     assert {p["games"] for p in plain["ids"][NIM]["pairs"]} == {8}
+    assert plain["cost"]["games_played"] == 24 == len((tmp_path / "games.jsonl").read_text().splitlines())
     result = bm.full_ladder([NIM], 4, tmp_path, rungs=rungs, deals_for_slow=2, bootstrap=10, command="cmd")
     assert result["deals_for_slow"] == 2 and result["slow_game_cpu_s"] == 0.005
     assert result["cost"]["games_played"] == 0  # every game of the smaller run is one of the first run's

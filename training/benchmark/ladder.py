@@ -5,6 +5,8 @@
     gameshelf benchmark mypackage.agents:make_agent --out runs/benchmark/mine      # your own agent
     gameshelf benchmark heuristic --address auto     # the games as Ray tasks on a running Ray cluster (cluster.py)
     gameshelf benchmark llm:qwen2.5-7b-instruct@http://127.0.0.1:8080/v1 --ids koplus-v0   # a language model
+    gameshelf benchmark --full-ladder --ids level_x-v0 --estimate   # the full ladder's cost (first deals)
+    gameshelf benchmark --full-ladder --ids level_x-v0 --deals-for-slow 50   # every rung, one scale (full_ladder)
 
 For every id (default: all ten games) the agent and the ladder of ``training.benchmark.protocol`` (random, the
 heuristic, ``mcts:50/200/1000`` where the engine is fast enough, a ``--model`` when given) play a round
@@ -902,7 +904,8 @@ def full_ladder(ids: Sequence[str], deals: int = protocol.FULL_LADDER_DEALS, out
         }
     tasks = {p.env_id: pairing_tasks(p.env_id, p.num_players, p.deals, paired) for p in plans}
     every = [t for p in plans for t in tasks[p.env_id]]
-    played += run_games(every, store, workers, progress, code, address)
+    firsts = {t.key for t in first}
+    played += run_games([t for t in every if t.key not in firsts], store, workers, progress, code, address)
     sections: dict[str, dict[str, Any]] = {}
     for p in plans:
         sections[p.env_id] = id_result(Plan(p.env_id, p.num_players, p.rungs, {}, tasks[p.env_id]), store, bootstrap, "random")[0]
