@@ -126,7 +126,8 @@ SLOW_RUNGS: dict[str, dict[int, str]] = {
 """``{env_id: {budget: reason}}``: MCTS rungs left out of an id's ladder in this protocol version because
 the engine is too slow for them today (over ``SLOW_LIMIT_S``, measured by ``gameshelf analyze`` on a
 shared 2-core VM). Pinned data, not a timing taken at run time: a rung that a faster engine makes
-affordable joins the ladder in the next protocol version."""
+affordable joins the ladder in the next protocol version. The ladder of ``gameshelf benchmark AGENT`` only:
+``full_ladder`` leaves nothing out (its slow pairings may play fewer deals instead, ``SLOW_GAME_CPU_S``)."""
 
 FULL_LADDER_DEALS = 100
 """Deals per pairing of a full ladder."""
