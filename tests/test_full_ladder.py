@@ -35,6 +35,25 @@ def slow_agent(env_id: str) -> SlowRandom:
     return SlowRandom()
 
 
+WARM = {"done": False}
+
+
+class ColdStart(RandomAgent):
+    """A random player whose first decision in a process costs 50 ms of CPU (as a first compilation does)."""
+
+    def act(self, state: State, seat: int, rng: np.random.Generator) -> int:
+        if not WARM["done"]:
+            WARM["done"] = True
+            end = time.process_time() + 0.05
+            while time.process_time() < end:
+                pass
+        return super().act(state, seat, rng)
+
+
+def cold_start(env_id: str) -> ColdStart:
+    return ColdStart()
+
+
 @pytest.fixture
 def nim():
     envs.register(NIM, "tests.toy_nim:NimGame", heuristic="tests.toy_nim:PerfectNim", kwargs={"chance": True, "pile": 8})
@@ -167,3 +186,13 @@ def test_full_ladder_mistakes_are_one_line_and_exit_2(args, message, tmp_path, c
 def test_an_id_without_a_best_recipe_needs_its_rungs(nim, tmp_path, capsys):
     assert cli_main(["benchmark", "--full-ladder", "--ids", NIM, "--out", str(tmp_path)]) == 2
     assert "no full ladder" in capsys.readouterr().err
+
+
+def test_one_time_costs_are_paid_before_the_first_deal_is_timed(nim, tmp_path, monkeypatch):
+    monkeypatch.setitem(WARM, "done", False)
+    monkeypatch.setattr(protocol, "SLOW_GAME_CPU_S", 0.01)  # the first game would cost 0.05 s with the cold start
+    rungs = ["random", "heuristic", "tests.test_full_ladder:cold_start"]
+    estimate = bm.full_ladder([NIM], 4, tmp_path, rungs=rungs, deals_for_slow=2, estimate=True)
+    assert WARM["done"]
+    rows = estimate["estimate"][NIM]
+    assert all(r["cpu_s_per_game"] < 0.01 and not r["reduced"] for r in rows)

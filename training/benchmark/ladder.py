@@ -60,6 +60,7 @@ from typing import Any
 import numpy as np
 
 from gameshelf import envs
+from gameshelf.envs.core.episode import observed_state
 from gameshelf.training.benchmark import protocol
 from gameshelf.training.benchmark.protocol import PROTOCOL, GameTask, is_finite_number, reproduce_command
 from gameshelf.training.benchmark.ratings import elo_ratings
@@ -867,16 +868,30 @@ def ladder_plan(env_id: str, num_players: int | None = None, rungs: Sequence[str
     return LadderPlan(env_id, n, chosen, protocol.ladder_pairings(chosen, n))
 
 
+def warm_up(env_id: str, num_players: int, rungs: Sequence[str]) -> None:
+    """Compile what the rungs play through (Numba kernels, the search) before a game is timed, so that a
+    pairing's measured cost leaves out one-time compilation: a game of random players, then one decision of
+    each rung at its first position. Nothing is recorded."""
+    protocol.play_game(GameTask(env_id, num_players, "random", "random", 0, 0))
+    rng = np.random.default_rng(0)
+    episode = protocol.PairedEpisode(envs.make_game(env_id, num_players=num_players), rng, env_id=env_id)
+    episode.reset(rng)
+    state = episode.require_state()
+    seat = state.current_player()
+    for spec in rungs:
+        protocol.build_agent(spec, env_id).act(observed_state(state, seat, rng), seat, rng)
+
+
 def full_ladder(ids: Sequence[str], deals: int = protocol.FULL_LADDER_DEALS, out: str | Path | None = None,
                 workers: int = 1, num_players: int | None = None, rungs: Sequence[str] | None = None,
                 deals_for_slow: int | None = None, paired: bool = True, bootstrap: int = DEFAULT_BOOTSTRAP,
                 reuse: Sequence[str | Path] = (), progress: bool = False, command: str = "",
                 address: str | None = None, estimate: bool = False) -> dict[str, Any]:  # fmt: skip
     """Run (or resume) the full ladder of each id (``rungs``: these rungs instead); returns the result, also
-    written under ``out``. First the first deal of every pairing is played and its CPU seconds per game
-    measured; with ``deals_for_slow``, a pairing over ``protocol.SLOW_GAME_CPU_S`` plays that many deals
-    instead of ``deals``. ``estimate``: stop there and return the estimate (``estimate_markdown``), writing
-    no result; its games stay in ``games.jsonl`` for the full run."""
+    written under ``out``. First the first deal of every pairing is played (after ``warm_up``) and its CPU
+    seconds per game measured; with ``deals_for_slow``, a pairing over ``protocol.SLOW_GAME_CPU_S`` plays
+    that many deals instead of ``deals``. ``estimate``: stop there and return the estimate
+    (``estimate_markdown``), writing no result; its games stay in ``games.jsonl`` for the full run."""
     out_dir = Path(out) if out is not None else None
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -885,6 +900,9 @@ def full_ladder(ids: Sequence[str], deals: int = protocol.FULL_LADDER_DEALS, out
     start = time.perf_counter()
     code = RunCode()
     first = [t for p in plans for t in p.first_deals(paired)]
+    for p in plans:
+        if any(t.key not in store for t in p.first_deals(paired)):
+            warm_up(p.env_id, p.num_players, p.rungs)
     played = run_games(first, store, workers, progress, code, address)
     for p in plans:
         for pair in p.pairs:
