@@ -5,6 +5,8 @@
     gameshelf benchmark mypackage.agents:make_agent --out runs/benchmark/mine      # your own agent
     gameshelf benchmark heuristic --address auto     # the games as Ray tasks on a running Ray cluster (cluster.py)
     gameshelf benchmark llm:qwen2.5-7b-instruct@http://127.0.0.1:8080/v1 --ids koplus-v0   # a language model
+    gameshelf benchmark --full-ladder --ids level_x-v0 --estimate   # the full ladder's cost (first deals)
+    gameshelf benchmark --full-ladder --ids level_x-v0 --deals-for-slow 50   # every rung, one scale (full_ladder)
 
 For every id (default: all ten games) the agent and the ladder of ``training.benchmark.protocol`` (random, the
 heuristic, ``mcts:50/200/1000`` where the engine is fast enough, a ``--model`` when given) play a round
@@ -58,6 +60,7 @@ from typing import Any
 import numpy as np
 
 from gameshelf import envs
+from gameshelf.envs.core.episode import observed_state
 from gameshelf.training.benchmark import protocol
 from gameshelf.training.benchmark.protocol import PROTOCOL, GameTask, is_finite_number, reproduce_command
 from gameshelf.training.benchmark.ratings import elo_ratings
@@ -809,6 +812,218 @@ def benchmark(agent: str, ids: Sequence[str], games: int = protocol.DEFAULT_GAME
     return result
 
 
+# ---- the full ladder ------------------------------------------------------------------------------------
+Pair = tuple[str, str]
+
+
+def pairing_tasks(env_id: str, num_players: int, deals: dict[Pair, int], paired: bool = True) -> list[GameTask]:
+    """Every game of each (focal, other) pairing of ``deals`` at its number of deals, deal by deal."""
+    count = len(protocol.seat_assignments(num_players))
+    return [
+        GameTask(env_id, num_players, a, b, deal, k, paired)
+        for (a, b), d in deals.items()
+        for deal in range(d)
+        for k in range(count)
+    ]
+
+
+@dataclass
+class LadderPlan:
+    """One id's full ladder: its rungs, its pairings (``protocol.ladder_pairings``) and, once the first deal
+    of each is played, each pairing's CPU seconds per game and its number of deals."""
+
+    env_id: str
+    num_players: int
+    rungs: list[str]
+    pairs: list[Pair]
+    cost: dict[Pair, float] = field(default_factory=dict)
+    deals: dict[Pair, int] = field(default_factory=dict)
+    reduced: set[Pair] = field(default_factory=set)
+    """The pairings played with fewer deals for their cost (``--deals-for-slow``)."""
+
+    def first_deals(self, paired: bool) -> list[GameTask]:
+        return pairing_tasks(self.env_id, self.num_players, dict.fromkeys(self.pairs, 1), paired)
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Per pairing: its first deal's CPU seconds per game, its deals and games, and the CPU hours they cost."""
+        count = len(protocol.seat_assignments(self.num_players))
+        return [
+            {
+                "focal": a,
+                "other": b,
+                "cpu_s_per_game": round(self.cost[(a, b)], 3),
+                "deals": self.deals[(a, b)],
+                "games": self.deals[(a, b)] * count,
+                "cpu_h": self.cost[(a, b)] * self.deals[(a, b)] * count / 3600,
+                "reduced": (a, b) in self.reduced,
+            }
+            for a, b in self.pairs
+        ]
+
+
+def ladder_plan(env_id: str, num_players: int | None = None, rungs: Sequence[str] | None = None) -> LadderPlan:
+    """The full ladder of ``env_id`` (``protocol.full_ladder``, or ``rungs``) and its pairings."""
+    n = protocol.players_for(env_id, num_players)
+    chosen = list(rungs) if rungs is not None else protocol.full_ladder(env_id)
+    return LadderPlan(env_id, n, chosen, protocol.ladder_pairings(chosen, n))
+
+
+def warm_up(env_id: str, num_players: int, rungs: Sequence[str]) -> None:
+    """Compile what the rungs play through (Numba kernels, the search) before a game is timed, so that a
+    pairing's measured cost leaves out one-time compilation: a game of random players, then one decision of
+    each rung at its first position. Nothing is recorded."""
+    protocol.play_game(GameTask(env_id, num_players, "random", "random", 0, 0))
+    rng = np.random.default_rng(0)
+    episode = protocol.PairedEpisode(envs.make_game(env_id, num_players=num_players), rng, env_id=env_id)
+    episode.reset(rng)
+    state = episode.require_state()
+    seat = state.current_player()
+    for spec in rungs:
+        protocol.build_agent(spec, env_id).act(observed_state(state, seat, rng), seat, rng)
+
+
+def full_ladder(ids: Sequence[str], deals: int = protocol.FULL_LADDER_DEALS, out: str | Path | None = None,
+                workers: int = 1, num_players: int | None = None, rungs: Sequence[str] | None = None,
+                deals_for_slow: int | None = None, paired: bool = True, bootstrap: int = DEFAULT_BOOTSTRAP,
+                reuse: Sequence[str | Path] = (), progress: bool = False, command: str = "",
+                address: str | None = None, estimate: bool = False) -> dict[str, Any]:  # fmt: skip
+    """Run (or resume) the full ladder of each id (``rungs``: these rungs instead); returns the result, also
+    written under ``out``. First the first deal of every pairing is played (after ``warm_up``) and its CPU
+    seconds per game measured; with ``deals_for_slow``, a pairing over ``protocol.SLOW_GAME_CPU_S`` plays
+    that many deals instead of ``deals``. ``estimate``: stop there and return the estimate
+    (``estimate_markdown``), writing no result; its games stay in ``games.jsonl`` for the full run."""
+    out_dir = Path(out) if out is not None else None
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    store = GameStore(out_dir / "games.jsonl" if out_dir is not None else None, reuse)
+    plans = [ladder_plan(env_id, num_players, rungs) for env_id in ids]
+    start = time.perf_counter()
+    code = RunCode()
+    first = [t for p in plans for t in p.first_deals(paired)]
+    for p in plans:
+        if any(t.key not in store for t in p.first_deals(paired)):
+            warm_up(p.env_id, p.num_players, p.rungs)
+    played = run_games(first, store, workers, progress, code, address)
+    for p in plans:
+        for pair in p.pairs:
+            games = [store.records[t.key]["cpu_s"] for t in first if (t.env_id, t.focal, t.other) == (p.env_id, *pair)]
+            p.cost[pair] = float(np.mean(games))
+            if deals_for_slow is not None and deals_for_slow < deals and p.cost[pair] > protocol.SLOW_GAME_CPU_S:
+                p.reduced.add(pair)
+            p.deals[pair] = deals_for_slow if pair in p.reduced and deals_for_slow is not None else deals
+    if estimate:
+        rows = {p.env_id: p.rows() for p in plans}
+        return {
+            "protocol": PROTOCOL,
+            "estimate": rows,
+            "total_cpu_h": sum(r["cpu_h"] for id_rows in rows.values() for r in id_rows),
+            "games_played": played,
+            "games_reused": len(first) - played,
+        }
+    tasks = {p.env_id: pairing_tasks(p.env_id, p.num_players, p.deals, paired) for p in plans}
+    every = [t for p in plans for t in tasks[p.env_id]]
+    firsts = {t.key for t in first}
+    played += run_games([t for t in every if t.key not in firsts], store, workers, progress, code, address)
+    sections: dict[str, dict[str, Any]] = {}
+    for p in plans:
+        sections[p.env_id] = id_result(Plan(p.env_id, p.num_players, p.rungs, {}, tasks[p.env_id]), store, bootstrap, "random")[0]
+        sections[p.env_id]["pairing_cost"] = p.rows()
+    versions = protocol.software(code.files(ids, list(dict.fromkeys(r for p in plans for r in p.rungs))))
+    result = {
+        "protocol": PROTOCOL,
+        "full_ladder": True,
+        "command": command,
+        "gameshelf": versions["gameshelf"],
+        "software": versions,
+        "code": {p.env_id: code.of_id(p.env_id, p.rungs) for p in plans},
+        "deals_per_pairing": deals,
+        "deals_for_slow": deals_for_slow,
+        "slow_game_cpu_s": protocol.SLOW_GAME_CPU_S,
+        "paired": paired,
+        "bootstrap": bootstrap,
+        "rating_scale": RATING_SCALE,
+        "normalized_scale": NORMALIZED_SCALE,
+        "ids": sections,
+        "cost": {
+            "cpu_s_of_games": {p.env_id: round(sum(store.records[t.key]["cpu_s"] for t in tasks[p.env_id]), 2) for p in plans},
+            "cpu_per_decision": {p.env_id: act_cpu(store.records[t.key] for t in tasks[p.env_id]) for p in plans},
+            "games_played": played,
+            "games_reused": len(every) - played,
+            "wall_s_this_run": round(time.perf_counter() - start, 1),
+        },
+    }
+    if out_dir is not None:
+        (out_dir / "result.json").write_text(json.dumps(result, indent=1) + "\n")
+        (out_dir / "result.md").write_text(full_ladder_markdown(result))
+    return result
+
+
+def pairing_cost_rows(rows: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """The table of each pairing's CPU seconds per game (its first deal), games and CPU hours, with the total;
+    a pairing played with fewer deals for its cost says so."""
+    lines = [
+        "| game | pairing | CPU s per game | games planned | CPU hours (est.) |",
+        "|---|---|---:|---:|---:|",
+    ]
+    for env_id, id_rows in rows.items():
+        for r in id_rows:
+            mark = f" ({r['deals']} deals: over {protocol.SLOW_GAME_CPU_S:g} CPU s a game)" if r["reduced"] else ""
+            pairing = f"`{r['focal']}` vs `{r['other']}`{mark}"
+            lines.append(f"| `{env_id}` | {pairing} | {r['cpu_s_per_game']:.2f} | {r['games']} | {r['cpu_h']:.2f} |")
+    total = sum(r["cpu_h"] for id_rows in rows.values() for r in id_rows)
+    games = sum(r["games"] for id_rows in rows.values() for r in id_rows)
+    lines.append(f"| total | | | {games} | {total:.2f} |")
+    return lines
+
+
+def estimate_markdown(estimate: dict[str, Any]) -> str:
+    """The table of ``full_ladder(..., estimate=True)``."""
+    head = (
+        f"Estimate of the full ladder (protocol `{estimate['protocol']}`): CPU seconds per game of each pairing's "
+        f"first deal ({estimate['games_played']} games played now, {estimate['games_reused']} reused; the full run "
+        "reuses them)."
+    )
+    return "\n".join([head, "", *pairing_cost_rows(estimate["estimate"])]) + "\n"
+
+
+def full_ladder_markdown(result: dict[str, Any]) -> str:
+    """``result.md`` of a full ladder: per id, its rungs rated on one scale, and each pairing's cost."""
+    slow = result["deals_for_slow"]
+    rule = (
+        f"Pairings whose first deal cost over {result['slow_game_cpu_s']:g} CPU seconds a game play {slow} deals "
+        f"(`--deals-for-slow {slow}`), marked below."
+        if slow is not None
+        else "Every pairing plays every deal (no `--deals-for-slow`)."
+    )
+    lines = [
+        "# Full ladder",
+        "",
+        f"Protocol `{result['protocol']}` ({'paired deals' if result['paired'] else 'UNPAIRED games, for comparison only'}): "
+        f"each rung against random, the heuristic and the rung below it, {result['deals_per_pairing']} deals per pairing. "
+        f"{rule} Intervals from {result['bootstrap']} bootstrap replicates over deals. Reproduce: `{result['command']}`.",
+        "",
+        f"Ratings: {result['rating_scale']}. Normalized score: {result['normalized_scale']}.",
+        "",
+        *code_lines(result),
+    ]
+    for env_id, s in result["ids"].items():
+        lines += [
+            "",
+            f"## `{env_id}`, {s['num_players']} players",
+            "",
+            *ladder_rows(s, None, {a: cpu_cell(result, env_id, a) for a in s["agents"]}),
+            "",
+            chance_line(s),
+            "",
+            "Pairings (CPU s per game measured on the first deal):",
+            "",
+            *pairing_cost_rows({env_id: s["pairing_cost"]}),
+        ]
+        if s.get("sweeps"):
+            lines += ["", SWEEP_NOTE]
+    return "\n".join(lines) + "\n"
+
+
 # ---- markdown -------------------------------------------------------------------------------------------
 def fmt(cell: dict[str, float] | None, digits: int = 2, scale: float = 1.0) -> str:
     """``value [lo, hi]``, or a dash when there is none."""
@@ -961,9 +1176,34 @@ def build_parser() -> ArgumentParser:
         description="Run an agent through the benchmark protocol against the baseline ladder (docs/protocol.md).",
     )
     parser.add_argument("agent", nargs="?", help=f"the agent: {protocol.AGENT_FORMS}")
+    parser.add_argument(
+        "--full-ladder",
+        action="store_true",
+        help="play each id's full ladder (protocol.full_ladder; --ladder: these rungs) instead of an agent: each rung "
+        "against random, the heuristic and the rung below it",
+    )
+    parser.add_argument(
+        "--deals",
+        type=int,
+        default=None,
+        help=f"with --full-ladder: deals per pairing (default {protocol.FULL_LADDER_DEALS})",
+    )
+    parser.add_argument(
+        "--deals-for-slow",
+        type=int,
+        default=None,
+        help=f"with --full-ladder: pairings whose first deal cost over {protocol.SLOW_GAME_CPU_S:g} CPU seconds a game "
+        "play this many deals (recorded in the result); default: every pairing plays every deal",
+    )
+    parser.add_argument(
+        "--estimate",
+        action="store_true",
+        help="with --full-ladder: play the first deal of every pairing and print its CPU seconds per game and the "
+        "estimated CPU hours of the full run, writing no result (the games are kept and reused)",
+    )
     parser.add_argument("--ids", nargs="+", default=None, help="environment ids (default: every registered game)")
     parser.add_argument(
-        "--games", type=int, default=protocol.DEFAULT_GAMES, help=f"games per pairing (default {protocol.DEFAULT_GAMES})"
+        "--games", type=int, default=None, help=f"games per pairing (default {protocol.DEFAULT_GAMES}; not with --full-ladder)"
     )
     parser.add_argument("--players", type=int, default=None, help="player count (default: the protocol's count of each id)")
     parser.add_argument(
@@ -976,7 +1216,7 @@ def build_parser() -> ArgumentParser:
         "cluster RAY_ADDRESS names, else this machine's), one CPU each, instead of on this machine; the same games "
         "and numbers as a local run. Needs the rllib extra (docs/scaling.md)",
     )
-    parser.add_argument("--out", default=None, help="output folder (default runs/benchmark/<agent>)")
+    parser.add_argument("--out", default=None, help="output folder (default runs/benchmark/<agent>, runs/benchmark/full-ladder)")
     parser.add_argument(
         "--model", default=None, help="a saved model or network file (PATH, PATH.npz) to add to the ladder as model:PATH"
     )
@@ -997,6 +1237,25 @@ def build_parser() -> ArgumentParser:
     return parser
 
 
+def check_full_ladder_options(args: Any) -> None:
+    """``UserError`` for options that do not go with ``--full-ladder`` or need it; fills in ``--deals``."""
+    if not args.full_ladder:
+        for name in ("deals", "deals_for_slow", "estimate"):
+            if getattr(args, name) not in (None, False):
+                raise UserError(f"--{name.replace('_', '-')} is an option of --full-ladder")
+        return
+    if args.agent is not None:
+        raise UserError(f"--full-ladder plays the ladder's rungs against each other: give no agent (not {args.agent!r})")
+    for name in ("games", "model"):
+        if getattr(args, name) is not None:
+            raise UserError(f"--{name} is not an option of --full-ladder (use --deals, or --ladder for other rungs)")
+    args.deals = protocol.FULL_LADDER_DEALS if args.deals is None else args.deals
+    if args.deals < 1:
+        raise UserError(f"--deals must be at least 1, not {args.deals}")
+    if args.deals_for_slow is not None and not 1 <= args.deals_for_slow < args.deals:
+        raise UserError(f"--deals-for-slow must be at least 1 and below --deals ({args.deals}), not {args.deals_for_slow}")
+
+
 def check_agent(spec: str, env_id: str) -> None:
     try:
         protocol.build_agent(spec, env_id)
@@ -1008,8 +1267,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args = parser.parse_args(args_list)
-    if args.agent is None:
-        raise UserError("give the agent to benchmark (gameshelf leaderboard RESULT... writes the leaderboard)")
+    check_full_ladder_options(args)
+    if args.agent is None and not args.full_ladder:
+        raise UserError("give the agent to benchmark, or --full-ladder (gameshelf leaderboard RESULT... writes the leaderboard)")
     if args.address is not None and args.workers is not None:
         raise UserError("--workers is for this machine; with --address every CPU of the cluster plays games")
     if args.address is not None:
@@ -1017,6 +1277,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         require_ray()
     args.workers = 1 if args.workers is None else args.workers
+    args.games = protocol.DEFAULT_GAMES if args.games is None else args.games
     for name in ("games", "workers", "bootstrap"):
         if getattr(args, name) < 1:
             raise UserError(f"--{name} must be at least 1, not {getattr(args, name)}")
@@ -1028,17 +1289,32 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise UserError(f"{env_id}: the protocol needs at least 2 players (give --players)")
     model = f"model:{args.model}" if args.model else None
     for env_id in ids:
-        specs = [args.agent, *(args.ladder or protocol.ladder(env_id, model)[0])]
+        if args.full_ladder:
+            try:
+                specs = ladder_plan(env_id, args.players, args.ladder).rungs
+            except ValueError as err:
+                raise UserError(str(err)) from None
+        else:
+            specs = [args.agent, *(args.ladder or protocol.ladder(env_id, model)[0])]
         for spec in dict.fromkeys(specs):
             check_agent(spec, env_id)
-    out = check_writable_dir(args.out or default_out(args.agent))
+    out = check_writable_dir(
+        args.out or (Path("runs") / "benchmark" / "full-ladder" if args.full_ladder else default_out(args.agent))
+    )
     command = reproduce_command("gameshelf benchmark", args_list)
+    progress = show_progress(args.quiet)
     try:
         with stop_on_signals():
-            result = benchmark(
-                args.agent, ids, args.games, out, args.workers, args.players, args.ladder, model,
-                not args.unpaired, args.bootstrap, args.reuse, show_progress(args.quiet), command, args.address,
-            )  # fmt: skip
+            if args.full_ladder:
+                result = full_ladder(
+                    ids, args.deals, out, args.workers, args.players, args.ladder, args.deals_for_slow,
+                    not args.unpaired, args.bootstrap, args.reuse, progress, command, args.address, args.estimate,
+                )  # fmt: skip
+            else:
+                result = benchmark(
+                    args.agent, ids, args.games, out, args.workers, args.players, args.ladder, model,
+                    not args.unpaired, args.bootstrap, args.reuse, progress, command, args.address,
+                )  # fmt: skip
     except KeyboardInterrupt as err:  # Ctrl-C, or Stopped: SIGTERM, SIGHUP
         signum = err.signum if isinstance(err, Stopped) else signal.SIGINT
         kept = GameStore(out / "games.jsonl", report=False)
@@ -1052,6 +1328,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except GameFailed as err:
         print(f"gameshelf benchmark: a game failed: {err}", file=sys.stderr)
         raise SystemExit(1) from None
+    if args.estimate:
+        print(estimate_markdown(result))
+        print(f"games: {out / 'games.jsonl'} (run the same command without --estimate to play the rest)")
+        return 0
+    if args.full_ladder:
+        print(full_ladder_markdown(result))
+        print(f"results: {out / 'result.json'}, {out / 'result.md'}, games: {out / 'games.jsonl'}")
+        return 0
     print(result_markdown(result))
     for env_id, wait in result["cost"].get("text_wait_s_of_games", {}).items():
         for spec, seconds in wait.items():

@@ -43,6 +43,11 @@ the same games move for move and recorded neither the code that played them nor 
 * **Ladder.** Per id: random, the heuristic, ``mcts:50``, ``mcts:200`` and ``mcts:1000`` (random
   rollouts), and a trained model when one is given. ``SLOW_RUNGS`` leaves out the budgets whose games an
   engine cannot play in reasonable time today, with the measured reason.
+* **Full ladder.** Per id, every rung on every game (``full_ladder``): random, the heuristic, ``mcts:50``,
+  ``mcts:200``, ``mcts:1000``, ``reference``, ``mcts:200:reference`` and the game's best shipped recipe
+  (``BEST_RECIPE``). Each rung plays random, the heuristic and the rung below it (``ladder_pairings``),
+  ``FULL_LADDER_DEALS`` deals per pairing; a pairing whose first deal cost over ``SLOW_GAME_CPU_S`` CPU
+  seconds a game may play fewer deals, when the run asks for it (``--deals-for-slow``) and says so.
 """
 
 from __future__ import annotations
@@ -121,7 +126,30 @@ SLOW_RUNGS: dict[str, dict[int, str]] = {
 """``{env_id: {budget: reason}}``: MCTS rungs left out of an id's ladder in this protocol version because
 the engine is too slow for them today (over ``SLOW_LIMIT_S``, measured by ``gameshelf analyze`` on a
 shared 2-core VM). Pinned data, not a timing taken at run time: a rung that a faster engine makes
-affordable joins the ladder in the next protocol version."""
+affordable joins the ladder in the next protocol version. The ladder of ``gameshelf benchmark AGENT`` only:
+``full_ladder`` leaves nothing out (its slow pairings may play fewer deals instead, ``SLOW_GAME_CPU_S``)."""
+
+FULL_LADDER_DEALS = 100
+"""Deals per pairing of a full ladder."""
+
+SLOW_GAME_CPU_S = 5.0
+"""A pairing of a full ladder whose first deal cost more CPU seconds per game than this may play fewer deals
+(``--deals-for-slow``; never without that option, and the result names such pairings with their cost)."""
+
+BEST_RECIPE: dict[str, tuple[str, str]] = {
+    "level_x-v0": ("mcts:200:reference", "beats the heuristic, 0.75 [0.67, 0.83]"),
+    "amoriax-v0": ("mcts:200:reference", "beats the heuristic, 0.66 [0.56, 0.74]"),
+    "koplus-v0": ("mcts:1000:reference", "beats the heuristic, 0.77 [0.70, 0.84]; 0.49 at 200 simulations"),
+    "olenon-v0": ("mcts:1000:reference", "beats the heuristic, 0.58 [0.53, 0.64]; 0.54 at 200 simulations"),
+    "cargo_empire-v0": ("mcts:1000:reference", "beats the heuristic, 0.62 [0.52, 0.71]; 0.53 at 200 simulations"),
+    "matchstick_tycoon-v0": ("mcts:200:reference", "beats the heuristic, 0.65 [0.59, 0.72]"),
+    "range_ta_ludotheque-v0": ("mcts:200:reference", "beats the heuristic, 0.65 [0.56, 0.73]"),
+    "tsukuru_ten_ten-v0": ("mcts:300:reference:heuristic", "none beats the heuristic; the best score, 0.30 in 10 games"),
+    "paiko-v0": ("mcts:2000:reference", "beats the heuristic, 0.65 [0.56, 0.74]; 0.57 at 1000 simulations"),
+    "catsle_builders-v0": ("mcts:200:reference", "beats the heuristic, 0.75 [0.65, 0.83] in 20 games"),
+}
+"""``{env_id: (recipe, reason)}``: the best shipped recipe of each game, the top rung of its full ladder
+(docs/results.md, "beats the heuristic"; scores against the heuristic with 95% intervals)."""
 
 SEED_CHANCE, SEED_FALLBACK, SEED_SEAT, SEED_UNPAIRED, SEED_TEXT = 0, 1, 2, 3, 4
 """Stream tags: the generators of a game are ``SeedSequence([deal_seed, tag, ...])``."""
@@ -192,6 +220,36 @@ def pairings(agents: Sequence[str], num_players: int, focal: str | None = None) 
             if focal is not None and focal not in (a, b):
                 continue
             out.append((a, b))
+    return out
+
+
+def full_ladder(env_id: str) -> list[str]:
+    """Every rung of ``env_id``'s full ladder, weakest first: random, the heuristic, ``mcts:50/200/1000``,
+    ``reference``, ``mcts:200:reference`` and the best recipe (``BEST_RECIPE``) when it is not one of them.
+    ``ValueError`` for an id without a best recipe."""
+    if env_id not in BEST_RECIPE:
+        raise ValueError(f"{env_id} has no full ladder (no best recipe in BEST_RECIPE); give the rungs with --ladder")
+    rungs = ["random", "heuristic", *(f"mcts:{b}" for b in LADDER_BUDGETS), "reference", "mcts:200:reference"]
+    best = BEST_RECIPE[env_id][0]
+    return rungs + ([best] if best not in rungs else [])
+
+
+def ladder_pairings(rungs: Sequence[str], num_players: int = 2) -> list[tuple[str, str]]:
+    """The (focal, other) pairs of a ladder: each rung against random, the heuristic and the rung below it,
+    the stronger rung focal, each pair once. With more than two players, also random focal against the
+    heuristic (a normalized score needs random's score against the heuristic, which the heuristic's
+    games around random do not give). ``ValueError`` unless the rungs are distinct and include random and
+    the heuristic."""
+    if len(set(rungs)) != len(rungs) or not {"random", "heuristic"} <= set(rungs):
+        raise ValueError(f"the rungs of a ladder must be distinct and include random and heuristic, not {list(rungs)}")
+    out: list[tuple[str, str]] = []
+    for i, rung in enumerate(rungs):
+        for other in ("random", "heuristic", *rungs[i - 1 : i]):
+            if other in rungs[:i] and (rung, other) not in out:
+                out.append((rung, other))
+    if num_players > 2:
+        weak, strong = sorted(("random", "heuristic"), key=list(rungs).index)
+        out.append((weak, strong))
     return out
 
 
