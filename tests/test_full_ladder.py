@@ -131,6 +131,10 @@ def test_estimate_prints_the_table_and_the_run_reuses_its_games(nim, tmp_path, c
     assert section["normalized"]["heuristic"]["value"] == pytest.approx(1.0)
     assert result["deals_for_slow"] is None and not any(r["reduced"] for r in section["pairing_cost"])
     assert "Every pairing plays every deal" in (tmp_path / "result.md").read_text()
+    assert result.get("agent") is None  # a full ladder rates every rung; the leaderboard reads it all the same
+    assert cli_main(["leaderboard", str(tmp_path / "result.json"), "--out", str(tmp_path / "board.md")]) == 0
+    board = (tmp_path / "board.md").read_text()
+    assert f"## `{NIM}`, 2 players" in board and "| tests.toy_agents:half |" in board
 
 
 def test_slow_pairings_play_fewer_deals_only_when_asked_and_say_so(nim, tmp_path, monkeypatch):

@@ -94,9 +94,11 @@ def _short(text: str, limit: int = 40) -> str:
 
 def result_problem(result: dict[str, Any]) -> str | None:
     """The first field of a benchmark result that ``merge`` cannot use (named by its path), or None."""
-    for name in ("protocol", "agent", "command"):
+    for name in ("protocol", "command"):
         if not isinstance(result.get(name), str):
             return f"{name} is not a string"
+    if not isinstance(result.get("agent"), str | None):  # None: a full ladder, which has no benchmarked agent
+        return "agent is not a string"
     if not isinstance(result.get("paired", True), bool):
         return "paired is not true or false"
     if not isinstance(result["ids"], dict):
@@ -138,7 +140,7 @@ def merge(results: Sequence[dict[str, Any]]) -> list[Group]:
                 if agent not in g.agents:
                     g.agents.append(agent)
                 # the benchmarked agent of a file names its own command; others keep the first that played them
-                if agent == result["agent"] or agent not in g.commands:
+                if agent == result.get("agent") or agent not in g.commands:
                     g.commands[agent] = result["command"]
                     g.cpu[agent] = cpu_cell(result, env_id, agent)
             g.left_out.update(section.get("left_out", {}))
