@@ -8,10 +8,12 @@ one rollout, then times SB3's ``MaskablePPO.train()`` and ``LeanPPO.update`` on 
 same weights, interleaved, one warm-up round excluded, median of ``--rounds`` (``time.process_time``, one
 torch thread as training uses). ``LeanPPO`` is the same computation (network, clipped policy loss, value
 loss, entropy bonus over the masked logits, advantage normalization per minibatch, gradient clipping, Adam)
-without distribution objects or per-minibatch numpy conversions; before timing, both are run on the whole
-rollout as one minibatch from the same weights and must give the same losses (to ``--tolerance``). The
-rollout's collection is timed too, to show what each update makes of ``learn()`` end to end. ``--profile N``
-prints cProfile's top N functions of one ``train()`` (docs/training.md, "How fast could the update be").
+without distribution objects or per-minibatch numpy conversions; before timing, both run from the same
+weights on the whole rollout as one minibatch, then with the real minibatches and epochs (drawn from the
+same numpy seed), and must give the same losses (to ``--tolerance``). The
+rollout's collection is timed too, to show what each update makes of ``learn()`` end to end, and so is the
+network alone (forward and backward on the same minibatches), the floor of any torch update of it. ``--profile
+N`` prints cProfile's top N functions of each update (docs/training.md, "How fast could the update be").
 """
 
 from __future__ import annotations
@@ -36,7 +38,9 @@ STATS = ("policy_gradient_loss", "value_loss", "entropy_loss", "approx_kl", "cli
 """The losses both updates report, under the names of SB3's ``train/`` log entries."""
 
 
-def build_model(env_id: str, *, n_envs: int = 64, n_steps: int = 64, batch_size: int = 1024, n_epochs: int = 4, seed: int = 0) -> Any:
+def build_model(
+    env_id: str, *, n_envs: int = 64, n_steps: int = 64, batch_size: int = 1024, n_epochs: int = 4, seed: int = 0
+) -> Any:
     """A ``MaskablePPO`` on batched games as ``gameshelf train ID --backend batched`` builds it, random opponents."""
     from stable_baselines3.common.logger import configure
 
@@ -225,7 +229,9 @@ def run_lean(model: Any, lean: LeanPPO) -> dict[str, float]:
     return lean.update(lean.prepare(model.rollout_buffer))
 
 
-def compare_losses(model: Any, rollout: dict[str, np.ndarray], *, whole: bool = True, seed: int = 0) -> dict[str, tuple[float, float]]:
+def compare_losses(
+    model: Any, rollout: dict[str, np.ndarray], *, whole: bool = True, seed: int = 0
+) -> dict[str, tuple[float, float]]:
     """Both updates from the same weights on the same rollout: ``{loss name: (SB3's, lean)}``.
 
     ``whole``: the whole rollout as one minibatch, one epoch (the losses of the same weights on the same
@@ -247,11 +253,17 @@ def compare_losses(model: Any, rollout: dict[str, np.ndarray], *, whole: bool = 
     return {name: (expected[name], got[name]) for name in STATS}
 
 
-def time_updates(model: Any, rollout: dict[str, np.ndarray], *, rounds: int = 5, warmup: int = 1, seed: int = 0) -> dict[str, list[float]]:
+def time_updates(
+    model: Any, rollout: dict[str, np.ndarray], *, rounds: int = 5, warmup: int = 1, seed: int = 0
+) -> dict[str, list[float]]:
     """CPU seconds of each update (``sb3``, ``lean``, and ``floor``: ``network_floor``) on ``rollout`` from the
     same weights, rounds interleaved."""
     state, lean = snapshot(model), LeanPPO(model)
-    updates = {"sb3": lambda: sb3_update(model), "lean": lambda: run_lean(model, lean), "floor": lambda: network_floor(model, lean)}
+    updates = {
+        "sb3": lambda: sb3_update(model),
+        "lean": lambda: run_lean(model, lean),
+        "floor": lambda: network_floor(model, lean),
+    }
     times: dict[str, list[float]] = {name: [] for name in updates}
     for k in range(warmup + rounds):
         for name, update in updates.items():
@@ -288,7 +300,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=5, help="timed rounds after one warm-up (default 5)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--tolerance", type=float, default=1e-5, help="largest loss difference allowed (default 1e-5)")
-    parser.add_argument("--profile", type=int, default=0, metavar="N", help="print cProfile's top N entries of train()")
+    parser.add_argument("--profile", type=int, default=0, metavar="N", help="print cProfile's top N entries of each update")
     args = parser.parse_args(argv)
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
@@ -305,14 +317,18 @@ def main(argv: Sequence[str] | None = None) -> None:
             losses = compare_losses(model, rollout, whole=whole, seed=args.seed)
             worst = max(abs(a - b) for a, b in losses.values())
             what = "one minibatch of the whole rollout" if whole else f"{args.n_epochs} epochs of {args.batch_size}"
-            print(f"{env_id}: losses, {what}: largest difference {worst:.1e} " + ", ".join(f"{k} {a:.6g}" for k, (a, _) in losses.items()))
+            print(
+                f"{env_id}: losses, {what}: largest difference {worst:.1e} "
+                + ", ".join(f"{k} {a:.6g}" for k, (a, _) in losses.items())
+            )
             if worst > args.tolerance:
                 raise SystemExit(f"{env_id}: the lean update's losses differ from SB3's by {worst:.1e}: {losses}")
         times = time_updates(model, rollout, rounds=args.rounds, seed=args.seed)
         cpu = {name: statistics.median(t) for name, t in times.items()}
         print(
-            f"{env_id}: {samples} samples ({args.n_envs} x {args.n_steps}), minibatches of {args.batch_size}, {args.n_epochs} epochs, "
-            f"net_arch {model.policy.net_arch}, {torch.get_num_threads()} torch thread(s), median of {args.rounds} rounds, CPU-s per update"
+            f"{env_id}: {samples} samples ({args.n_envs} x {args.n_steps}), minibatches of {args.batch_size}, "
+            f"{args.n_epochs} epochs, net_arch {model.policy.net_arch}, {torch.get_num_threads()} torch thread(s), "
+            f"median of {args.rounds} rounds, CPU-s per update"
         )
         for name, label in (("sb3", "MaskablePPO.train()"), ("lean", "LeanPPO.update"), ("floor", "network alone")):
             end_to_end = samples / (collect_cpu + cpu[name])

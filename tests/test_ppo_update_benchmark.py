@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import random
 from pathlib import Path
 
 import numpy as np
@@ -21,15 +22,24 @@ def bench():
     return module
 
 
+@pytest.fixture(autouse=True)
+def global_state():
+    """Building a model seeds the global generators and sets torch's threads: put them back afterwards."""
+    threads, states = torch.get_num_threads(), (random.getstate(), np.random.get_state(), torch.get_rng_state())
+    yield
+    torch.set_num_threads(threads)
+    random.setstate(states[0])
+    np.random.set_state(states[1])
+    torch.set_rng_state(states[2])
+
+
 @pytest.fixture
 def tiny(bench):
     """A Level X model on 2 games x 8 steps (minibatches of 8, one epoch), with one rollout collected."""
-    threads = torch.get_num_threads()
     model = bench.build_model("level_x-v0", n_envs=2, n_steps=8, batch_size=8, n_epochs=1)
     rollout, cpu = bench.collect(model)
     assert cpu > 0 and rollout["observations"].shape[:2] == (8, 2)
-    yield model, rollout
-    torch.set_num_threads(threads)
+    return model, rollout
 
 
 @pytest.mark.parametrize("whole", [True, False])
@@ -83,11 +93,7 @@ def test_timing_profile_and_refusals(bench, tiny):
 
 
 def test_main_prints_both_rates_and_the_ratio(bench, capsys):
-    threads = torch.get_num_threads()
-    try:
-        bench.main(["level_x-v0", "--n-envs", "2", "--n-steps", "8", "--batch-size", "4", "--n-epochs", "2", "--rounds", "1"])
-    finally:
-        torch.set_num_threads(threads)
+    bench.main(["level_x-v0", "--n-envs", "2", "--n-steps", "8", "--batch-size", "4", "--n-epochs", "2", "--rounds", "1"])
     out = capsys.readouterr().out
     assert "MaskablePPO.train()" in out and "LeanPPO.update" in out and "lean / SB3:" in out
     assert out.count("largest difference") == 2
