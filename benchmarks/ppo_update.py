@@ -113,7 +113,7 @@ class LeanPPO:
         self.obs = torch.empty(self.batch_size, obs_dim)
         self.mask = torch.empty(self.batch_size, n_actions, dtype=torch.bool)
         self.actions = torch.empty(self.batch_size, dtype=torch.long)
-        self.scalars = torch.empty(self.batch_size, 4)
+        self.scalars = torch.empty(self.batch_size, 3)
         self.huge_neg = torch.tensor(-1e8)
         self.zero = torch.tensor(0.0)
 
@@ -124,7 +124,7 @@ class LeanPPO:
             array = torch.from_numpy(getattr(buffer, name))
             return array.transpose(0, 1).reshape(array.shape[0] * array.shape[1], *array.shape[2:])
 
-        columns = ("values", "log_probs", "advantages", "returns")
+        columns = ("log_probs", "advantages", "returns")  # the old values only serve value clipping
         return {
             "observations": flat("observations"),
             "actions": flat("actions").view(-1).long(),
@@ -147,7 +147,7 @@ class LeanPPO:
                 rows.append(self._step(data, index, clip))
             model._n_updates += 1
         stats = torch.stack(rows)
-        last_epoch = stats[-len(rows) // model.n_epochs :]
+        last_epoch = stats[-(len(rows) // model.n_epochs) :]  # SB3 logs approx_kl of the last epoch only
         means = stats.mean(0).tolist()
         return {
             "policy_gradient_loss": means[0],
@@ -165,7 +165,7 @@ class LeanPPO:
         torch.index_select(data["mask"], 0, index, out=mask)
         torch.index_select(data["actions"], 0, index, out=actions)
         torch.index_select(data["scalars"], 0, index, out=scalars)
-        old_log_prob, advantages, returns = scalars[:, 1], scalars[:, 2], scalars[:, 3]
+        old_log_prob, advantages, returns = scalars.unbind(1)
 
         policy = self.policy
         latent_pi, latent_vf = policy.mlp_extractor(policy.features_extractor(obs))
