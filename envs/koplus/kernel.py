@@ -500,10 +500,16 @@ def is_legal(S: np.ndarray, i: int, action: int) -> bool:
     return (legal_columns(S, i, shape, orientation, row, S[i, NTILES] == 0) >> (action % GRID)) & 1 == 1
 
 
+BYTE_BOOLS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little").view(np.uint64).ravel()
+"""Eight bits as eight mask bytes (0 or 1) in one ``uint64``: byte ``c`` of ``BYTE_BOOLS[b]`` is bit ``c`` of ``b``."""
+assert GRID == 16 and NUM_ACTS % 8 == 0, "an anchor row's 16 columns are two 64-bit words of the mask"
+
+
 @jit
 def legal_mask(S: np.ndarray, i: int, out: np.ndarray) -> None:
-    """Write the legal action mask (``bool``, all False at chance and terminal nodes) into row ``i`` of ``out``."""
-    bits = out.view(np.uint8)
+    """Write the legal action mask (``bool``, all False at chance and terminal nodes) into row ``i`` of ``out``
+    (C-contiguous): each anchor row's legal columns as two ``BYTE_BOOLS`` words through a ``uint64`` view."""
+    words = out.view(np.uint64)
     seat = S[i, CUR]
     shape = top_shape(S, i, seat) if seat >= 0 else -1
     written = 0
@@ -512,12 +518,12 @@ def legal_mask(S: np.ndarray, i: int, out: np.ndarray) -> None:
         for orientation in range(NUM_ORIENT[shape]):
             for row in range(GRID):
                 ok = legal_columns(S, i, shape, orientation, row, first)
-                base = orientation * NUM_CELLS + row * GRID
-                for col in range(GRID):
-                    bits[i, base + col] = (ok >> col) & 1
-        written = NUM_ORIENT[shape] * NUM_CELLS
-    for a in range(written, NUM_ACTS):
-        bits[i, a] = 0
+                at = (orientation * NUM_CELLS + row * GRID) // 8
+                words[i, at] = BYTE_BOOLS[ok & 0xFF]
+                words[i, at + 1] = BYTE_BOOLS[ok >> 8]
+        written = NUM_ORIENT[shape] * NUM_CELLS // 8
+    for w in range(written, NUM_ACTS // 8):
+        words[i, w] = 0
 
 
 @jit
