@@ -68,7 +68,8 @@ def test_llm_agent_plays_a_whole_game_of_every_id_through_evaluate(server: ChatS
         return ["I would rather not say.", "", good_reply(text, rng), "No idea!", good_reply(text, rng)][k]
 
     server.policy = policy
-    agent = make_agent(f"llm:test-model@{server.url}", env_id, reasks=1, seed=0, **FAST)
+    # hundreds of calls: a reply slowed past FAST's 0.3 s by a busy machine would be retried (a second request)
+    agent = make_agent(f"llm:test-model@{server.url}", env_id, reasks=1, seed=0, **{**FAST, "timeout": 30.0})
     result = evaluate(env_id, [agent, "random"], games=1, seed=0, first_only=True)
     (game,) = result.games
     assert game.length > 0 and not game.truncated
