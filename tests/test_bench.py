@@ -249,3 +249,17 @@ def test_compare_revisions_reads_every_row_and_every_batch_size():
         "koplus-v0 batched N=64 decisions/CPU-s": 412_000.0,
         "koplus-v0 batched N=1024 decisions/CPU-s": 293_000.0,
     }
+
+
+def test_chance_draw_prints_a_cost_per_chance_node_and_leaves_games_without_chance_out(capsys):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "chance_draw.py"
+    spec = importlib.util.spec_from_file_location("chance_draw", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["level_x-v0", "amoriax-v0", "--nodes", "3", "--draws", "20", "--rounds", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("level_x-v0") and len(lines[0].split()) == 1 + 3 + 5
