@@ -262,4 +262,4 @@ def test_chance_draw_prints_a_cost_per_chance_node_and_leaves_games_without_chan
     spec.loader.exec_module(module)
     assert module.main(["level_x-v0", "amoriax-v0", "--nodes", "3", "--draws", "20", "--rounds", "1"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("level_x-v0") and len(lines[0].split()) == 1 + 3 + 5
+    assert len(lines) == 1 and lines[0].startswith("level_x-v0") and len(lines[0].split()) == 1 + 3 + 6  # id, 3 costs, words
